@@ -1,0 +1,79 @@
+"""Emit an Ember function op by op — the API the frontend traces into.
+
+    b = FunctionBuilder("mse", [TensorType((None,), "f32")] * 2)
+    x, y = b.args
+    d = b.op("sub", x, y)
+    s = b.op("sum", b.op("mul", d, d), axes=(0,), keepdims=False)
+    module = b.finish([s])
+
+Result types come from the op's type rule (``ops.py``), so a malformed op raises
+``TypeRuleError`` at the call that made it, with the frontend's source line still
+at hand, instead of failing later in the verifier.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from compiler.dialects import ember, ops
+from compiler.dialects.guard_metadata import GuardMetadata
+from compiler.dialects.types import TensorType
+from compiler.mlir import func, ir
+
+
+class FunctionBuilder:
+    def __init__(self, name: str, arg_types: list[TensorType], context: ir.Context | None = None):
+        self.context = context or ember.new_context()
+        self._location = ir.Location.unknown(self.context)
+        with self.context, self._location:
+            self.module = ir.Module.create()
+            with ir.InsertionPoint(self.module.body):
+                fn_type = ir.FunctionType.get([t.to_mlir() for t in arg_types], [])
+                self.func = func.FuncOp(name, fn_type)
+            self.block = self.func.add_entry_block()
+        self.args = list(self.block.arguments)
+
+    def at(self, filename: str, line: int, col: int = 0) -> "FunctionBuilder":
+        """Tag the ops built from now on with a source location."""
+        self._location = ir.Location.file(filename, line, col, context=self.context)
+        return self
+
+    @staticmethod
+    def type_of(value: ir.Value) -> TensorType:
+        return TensorType.from_mlir(value.type)
+
+    def op(self, name: str, *operands, result: TensorType | None = None, sizes=(), **attrs) -> ir.Value:
+        spec = ops.OPS[name]
+        with self.context, self._location:
+            types = [self.type_of(v) for v in operands]
+            inferred = ops.infer(name, types, attrs, result)
+            result_type = ir.IndexType.get() if inferred == ops.INDEX else inferred.to_mlir()
+            attributes = {k: ember.to_attribute(kind, attrs[k]) for k, kind in spec.attrs.items()}
+            op = ir.Operation.create(
+                f"ember.{name}",
+                results=[result_type],
+                operands=list(operands) + list(sizes),
+                attributes=attributes,
+                ip=ir.InsertionPoint(self.block),
+            )
+        return op.result
+
+    def constant(self, value) -> ir.Value:
+        return self.op("constant", value=np.asarray(value))
+
+    def dim(self, value: ir.Value, axis: int) -> ir.Value:
+        return self.op("dim", value, axis=axis)
+
+    def dynamic_sizes(self, like: ir.Value, result: TensorType) -> list[ir.Value]:
+        """``dim`` values of ``like`` for every ``?`` of ``result`` (same axes)."""
+        return [self.dim(like, axis) for axis in result.dynamic_axes()]
+
+    def finish(self, results: list[ir.Value], metadata: GuardMetadata | None = None) -> ir.Module:
+        with self.context, self._location:
+            func.ReturnOp(results, ip=ir.InsertionPoint(self.block))
+            arg_types = [a.type for a in self.args]
+            self.func.attributes["function_type"] = ir.TypeAttr.get(
+                ir.FunctionType.get(arg_types, [r.type for r in results]))
+            if metadata is not None:
+                metadata.attach(self.func)
+        return self.module

@@ -1,0 +1,306 @@
+"""Ember's operations, as one table of plain-Python type rules.
+
+Every Ember op is a row of ``OPS``: its operands, its attributes and a *rule* that
+maps operand types and attributes to the result type (raising ``TypeRuleError`` with
+a readable message when they do not fit). The same rule drives three things, so
+they can never disagree:
+
+* the MLIR verifier of the op (``ember.py`` compares the rule's answer with the
+  op's declared result type),
+* the builder (``builder.py`` asks the rule for the result type),
+* the reference interpreter's shape expectations (``interpreter.py``).
+
+NumPy broadcasting and dtype promotion are *explicit* in Ember: elementwise ops take
+operands of one type (same shape, same dtype) and the frontend inserts
+``broadcast_to`` and ``cast``. Ops whose result shape is not a function of their
+operands' types (``broadcast_to``, ``reshape``, ``slice``, ``cast``) take the result
+type from the builder and the rule only checks it; their dynamic result sizes are
+passed as trailing ``index`` operands, one per ``?`` of the result, in order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from compiler.dialects.types import DYN, FLOATS, INTEGERS, TensorType
+
+
+class TypeRuleError(ValueError):
+    """An op's operands or attributes do not fit its rule."""
+
+
+INDEX = "index"  # result kind of ops that produce an ``index`` (ember.dim)
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    name: str
+    family: str
+    operands: tuple[str, ...]
+    rule: Callable
+    attrs: dict = field(default_factory=dict)  # attribute name -> kind (see ATTR_KINDS)
+    sizes: bool = False  # trailing variadic ``index`` operands: dynamic result sizes
+    result_given: bool = False  # the builder supplies the result type
+
+
+# Attribute kinds: how a Python value is stored as an MLIR attribute (see ember.py).
+ATTR_KINDS = ("i64", "i64s", "bool", "str", "dense")
+
+
+def _fail(msg: str):
+    raise TypeRuleError(msg)
+
+
+def _same_dims(a, b) -> bool:
+    return a == b
+
+
+def _require(cond: bool, msg: str):
+    if not cond:
+        _fail(msg)
+
+
+def _check_axes(axes, rank: int, what: str = "axes") -> tuple[int, ...]:
+    axes = tuple(axes)
+    for a in axes:
+        _require(0 <= a < rank, f"{what} {list(axes)} out of range for rank {rank}")
+    _require(len(set(axes)) == len(axes), f"{what} {list(axes)} repeat an axis")
+    return axes
+
+
+# ----------------------------------------------------------------------------- elementwise
+
+UNARY_DTYPES = {
+    "neg": FLOATS + INTEGERS,
+    "abs": FLOATS + INTEGERS,
+    "exp": FLOATS,
+    "log": FLOATS,
+    "sqrt": FLOATS,
+    "tanh": FLOATS,
+    "sin": FLOATS,
+    "cos": FLOATS,
+    "sigmoid": FLOATS,
+    "erf": FLOATS,
+    "floor": FLOATS,
+    "logical_not": ("i1",),
+}
+
+BINARY_DTYPES = {
+    "add": FLOATS + INTEGERS,
+    "sub": FLOATS + INTEGERS,
+    "mul": FLOATS + INTEGERS,
+    "div": FLOATS,
+    "floordiv": FLOATS + INTEGERS,
+    "mod": FLOATS + INTEGERS,
+    "pow": FLOATS + INTEGERS,
+    "maximum": FLOATS + INTEGERS + ("i1",),
+    "minimum": FLOATS + INTEGERS + ("i1",),
+    "and": INTEGERS + ("i1",),
+    "or": INTEGERS + ("i1",),
+    "xor": INTEGERS + ("i1",),
+}
+
+CMP_PREDICATES = ("eq", "ne", "lt", "le", "gt", "ge")
+
+
+def _unary_rule(name):
+    def rule(x: TensorType, attrs, result=None):
+        _require(x.dtype in UNARY_DTYPES[name], f"element type {x.dtype} not supported")
+        return x
+
+    return rule
+
+
+def _binary_rule(name):
+    def rule(lhs: TensorType, rhs: TensorType, attrs, result=None):
+        _require(lhs == rhs, f"operand types differ: {lhs} vs {rhs} (broadcast and cast first)")
+        _require(lhs.dtype in BINARY_DTYPES[name], f"element type {lhs.dtype} not supported")
+        return lhs
+
+    return rule
+
+
+def _cmp_rule(lhs, rhs, attrs, result=None):
+    _require(lhs == rhs, f"operand types differ: {lhs} vs {rhs} (broadcast and cast first)")
+    _require(attrs["predicate"] in CMP_PREDICATES,
+             f"unknown predicate {attrs['predicate']!r}, expected one of {', '.join(CMP_PREDICATES)}")
+    return lhs.with_dtype("i1")
+
+
+def _select_rule(cond, lhs, rhs, attrs, result=None):
+    _require(cond.dtype == "i1", f"condition must have element type i1, got {cond.dtype}")
+    _require(lhs == rhs, f"branch types differ: {lhs} vs {rhs}")
+    _require(cond.shape == lhs.shape, f"condition shape {cond} differs from {lhs}")
+    return lhs
+
+
+# ----------------------------------------------------------------------------- shapes
+
+
+def _broadcast_rule(x, attrs, result):
+    _require(result.dtype == x.dtype, f"element type changes from {x.dtype} to {result.dtype}")
+    _require(result.rank >= x.rank, f"cannot broadcast {x} to lower rank {result}")
+    offset = result.rank - x.rank
+    for i, d in enumerate(x.shape):
+        out = result.shape[offset + i]
+        _require(d == 1 or _same_dims(d, out),
+                 f"dimension {i} of {x} is neither 1 nor equal to dimension {offset + i} of {result}")
+    return result
+
+
+def _cast_rule(x, attrs, result):
+    _require(result.shape == x.shape, f"cast changes shape: {x} to {result}")
+    return result
+
+
+def _reshape_rule(x, attrs, result):
+    _require(result.dtype == x.dtype, f"element type changes from {x.dtype} to {result.dtype}")
+    if x.is_static and result.is_static:
+        _require(_numel(x.shape) == _numel(result.shape),
+                 f"cannot reshape {x} ({_numel(x.shape)} elements) to {result}")
+    return result
+
+
+def _numel(shape) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def slice_length(size: int, start: int, step: int) -> int:
+    """Number of elements NumPy's ``a[start::step]`` has along a dim of ``size``."""
+    return len(range(size)[slice(start, None, step)])
+
+
+def _slice_rule(x, attrs, result):
+    starts, steps = attrs["starts"], attrs["steps"]
+    _require(len(starts) == x.rank and len(steps) == x.rank,
+             f"starts and steps need {x.rank} entries, got {len(starts)} and {len(steps)}")
+    _require(result.dtype == x.dtype and result.rank == x.rank, f"slice result {result} does not fit {x}")
+    for i, (d, start, step, out) in enumerate(zip(x.shape, starts, steps, result.shape)):
+        _require(step != 0, f"step of dimension {i} is zero")
+        if d is DYN or out is DYN or out == 0:
+            continue
+        first = start + d if start < 0 else start
+        last = first + (out - 1) * step
+        _require(0 <= first < d and 0 <= last < d,
+                 f"dimension {i}: {out} elements from {start} by {step} leave the size {d}")
+    return result
+
+
+def _reduce_rule(name):
+    def rule(x, attrs, result=None):
+        axes = _check_axes(attrs["axes"], x.rank)
+        if name in ("sum", "prod"):
+            _require(x.dtype != "i1", f"'{name}' of i1 is undefined (cast to an integer first)")
+        if name == "mean":
+            _require(x.is_float, f"'mean' needs a float element type, got {x.dtype}")
+        if attrs["keepdims"]:
+            shape = tuple(1 if i in axes else d for i, d in enumerate(x.shape))
+        else:
+            shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
+        return x.with_shape(shape)
+
+    return rule
+
+
+def _dims_agree(a, b) -> bool:
+    return a is DYN or b is DYN or a == b
+
+
+def _matmul_rule(lhs, rhs, attrs, result=None):
+    _require(lhs.dtype == rhs.dtype, f"element types differ: {lhs.dtype} vs {rhs.dtype}")
+    _require(lhs.dtype != "i1", "matmul of i1 is not supported")
+    _require(lhs.rank >= 1 and rhs.rank >= 1, "matmul needs operands of rank 1 or more")
+    k_lhs = lhs.shape[-1]
+    k_rhs = rhs.shape[0] if rhs.rank == 1 else rhs.shape[-2]
+    _require(_dims_agree(k_lhs, k_rhs), f"contracted dimensions differ: {lhs} @ {rhs}")
+    if lhs.rank <= 2 and rhs.rank <= 2:
+        shape = lhs.shape[:-1] + rhs.shape[1:] if rhs.rank == 2 else lhs.shape[:-1]
+        return lhs.with_shape(shape)
+    _require(lhs.rank == rhs.rank, f"batched matmul needs equal ranks: {lhs} @ {rhs}")
+    _require(lhs.shape[:-2] == rhs.shape[:-2], f"batch dimensions differ: {lhs} @ {rhs} (broadcast first)")
+    return lhs.with_shape(lhs.shape[:-1] + rhs.shape[-1:])
+
+
+def _transpose_rule(x, attrs, result=None):
+    perm = tuple(attrs["perm"])
+    _require(sorted(perm) == list(range(x.rank)), f"perm {list(perm)} is not a permutation of rank {x.rank}")
+    return x.with_shape(tuple(x.shape[p] for p in perm))
+
+
+def _expand_dims_rule(x, attrs, result=None):
+    rank = x.rank + len(attrs["axes"])
+    axes = _check_axes(attrs["axes"], rank)
+    dims = iter(x.shape)
+    return x.with_shape(tuple(1 if i in axes else next(dims) for i in range(rank)))
+
+
+def _squeeze_rule(x, attrs, result=None):
+    axes = _check_axes(attrs["axes"], x.rank)
+    for a in axes:
+        _require(x.shape[a] == 1, f"cannot squeeze dimension {a} of {x}: its size is not 1")
+    return x.with_shape(tuple(d for i, d in enumerate(x.shape) if i not in axes))
+
+
+def _concatenate_rule(lhs, rhs, attrs, result=None):
+    axis = attrs["axis"]
+    _require(lhs.dtype == rhs.dtype, f"element types differ: {lhs.dtype} vs {rhs.dtype}")
+    _require(lhs.rank == rhs.rank and lhs.rank > 0, f"cannot concatenate {lhs} and {rhs}")
+    _check_axes([axis], lhs.rank, "axis")
+    for i, (a, b) in enumerate(zip(lhs.shape, rhs.shape)):
+        _require(i == axis or a == b, f"dimension {i} differs: {lhs} vs {rhs}")
+    a, b = lhs.shape[axis], rhs.shape[axis]
+    joined = DYN if a is DYN or b is DYN else a + b
+    return lhs.with_shape(lhs.shape[:axis] + (joined,) + lhs.shape[axis + 1:])
+
+
+def _dim_rule(x, attrs, result=None):
+    _check_axes([attrs["axis"]], x.rank, "axis")
+    return INDEX
+
+
+def _constant_rule(attrs, result=None):
+    return TensorType.of_array(attrs["value"])
+
+
+# ----------------------------------------------------------------------------- the table
+
+
+def _table() -> dict[str, OpSpec]:
+    specs = [OpSpec(n, "unary", ("x",), _unary_rule(n)) for n in UNARY_DTYPES]
+    specs += [OpSpec(n, "binary", ("lhs", "rhs"), _binary_rule(n)) for n in BINARY_DTYPES]
+    specs += [OpSpec(n, "reduce", ("x",), _reduce_rule(n), {"axes": "i64s", "keepdims": "bool"})
+              for n in ("sum", "mean", "max", "min", "prod")]
+    specs += [
+        OpSpec("cmp", "compare", ("lhs", "rhs"), _cmp_rule, {"predicate": "str"}),
+        OpSpec("select", "select", ("cond", "lhs", "rhs"), _select_rule),
+        OpSpec("broadcast_to", "shape", ("x",), _broadcast_rule, sizes=True, result_given=True),
+        OpSpec("cast", "cast", ("x",), _cast_rule, result_given=True),
+        OpSpec("matmul", "matmul", ("lhs", "rhs"), _matmul_rule),
+        OpSpec("transpose", "shape", ("x",), _transpose_rule, {"perm": "i64s"}),
+        OpSpec("reshape", "shape", ("x",), _reshape_rule, sizes=True, result_given=True),
+        OpSpec("expand_dims", "shape", ("x",), _expand_dims_rule, {"axes": "i64s"}),
+        OpSpec("squeeze", "shape", ("x",), _squeeze_rule, {"axes": "i64s"}),
+        OpSpec("slice", "slice", ("x",), _slice_rule, {"starts": "i64s", "steps": "i64s"},
+               sizes=True, result_given=True),
+        OpSpec("concatenate", "concatenate", ("lhs", "rhs"), _concatenate_rule, {"axis": "i64"}),
+        OpSpec("constant", "constant", (), _constant_rule, {"value": "dense"}),
+        OpSpec("dim", "dim", ("x",), _dim_rule, {"axis": "i64"}),
+    ]
+    return {s.name: s for s in specs}
+
+
+OPS: dict[str, OpSpec] = _table()
+
+
+def infer(name: str, operand_types: list, attrs: dict, result: TensorType | None = None):
+    """Result type of op ``name`` (or the checked ``result`` for result-given ops)."""
+    spec = OPS[name]
+    if len(operand_types) != len(spec.operands):
+        _fail(f"expects {len(spec.operands)} tensor operands, got {len(operand_types)}")
+    if spec.result_given and result is None:
+        _fail("needs an explicit result type")
+    return spec.rule(*operand_types, attrs, result)
