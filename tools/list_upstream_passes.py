@@ -1,0 +1,48 @@
+"""Regenerate compiler/passes/upstream_passes.txt: the upstream MLIR passes the bindings register.
+
+The bindings offer no way to enumerate registered passes, so we take every
+dash-separated word in the bindings' C API library and keep those a pass manager
+accepts as a pass name. Run it after changing the pinned bindings:
+
+    python -m tools.list_upstream_passes
+"""
+
+import os
+import re
+import sys
+
+from compiler.mlir import ir, passmanager
+from compiler.passes.registry import UPSTREAM_LIST
+
+WORD = rb"(?<![\x21-\x7e])[a-z][a-z0-9]*(?:-[a-z0-9]+)*(?![\x21-\x7e])"
+
+
+def _candidates() -> set[str]:
+    import torch_mlir._mlir_libs as libs  # the one import outside compiler/mlir.py: a dev tool
+
+    path = os.path.join(os.path.dirname(libs.__file__), "libTorchMLIRAggregateCAPI.so")
+    with open(path, "rb") as f:
+        return {m.group().decode() for m in re.finditer(WORD, f.read())}
+
+
+def _is_pass(name: str) -> bool:
+    for anchor in ("builtin.module({})", "builtin.module(func.func({}))"):
+        try:
+            passmanager.PassManager.parse(anchor.format(name))
+            return True
+        except ValueError:
+            continue
+    return False
+
+
+def main() -> int:
+    with ir.Context():
+        names = sorted(n for n in _candidates() if _is_pass(n))
+    with open(UPSTREAM_LIST, "w") as f:
+        f.write("\n".join(names) + "\n")
+    print(f"{len(names)} upstream passes -> {UPSTREAM_LIST}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
