@@ -23,6 +23,7 @@ from torch_mlir.dialects import (  # noqa: F401  (re-exported)
     tensor,
     transform,
 )
+from torch_mlir.dialects.transform import interpreter as transform_interpreter  # noqa: F401
 from torch_mlir.dialects._ods_common import _cext  # noqa: F401  (dialect registration hooks)
 
 BINDINGS_DISTRIBUTION = "torch-mlir"

@@ -4,3 +4,37 @@ from __future__ import annotations
 
 from compiler.passes import ember_to_linalg  # noqa: F401  (registers ember-to-linalg)
 from compiler.passes.registry import register_pipeline
+from compiler.passes import bufferize, fusion, tiling  # noqa: F401,E402  (register their passes)
+
+
+@register_pipeline("lower-to-loops", "Ember to scf loops over memrefs (for reading)")
+def lower_to_loops() -> str:
+    return ",".join([
+        "ember-to-linalg",
+        "ember-fuse",
+        "ember-tile",
+        "ember-bufferize",
+        "func.func(convert-linalg-to-loops)",
+        "canonicalize",
+        "cse",
+    ])
+
+
+@register_pipeline("lower-to-llvm", "Ember all the way to the LLVM dialect")
+def lower_to_llvm() -> str:
+    return ",".join([
+        "lower-to-loops",
+        "scf-forall-to-for",
+        "func.func(math-expand-ops)",
+        "convert-scf-to-cf",
+        "expand-strided-metadata",
+        "lower-affine",
+        "finalize-memref-to-llvm",
+        "convert-math-to-llvm",
+        "convert-math-to-libm",
+        "convert-arith-to-llvm",
+        "convert-index-to-llvm",
+        "convert-func-to-llvm",
+        "convert-cf-to-llvm",
+        "reconcile-unrealized-casts",
+    ])

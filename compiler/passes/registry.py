@@ -48,7 +48,8 @@ class EmberPass:
 
     def __call__(self, op: ir.Operation, pass_) -> None:
         try:
-            self.run(op)
+            with op.context, op.location:  # builders inside passes need both
+                self.run(op)
         except PassFailure as failure:
             where = failure.op if failure.op is not None else op
             where.location.emit_error(f"{self.name}: {failure}")
@@ -288,6 +289,11 @@ def build_pass_manager(text: str, context: ir.Context | None = None) -> passmana
     pm = passmanager.PassManager("builtin.module", context=context)
     add_to_pass_manager(pm, text)
     return pm
+
+
+def run_upstream(op: ir.Operation, text: str) -> None:
+    """Run upstream passes from inside an Ember pass (on the module it was given)."""
+    passmanager.PassManager.parse(f"builtin.module({text})", context=op.context).run(op)
 
 
 def run_pipeline(module: ir.Module, text: str) -> ir.Module:

@@ -1,0 +1,345 @@
+"""A NumPy reference interpreter of the Ember dialect.
+
+``run(module, *arrays)`` executes a ``func.func`` of Ember ops one op at a time with
+NumPy. It is the oracle the tests compare every lowering against and the ``eager``
+backend, so its one job is to be *obviously* NumPy: each op is a small function in
+one table (``IMPLS``), keyed by op name, that calls the NumPy function a user's
+program would have called.
+
+Ember makes broadcasting and promotion explicit, so elementwise ops see operands of
+one type and keep that dtype (an ``i32`` sum stays ``i32``, unlike ``np.sum``'s
+default). Every result is checked against the op's declared result type: a mismatch
+means the type rules (``ops.py``) and NumPy disagree, which is a bug we want to hear
+about at the op that caused it, not as a wrong answer three ops later.
+
+Values are NumPy arrays (0-d arrays for scalars, never NumPy scalars) and ``index``
+values (what ``ember.dim`` produces, what the ``?`` size operands consume) are
+Python ints.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+import numpy as np
+
+from compiler.dialects import ember, ops
+from compiler.dialects.types import DYN, TensorType
+from compiler.mlir import ir
+
+
+class InterpreterError(RuntimeError):
+    """The interpreter's own result disagrees with the op's declared type (a rule bug)."""
+
+
+# ----------------------------------------------------------------------------- elementwise
+
+
+def _sigmoid(x):
+    """The textbook formula, so that ``eager`` equals what a user writes by hand."""
+    return 1 / (1 + np.exp(-x))
+
+
+def _erf(x):
+    """``math.erf`` per element: NumPy has no erf and SciPy is not a dependency."""
+    return np.vectorize(math.erf, otypes=[x.dtype])(x)
+
+
+UNARY: dict[str, Callable] = {
+    "neg": np.negative,
+    "abs": np.abs,
+    "exp": np.exp,
+    "log": np.log,
+    "sqrt": np.sqrt,
+    "tanh": np.tanh,
+    "sin": np.sin,
+    "cos": np.cos,
+    "sigmoid": _sigmoid,
+    "erf": _erf,
+    "floor": np.floor,
+    "logical_not": np.logical_not,
+}
+
+BINARY: dict[str, Callable] = {
+    "add": np.add,
+    "sub": np.subtract,
+    "mul": np.multiply,
+    "div": np.true_divide,
+    "floordiv": np.floor_divide,  # int // 0 == 0, as NumPy (its warning is silenced)
+    "mod": np.mod,  # Python's sign convention, as NumPy's ``%``
+    "pow": np.power,  # int ** negative int raises ValueError, as NumPy
+    "maximum": np.maximum,  # propagates NaN (not fmax)
+    "minimum": np.minimum,
+    "and": np.bitwise_and,
+    "or": np.bitwise_or,
+    "xor": np.bitwise_xor,
+}
+
+COMPARE: dict[str, Callable] = {
+    "eq": np.equal,
+    "ne": np.not_equal,
+    "lt": np.less,
+    "le": np.less_equal,
+    "gt": np.greater,
+    "ge": np.greater_equal,
+}
+
+REDUCE: dict[str, Callable] = {
+    "sum": np.sum,
+    "mean": np.mean,
+    "max": np.max,
+    "min": np.min,
+    "prod": np.prod,
+}
+
+
+def _unary(name):
+    fn = UNARY[name]
+    return lambda x, attrs, out: fn(x)
+
+
+def _binary(name):
+    fn = BINARY[name]
+    return lambda lhs, rhs, attrs, out: fn(lhs, rhs)
+
+
+def _compare(lhs, rhs, attrs, out):
+    """One op with a predicate attribute, like ``arith.cmpf``; always yields bool."""
+    return COMPARE[attrs["predicate"]](lhs, rhs)
+
+
+def _select(cond, lhs, rhs, attrs, out):
+    return np.where(cond, lhs, rhs)
+
+
+def _cast(x, attrs, out):
+    """``astype``: floats truncate toward zero, anything becomes bool as ``!= 0``."""
+    return x.astype(out.numpy_dtype)
+
+
+def _reduce(name):
+    fn = REDUCE[name]
+
+    def reduce(x, attrs, out):
+        """Ember reductions keep the element type, so pass ``dtype`` (NumPy widens ints)."""
+        kwargs = {} if name in ("max", "min") else {"dtype": x.dtype}
+        return fn(x, axis=tuple(attrs["axes"]), keepdims=attrs["keepdims"], **kwargs)
+
+    return reduce
+
+
+def _matmul(lhs, rhs, attrs, out):
+    return np.matmul(lhs, rhs)
+
+
+# ----------------------------------------------------------------------------- shapes
+
+
+def _broadcast_to(x, attrs, out):
+    return np.broadcast_to(x, out.shape)
+
+
+def _reshape(x, attrs, out):
+    return np.reshape(x, out.shape)
+
+
+def _transpose(x, attrs, out):
+    return np.transpose(x, attrs["perm"])
+
+
+def _expand_dims(x, attrs, out):
+    return np.expand_dims(x, tuple(attrs["axes"]))
+
+
+def _squeeze(x, attrs, out):
+    return np.squeeze(x, axis=tuple(attrs["axes"]))
+
+
+def _slice(x, attrs, out):
+    """``x[start::step]`` per dim, cut to the result's length.
+
+    The length comes from the result type (or its size operand), not from the end of
+    the dim, because the frontend folds ``stop`` into it. Python's slice clamping
+    would silently hide a start or length outside the dim, so we check instead.
+    """
+    index = []
+    for axis, (size, start, step, length) in enumerate(zip(x.shape, attrs["starts"], attrs["steps"], out.shape)):
+        first = start + size if start < 0 else start
+        last = first + (length - 1) * step
+        if length > 0 and not (0 <= first < size and 0 <= last < size):
+            raise ValueError(f"ember.slice: dimension {axis}: {length} elements from {start} by {step} "
+                             f"leave the size {size}")
+        stop = first + length * step
+        index.append(slice(first, None if stop < 0 else stop, step))
+    return x[tuple(index)]
+
+
+def _concatenate(lhs, rhs, attrs, out):
+    return np.concatenate([lhs, rhs], axis=attrs["axis"])
+
+
+def _constant(attrs, out):
+    return attrs["value"]
+
+
+def _dim(x, attrs, out):
+    """An ``index`` value: a plain Python int."""
+    return int(x.shape[attrs["axis"]])
+
+
+# ----------------------------------------------------------------------------- the table
+
+
+def _table() -> dict[str, Callable]:
+    table: dict[str, Callable] = {}
+    table.update({n: _unary(n) for n in UNARY})
+    table.update({n: _binary(n) for n in BINARY})
+    table.update({n: _reduce(n) for n in REDUCE})
+    table.update({
+        "cmp": _compare,
+        "select": _select,
+        "cast": _cast,
+        "matmul": _matmul,
+        "broadcast_to": _broadcast_to,
+        "reshape": _reshape,
+        "transpose": _transpose,
+        "expand_dims": _expand_dims,
+        "squeeze": _squeeze,
+        "slice": _slice,
+        "concatenate": _concatenate,
+        "constant": _constant,
+        "dim": _dim,
+    })
+    return table
+
+
+# op name (without ``ember.``) -> impl(*tensor operands, attrs, out) -> array (or int for ``dim``).
+# ``out`` is the declared result type with its ``?`` sizes filled in from the size operands.
+IMPLS: dict[str, Callable] = _table()
+
+
+# ----------------------------------------------------------------------------- running
+
+
+def run(module, *arrays, entry: str | None = None) -> tuple:
+    """Execute ``entry`` (default: the first ``func.func``) of ``module`` on ``arrays``.
+
+    ``module`` is an ``ir.Module``, a module ``ir.Operation`` or MLIR text. Inputs are
+    checked against the function's argument types (``ValueError`` when they do not fit)
+    and never converted. Returns a tuple of fresh arrays, one per function result.
+    """
+    if isinstance(module, str):
+        context = ember.new_context()
+        with context:
+            module = ir.Module.parse(module)
+    operation = module.operation if hasattr(module, "operation") else module
+    with operation.context:
+        fn = _find_function(operation, entry)
+        block = fn.regions[0].blocks[0]
+        env: dict = dict(zip(block.arguments, _check_inputs(fn, block, arrays)))
+        with np.errstate(all="ignore"):
+            for op in block.operations:
+                name = op.operation.name
+                if name == "func.return":
+                    return tuple(_copy(env[v]) for v in op.operands)
+                _step(op.operation, env)
+    raise InterpreterError(f"function @{_sym_name(fn)} has no func.return")
+
+
+def _find_function(operation, entry):
+    funcs = [op.operation for op in operation.regions[0].blocks[0].operations
+             if op.operation.name == "func.func"]
+    if not funcs:
+        raise ValueError("module has no func.func")
+    if entry is None:
+        return funcs[0]
+    for fn in funcs:
+        if _sym_name(fn) == entry:
+            return fn
+    raise ValueError(f"no function @{entry} in module (has {', '.join('@' + _sym_name(f) for f in funcs)})")
+
+
+def _sym_name(fn) -> str:
+    return ir.StringAttr(fn.attributes["sym_name"]).value
+
+
+def _check_inputs(fn, block, arrays) -> list:
+    """Arguments as NumPy arrays, after checking them against the argument types."""
+    types = [a.type for a in block.arguments]
+    name = _sym_name(fn)
+    if len(arrays) != len(types):
+        raise ValueError(f"@{name} takes {len(types)} arguments, got {len(arrays)}")
+    values = []
+    for i, (t, value) in enumerate(zip(types, arrays)):
+        if isinstance(t, ir.IndexType) or str(t) == "index":
+            if not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_)):
+                raise ValueError(f"@{name} argument {i} is an index: expected an int, got {type(value).__name__}")
+            values.append(int(value))
+            continue
+        expected = TensorType.from_mlir(t)
+        array = np.asarray(value)
+        problem = _mismatch(array, expected)
+        if problem:
+            raise ValueError(f"@{name} argument {i}: expected {expected}, got an array of "
+                             f"{array.dtype} with shape {array.shape}: {problem}")
+        values.append(array)
+    return values
+
+
+def _mismatch(array, expected: TensorType, sizes=None) -> str | None:
+    """Why ``array`` does not fit ``expected`` (``None`` when it does)."""
+    if not isinstance(array, np.ndarray):
+        return f"not an array but {type(array).__name__}"
+    if array.dtype != expected.numpy_dtype:
+        return f"dtype {array.dtype} is not {expected.numpy_dtype}"
+    if array.ndim != expected.rank:
+        return f"rank {array.ndim} is not {expected.rank}"
+    shape = sizes if sizes is not None else expected.shape
+    for axis, (got, want) in enumerate(zip(array.shape, shape)):
+        if want is not DYN and got != want:
+            return f"size {got} of dimension {axis} is not {want}"
+    return None
+
+
+def _step(op: ir.Operation, env: dict) -> None:
+    """Run one op: look up its impl, feed it operand values, check and store its result."""
+    name = op.name
+    if not name.startswith("ember.") or name.removeprefix("ember.") not in IMPLS:
+        raise NotImplementedError(f"the interpreter cannot run '{name}' (at {op.location})")
+    short = name.removeprefix("ember.")
+    attrs = ember.op_attributes(op)
+    operands = [env[v] for v in ember.tensor_operands(op)]
+    result = op.results[0]
+    if short == "dim":
+        env[result] = IMPLS[short](*operands, attrs, None)
+        return
+    declared = TensorType.from_mlir(result.type)
+    out = _resolve(declared, [env[v] for v in ember.size_operands(op)], op) if ops.OPS[short].sizes else declared
+    try:
+        value = np.asarray(IMPLS[short](*operands, attrs, out))
+    except (ValueError, IndexError) as e:  # NumPy's own complaint, located at the op
+        raise ValueError(f"'{name}' at {op.location}: {e}") from e
+    problem = _mismatch(value, declared, out.shape)
+    if problem:
+        raise InterpreterError(f"'{name}' at {op.location}: the interpreter computed {value.dtype} "
+                               f"{value.shape} for result type {declared}: {problem}")
+    env[result] = value
+
+
+def _resolve(declared: TensorType, sizes: list, op) -> TensorType:
+    """The declared result type with each ``?`` replaced by its size operand, in order."""
+    dynamic = declared.dynamic_axes()
+    if len(sizes) != len(dynamic):
+        raise InterpreterError(f"'{op.name}' at {op.location}: {len(dynamic)} '?' sizes but {len(sizes)} size operands")
+    shape = list(declared.shape)
+    for axis, size in zip(dynamic, sizes):
+        if size < 0:
+            raise ValueError(f"'{op.name}' at {op.location}: negative size {size} for dimension {axis}")
+        shape[axis] = int(size)
+    return declared.with_shape(shape)
+
+
+def _copy(value):
+    """Results never alias inputs or each other (views like ``transpose`` would)."""
+    return np.array(value, copy=True) if isinstance(value, np.ndarray) else value
