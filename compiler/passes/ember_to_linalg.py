@@ -1,19 +1,510 @@
-"""ember-to-linalg: lower every ember op to linalg/tensor/arith/math on tensors (in progress)."""
+"""ember-to-linalg: every ``ember.*`` op becomes linalg/tensor/arith/math ops on tensors.
+
+One table (``LOWERINGS``) maps each Ember op to a small function that builds its
+replacement before the op and returns the new value. Ops are read generically
+(``op_attributes``, ``tensor_operands``, ``size_operands``), so the pass needs no
+per-op Python classes. Per-dtype scalar rules (NumPy's semantics) live in
+``scalar_semantics``; this file only decides the *structure* of the lowering:
+
+* elementwise ops -> ``linalg.generic`` with all-parallel identity maps and a
+  ``tensor.empty`` init, the form ``linalg-fuse-elementwise-ops`` fuses;
+* reductions -> ``linalg.generic`` with reduction iterators into a ``linalg.fill``
+  of the identity, then ``tensor.expand_shape`` for ``keepdims``;
+* matmul -> ``linalg.matmul / batch_matmul / matvec / vecmat / dot`` (a generic
+  for more than one batch dim), transpose -> ``linalg.transpose``;
+* shape ops -> ``tensor`` reshapes and slices; broadcast and negative-step slices
+  -> ``linalg.generic`` (a broadcasting input map, resp. ``tensor.extract``).
+
+Dynamic sizes come from ``tensor.dim`` of an operand, or from the op's trailing
+``index`` operands (one per ``?`` of the result) where the result shape is not a
+function of the operands (broadcast_to, reshape, slice).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from compiler.dialects import ember, ops
+from compiler.dialects.types import DYN, TensorType
+from compiler.mlir import arith, ir, linalg, tensor
+from compiler.passes import scalar_semantics as scalar
 from compiler.passes.registry import EmberPass, PassFailure, register
+
+_DYNAMIC = ir.ShapedType.get_dynamic_size()
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def _type(value: ir.Value) -> TensorType:
+    return TensorType.from_mlir(value.type)
+
+
+def _index(value: int) -> ir.Value:
+    return arith.constant(ir.IndexType.get(), value)
+
+
+def _dim(value: ir.Value, axis: int) -> ir.Value | int:
+    """Size of ``axis`` of ``value``: an int when static, else a ``tensor.dim``."""
+    size = _type(value).shape[axis]
+    return size if size is not DYN else tensor.dim(value, _index(axis))
+
+
+def _as_index(size) -> ir.Value:
+    return size if isinstance(size, ir.Value) else _index(size)
+
+
+def _result_sizes(t: TensorType, dynamic: list) -> list:
+    """Sizes of ``t``: ints for static dims, the next ``dynamic`` value for each ``?``."""
+    it = iter(dynamic)
+    return [d if d is not DYN else next(it) for d in t.shape]
+
+
+def _sizes_like(t: TensorType, like: ir.Value, axes=None) -> list:
+    """Sizes of ``t`` whose ``?`` dims are read from ``like`` (same axes unless given)."""
+    axes = range(t.rank) if axes is None else axes
+    return [d if d is not DYN else _dim(like, a) for d, a in zip(t.shape, axes)]
+
+
+def _empty(t: TensorType, sizes: list) -> ir.Value:
+    """``tensor.empty`` of ``t``; ``sizes`` holds ints (static) or index values (``?``)."""
+    mixed = [s if d is DYN else d for d, s in zip(t.shape, sizes)]
+    return tensor.EmptyOp(mixed, scalar.element_type(t.dtype)).result
+
+
+def _filled(t: TensorType, sizes: list, value) -> ir.Value:
+    init = _empty(t, sizes)
+    return linalg.fill(scalar.const(t.dtype, value), outs=[init])
+
+
+def _map(rank: int, exprs) -> ir.AffineMapAttr:
+    return ir.AffineMapAttr.get(ir.AffineMap.get(rank, 0, list(exprs)))
+
+
+def _identity(rank: int) -> ir.AffineMapAttr:
+    return _map(rank, [ir.AffineDimExpr.get(i) for i in range(rank)])
+
+
+def _iterators(kinds) -> ir.ArrayAttr:
+    return ir.ArrayAttr.get([ir.Attribute.parse(f"#linalg.iterator_type<{k}>") for k in kinds])
+
+
+def _generic(inputs, init, maps, iterators, body) -> ir.Value:
+    """A ``linalg.generic`` whose region is ``body(*input_scalars, out_scalar) -> value``."""
+    op = linalg.GenericOp([init.type], list(inputs), [init], ir.ArrayAttr.get(maps), _iterators(iterators))
+    element_types = [ir.RankedTensorType(v.type).element_type for v in list(inputs) + [init]]
+    block = op.regions[0].blocks.append(*element_types)
+    with ir.InsertionPoint(block):
+        linalg.YieldOp([body(*block.arguments)])
+    return op.results[0]
+
+
+def _elementwise(inputs, result: TensorType, body) -> ir.Value:
+    """All-parallel identity-map generic over operands of the result's shape."""
+    init = _empty(result, _sizes_like(result, inputs[0]))
+    rank = result.rank
+    return _generic(inputs, init, [_identity(rank)] * (len(inputs) + 1), ["parallel"] * rank, body)
+
+
+def _unit_groups(rank: int, unit_axes) -> list[list[int]]:
+    """Reassociation that attaches each unit axis of a rank-``rank`` shape to a kept axis.
+
+    Unit axes join the group of the kept axis before them (leading ones the first
+    kept axis); with no kept axis at all the reassociation is empty (0-d side).
+    """
+    kept = [i for i in range(rank) if i not in unit_axes]
+    if not kept:
+        return []
+    groups = [[]]
+    for i in range(rank):
+        if i in kept and any(a in kept for a in groups[-1]):
+            groups.append([])
+        groups[-1].append(i)
+    return groups
+
+
+def _reassociation(groups) -> ir.ArrayAttr:
+    i64 = ir.IntegerType.get_signless(64)
+    return ir.ArrayAttr.get([ir.ArrayAttr.get([ir.IntegerAttr.get(i64, i) for i in g]) for g in groups])
+
+
+def _expand(value: ir.Value, result: TensorType, groups, sizes: list) -> ir.Value:
+    dynamic = [s for d, s in zip(result.shape, sizes) if d is DYN]
+    static = [_DYNAMIC if d is DYN else d for d in result.shape]
+    return tensor.ExpandShapeOp(result.to_mlir(), value, _reassociation(groups), dynamic, static).result
+
+
+def _collapse(value: ir.Value, result: TensorType, groups) -> ir.Value:
+    return tensor.CollapseShapeOp(result.to_mlir(), value, _reassociation(groups)).result
+
+
+# ----------------------------------------------------------------------------- elementwise
+
+
+def _lower_unary(op, result: TensorType, attrs):
+    (x,) = ember.tensor_operands(op)
+    rule = scalar.UNARY[op.name.removeprefix("ember.")]
+    return _elementwise([x], result, lambda a, _: rule(a, result.dtype))
+
+
+def _lower_binary(op, result: TensorType, attrs):
+    lhs, rhs = ember.tensor_operands(op)
+    rule = scalar.BINARY[op.name.removeprefix("ember.")]
+    return _elementwise([lhs, rhs], result, lambda a, b, _: rule(a, b, result.dtype))
+
+
+def _lower_cmp(op, result: TensorType, attrs):
+    lhs, rhs = ember.tensor_operands(op)
+    dtype = _type(lhs).dtype
+    return _elementwise([lhs, rhs], result, lambda a, b, _: scalar.compare(attrs["predicate"], a, b, dtype))
+
+
+def _lower_select(op, result: TensorType, attrs):
+    return _elementwise(ember.tensor_operands(op), result, lambda c, a, b, _: arith.select(c, a, b))
+
+
+def _lower_cast(op, result: TensorType, attrs):
+    (x,) = ember.tensor_operands(op)
+    src = _type(x).dtype
+    if src == result.dtype:
+        return x
+    return _elementwise([x], result, lambda a, _: scalar.cast(a, src, result.dtype))
+
+
+# ----------------------------------------------------------------------------- reductions
+
+
+def _lower_reduce(op, result: TensorType, attrs):
+    """Reduce into the dropped-axes shape, then ``expand_shape`` back for keepdims."""
+    (x,) = ember.tensor_operands(op)
+    xt = _type(x)
+    name = op.name.removeprefix("ember.")
+    axes = sorted(attrs["axes"])
+    if not axes:  # reducing over nothing is the identity, for mean too (x / 1)
+        return x
+    kept = [i for i in range(xt.rank) if i not in axes]
+    reduced_t = xt.with_shape([xt.shape[i] for i in kept])
+    identity, combine = scalar.REDUCTIONS[name]
+    init = _filled(reduced_t, _sizes_like(reduced_t, x, kept), identity(xt.dtype))
+    out_map = _map(xt.rank, [ir.AffineDimExpr.get(i) for i in kept])
+    iterators = ["reduction" if i in axes else "parallel" for i in range(xt.rank)]
+    value = _generic([x], init, [_identity(xt.rank), out_map], iterators,
+                     lambda a, acc: combine(acc, a, xt.dtype))
+    if name == "mean":
+        value = _divide_by_count(value, reduced_t, x, axes)
+    if attrs["keepdims"]:
+        value = _expand(value, result, _unit_groups(result.rank, axes), _sizes_like(result, x))
+    return value
+
+
+def _divide_by_count(total: ir.Value, t: TensorType, x: ir.Value, axes) -> ir.Value:
+    """``total / prod(dims of x over axes)``; the count is computed from (dynamic) dims."""
+    count = _index(1)
+    for a in axes:
+        count = arith.muli(count, _as_index(_dim(x, a)))
+    f = scalar.element_type(t.dtype)
+    count = arith.sitofp(f, arith.index_cast(ir.IntegerType.get_signless(64), count))
+    return _elementwise([total], t, lambda s, _: arith.divf(s, count))
+
+
+# ----------------------------------------------------------------------------- matmul
+
+
+def _lower_matmul(op, result: TensorType, attrs):
+    lhs, rhs = ember.tensor_operands(op)
+    lt, rt = _type(lhs), _type(rhs)
+    dyn = []  # (operand, axis) that each result dim comes from
+    if lt.rank <= 2 and rt.rank <= 2:
+        if lt.rank == 2:
+            dyn.append((lhs, 0))
+        if rt.rank == 2:
+            dyn.append((rhs, 1))
+    else:
+        dyn = [(lhs, i) for i in range(lt.rank - 1)] + [(rhs, rt.rank - 1)]
+    sizes = [d if d is not DYN else _dim(v, a) for d, (v, a) in zip(result.shape, dyn)]
+    init = _filled(result, sizes, 0)
+    if lt.rank == 1 and rt.rank == 1:
+        return linalg.dot(lhs, rhs, outs=[init])
+    if lt.rank == 1:
+        return linalg.vecmat(lhs, rhs, outs=[init])
+    if rt.rank == 1:
+        return linalg.matvec(lhs, rhs, outs=[init])
+    if lt.rank == 2:
+        return linalg.matmul(lhs, rhs, outs=[init])
+    if lt.rank == 3:
+        return linalg.batch_matmul(lhs, rhs, outs=[init])
+    return _batched_matmul_generic(lhs, rhs, init, lt.rank, result.dtype)
+
+
+def _batched_matmul_generic(lhs, rhs, init, rank, dtype):
+    """Matmul over several batch dims: (b.., m, k) x (b.., k, n) -> (b.., m, n)."""
+    d = [ir.AffineDimExpr.get(i) for i in range(rank + 1)]
+    batch, m, n, k = d[: rank - 2], d[rank - 2], d[rank - 1], d[rank]
+    maps = [_map(rank + 1, batch + [m, k]), _map(rank + 1, batch + [k, n]), _map(rank + 1, batch + [m, n])]
+    mul, add = scalar.BINARY["mul"], scalar.BINARY["add"]
+    return _generic([lhs, rhs], init, maps, ["parallel"] * rank + ["reduction"],
+                    lambda a, b, acc: add(acc, mul(a, b, dtype), dtype))
+
+
+# ----------------------------------------------------------------------------- shapes
+
+
+def _lower_transpose(op, result: TensorType, attrs):
+    (x,) = ember.tensor_operands(op)
+    perm = list(attrs["perm"])
+    init = _empty(result, _sizes_like(result, x, perm))
+    return linalg.transpose(x, outs=[init], permutation=perm)
+
+
+def _lower_broadcast_to(op, result: TensorType, attrs):
+    """Generic whose input map sends the input's size-1 dims to 0 and drops new leading dims."""
+    (x,) = ember.tensor_operands(op)
+    xt = _type(x)
+    offset = result.rank - xt.rank
+    exprs = [ir.AffineConstantExpr.get(0) if d == 1 and result.shape[offset + i] != 1
+             else ir.AffineDimExpr.get(offset + i) for i, d in enumerate(xt.shape)]
+    init = _empty(result, _result_sizes(result, ember.size_operands(op)))
+    return _generic([x], init, [_map(result.rank, exprs), _identity(result.rank)],
+                    ["parallel"] * result.rank, lambda a, _: a)
+
+
+def _static_groups(src, dst):
+    """Reassociation grouping the dims of ``src`` (the longer shape) into ``dst``, or None.
+
+    Greedy: each ``dst`` dim takes ``src`` dims until their product matches it;
+    trailing unit dims join the last group. Static shapes without zeros only.
+    """
+    if len(dst) == 0:
+        return [] if all(d == 1 for d in src) else None
+    groups, i = [], 0
+    for target in dst:
+        group, product = [], 1
+        while i < len(src):
+            group.append(i)
+            product *= src[i]
+            i += 1
+            if product >= target:
+                break
+        if product != target:
+            return None
+        groups.append(group)
+    while i < len(src) and src[i] == 1:
+        groups[-1].append(i)
+        i += 1
+    return groups if i == len(src) else None
+
+
+def _lower_reshape(op, result: TensorType, attrs):
+    """collapse/expand when the grouping is clear, else flatten to 1-d and unflatten."""
+    (x,) = ember.tensor_operands(op)
+    xt = _type(x)
+    sizes = _result_sizes(result, ember.size_operands(op))
+    if xt.shape == result.shape and xt.is_static:
+        return x
+    if xt.is_static and result.is_static and 0 not in xt.shape and 0 not in result.shape:
+        if xt.rank >= result.rank:
+            groups = _static_groups(xt.shape, result.shape)
+            if groups is not None:
+                return _collapse(x, result, groups)
+        else:
+            groups = _static_groups(result.shape, xt.shape)
+            if groups is not None:
+                return _expand(x, result, groups, sizes)
+    if xt.rank == 0 or result.rank == 0:
+        return _reshape_with_shape_tensor(x, result, sizes)
+    flat = x
+    if xt.rank > 1:
+        numel = 1
+        for d in xt.shape:
+            numel = DYN if d is DYN or numel is DYN else numel * d
+        flat = _collapse(x, xt.with_shape([numel]), [list(range(xt.rank))])
+    if result.rank == 1:
+        return flat if _type(flat) == result else tensor.CastOp(result.to_mlir(), flat).result
+    return _expand(flat, result, [list(range(result.rank))], sizes)
+
+
+def _reshape_with_shape_tensor(x, result: TensorType, sizes):
+    shape = tensor.from_elements(ir.RankedTensorType.get([result.rank], ir.IndexType.get()),
+                                 [_as_index(s) for s in sizes])
+    return tensor.ReshapeOp(result.to_mlir(), x, shape).result
+
+
+def _lower_expand_dims(op, result: TensorType, attrs):
+    (x,) = ember.tensor_operands(op)
+    axes = set(attrs["axes"])
+    src_axes = [i for i in range(result.rank) if i not in axes]
+    sizes = [1 if i in axes else None for i in range(result.rank)]
+    for src, i in enumerate(src_axes):
+        sizes[i] = _dim(x, src)
+    return _expand(x, result, _unit_groups(result.rank, axes), sizes)
+
+
+def _lower_squeeze(op, result: TensorType, attrs):
+    (x,) = ember.tensor_operands(op)
+    return _collapse(x, result, _unit_groups(_type(x).rank, set(attrs["axes"])))
+
+
+# ----------------------------------------------------------------------------- slices
+
+
+def _slice_first(size, start: int, step: int):
+    """First index of NumPy's ``a[start::step]`` along a dim of ``size`` (clamped like NumPy)."""
+    if isinstance(size, int):
+        return range(size)[slice(start, None, step)].start if size else 0
+    if start < 0:
+        first = arith.addi(size, _index(start))
+        return arith.maxsi(first, _index(-1 if step < 0 else 0))
+    limit = arith.subi(size, _index(1)) if step < 0 else size
+    return arith.minsi(_index(start), limit)
+
+
+def _lower_slice(op, result: TensorType, attrs):
+    (x,) = ember.tensor_operands(op)
+    xt = _type(x)
+    sizes = _result_sizes(result, ember.size_operands(op))
+    firsts = []
+    for axis, (start, step, out) in enumerate(zip(attrs["starts"], attrs["steps"], result.shape)):
+        first = 0 if out == 0 else _slice_first(_dim(x, axis), start, step)
+        firsts.append(first)
+    steps = list(attrs["steps"])
+    if all(s > 0 for s in steps):
+        return _extract_slice(x, result, firsts, sizes, steps)
+    return _gather_slice(x, result, firsts, sizes, steps, xt)
+
+
+def _extract_slice(x, result, offsets, sizes, strides):
+    def split(values):
+        dynamic = [v for v in values if isinstance(v, ir.Value)]
+        static = [_DYNAMIC if isinstance(v, ir.Value) else v for v in values]
+        return dynamic, static
+
+    dyn_off, st_off = split(offsets)
+    dyn_size, st_size = split(sizes)
+    return tensor.ExtractSliceOp(result.to_mlir(), x, dyn_off, dyn_size, [], st_off, st_size, strides).result
+
+
+def _gather_slice(x, result, firsts, sizes, steps, xt):
+    """Negative steps: element i of the result reads ``x[first + i * step]`` per dim."""
+    init = _empty(result, sizes)
+
+    def body(_):
+        indices = []
+        for axis, (first, step) in enumerate(zip(firsts, steps)):
+            i = linalg.IndexOp(axis).result
+            indices.append(arith.addi(_as_index(first), arith.muli(i, _index(step))))
+        return tensor.extract(x, indices)
+
+    return _generic([], init, [_identity(result.rank)], ["parallel"] * result.rank, body)
+
+
+def _lower_concatenate(op, result: TensorType, attrs):
+    lhs, rhs = ember.tensor_operands(op)
+    axis = attrs["axis"]
+    lhs_sizes = [_dim(lhs, i) for i in range(result.rank)]
+    rhs_sizes = [_dim(rhs, i) for i in range(result.rank)]
+    sizes = list(lhs_sizes)
+    if result.shape[axis] is DYN:
+        sizes[axis] = arith.addi(_as_index(lhs_sizes[axis]), _as_index(rhs_sizes[axis]))
+    init = _empty(result, sizes)
+    zeros = [0] * result.rank
+    out = _insert_slice(lhs, init, zeros, lhs_sizes)
+    offsets = list(zeros)
+    offsets[axis] = lhs_sizes[axis]
+    return _insert_slice(rhs, out, offsets, rhs_sizes)
+
+
+def _insert_slice(source, dest, offsets, sizes):
+    dyn_off = [v for v in offsets if isinstance(v, ir.Value)]
+    dyn_size = [v for v in sizes if isinstance(v, ir.Value)]
+    st_off = [_DYNAMIC if isinstance(v, ir.Value) else v for v in offsets]
+    st_size = [_DYNAMIC if isinstance(v, ir.Value) else v for v in sizes]
+    return tensor.InsertSliceOp(source, dest, dyn_off, dyn_size, [], st_off, st_size, [1] * len(sizes)).result
+
+
+# ----------------------------------------------------------------------------- leaves
+
+
+def _lower_constant(op, result: TensorType, attrs):
+    return arith.ConstantOp(op.results[0].type, op.attributes["value"]).result
+
+
+def _lower_dim(op, result, attrs):
+    (x,) = ember.tensor_operands(op)
+    return tensor.dim(x, _index(attrs["axis"]))
+
+
+# ----------------------------------------------------------------------------- the table
+
+LOWERINGS = {}
+for _name, _spec in ops.OPS.items():
+    LOWERINGS[_name] = {
+        "unary": _lower_unary,
+        "binary": _lower_binary,
+        "reduce": _lower_reduce,
+    }.get(_spec.family)
+LOWERINGS.update({
+    "cmp": _lower_cmp,
+    "select": _lower_select,
+    "cast": _lower_cast,
+    "matmul": _lower_matmul,
+    "transpose": _lower_transpose,
+    "broadcast_to": _lower_broadcast_to,
+    "reshape": _lower_reshape,
+    "expand_dims": _lower_expand_dims,
+    "squeeze": _lower_squeeze,
+    "slice": _lower_slice,
+    "concatenate": _lower_concatenate,
+    "constant": _lower_constant,
+    "dim": _lower_dim,
+})
+missing = [n for n, fn in LOWERINGS.items() if fn is None]
+assert not missing, f"ember ops without a lowering: {missing}"
+
+
+def lower_op(op: ir.Operation) -> ir.Value:
+    """Build the replacement of one ember op before it and return its value."""
+    name = op.name.removeprefix("ember.")
+    if name not in LOWERINGS:
+        raise PassFailure(f"no lowering for '{op.name}'", op)
+    try:
+        attrs = ember.op_attributes(op)
+        result = None if name == "dim" else _type(op.results[0])
+    except (ops.TypeRuleError, TypeError, ValueError) as e:
+        raise PassFailure(f"cannot lower '{op.name}': {e}", op) from None
+    with op.location, ir.InsertionPoint(op):
+        value = LOWERINGS[name](op, result, attrs)
+    # Some binding helpers (linalg.transpose) return the op rather than its result.
+    return _single_value(value)
+
+
+def _single_value(value) -> ir.Value:
+    if isinstance(value, (ir.Operation, ir.OpView)):
+        value = value.results
+    if isinstance(value, ir.OpResultList):
+        value = value[0]
+    return value
 
 
 @register
 @dataclass
 class EmberToLinalg(EmberPass):
-    """Lowers Ember ops to upstream tensor-level dialects so MLIR's pipelines take over."""
+    """Lowers Ember ops to upstream tensor-level dialects, where MLIR's fusion,
+    tiling and bufferization take over; NumPy's semantics are fixed here, once."""
 
     name = "ember-to-linalg"
     summary = "Lower ember ops to linalg, tensor, arith and math ops on tensors"
 
     def run(self, module):
-        raise PassFailure("ember-to-linalg is not implemented yet", module)
+        found = []
+
+        def collect(op):
+            if op.operation.name.startswith("ember."):
+                found.append(op.operation)
+            return ir.WalkResult.ADVANCE
+
+        module.walk(collect)
+        with module.context:
+            for op in found:
+                value = lower_op(op)
+                op.results[0].replace_all_uses_with(value)
+                op.erase()

@@ -105,9 +105,13 @@ def producers(op) -> list:
 
 
 def tile_rows(op, tile_bytes: int) -> int:
-    """Outer-dimension slices per tile so that one tile's operands fit ``tile_bytes``."""
+    """Loop iterations per tile so that one tile's operands fit ``tile_bytes``.
+
+    A cache model, not an exact count: each operand contributes one slice along its
+    first dimension (``?`` sizes counted as 1024) per iteration of the tiled loop.
+    """
     per_slice = 0
-    for value in list(op.operands) + list(op.results):
+    for value in op.operands:
         t = value.type
         if not isinstance(t, ir.ShapedType) or t.rank == 0:
             continue

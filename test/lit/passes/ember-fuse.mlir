@@ -1,0 +1,89 @@
+// RUN: ember-opt %s --pass-pipeline='builtin.module(ember-fuse)' | FileCheck %s
+// RUN: ember-opt %s --pass-pipeline='builtin.module(ember-fuse{tile-bytes=65536})' | FileCheck %s --check-prefix=SMALL
+
+// An elementwise chain becomes one linalg.generic (upstream elementwise fusion).
+// CHECK-LABEL: func.func @chain
+// CHECK-NOT: tensor.empty{{.*}}tensor.empty
+// CHECK: %[[R:.*]] = linalg.generic
+// CHECK-SAME: iterator_types = ["parallel"]
+// CHECK-SAME: ins(%arg0, %arg1 : tensor<?xf32>, tensor<?xf32>)
+// CHECK: arith.subf
+// CHECK-NEXT: arith.mulf
+// CHECK-NEXT: math.tanh
+// CHECK-NEXT: linalg.yield
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[R]]
+#id1 = affine_map<(d0) -> (d0)>
+func.func @chain(%a: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %a, %c0 : tensor<?xf32>
+  %e = tensor.empty(%n) : tensor<?xf32>
+  %0 = linalg.generic {indexing_maps = [#id1, #id1, #id1], iterator_types = ["parallel"]} ins(%a, %b : tensor<?xf32>, tensor<?xf32>) outs(%e : tensor<?xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.subf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<?xf32>
+  %1 = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]} ins(%0 : tensor<?xf32>) outs(%e : tensor<?xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %m = arith.mulf %x, %x : f32
+    %t = math.tanh %m : f32
+    linalg.yield %t : f32
+  } -> tensor<?xf32>
+  return %1 : tensor<?xf32>
+}
+
+// Softmax: the max and sum reductions, the exp and the division land in one
+// scf.forall over row tiles; nothing of the computation is left outside it.
+// CHECK-LABEL: func.func @softmax
+// CHECK-NOT: linalg.generic
+// Tiles hold 256 KiB by default: 31 rows of two 4 KiB rows (plus the row sums).
+// SMALL-LABEL: func.func @softmax
+// SMALL: scf.forall ({{.*}}) = (0) to ({{.*}}) step (7)
+// CHECK: %[[OUT:.*]] = scf.forall (%[[ROW:.*]]) = (0) to (%{{.*}}) step (31) shared_outs(%[[ACC:.*]] = %{{.*}})
+// CHECK: %[[MAX:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// CHECK: arith.maximumf
+// CHECK: %[[EXP:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %[[MAX]] :
+// CHECK: arith.subf
+// CHECK-NEXT: math.exp
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]{{.*}} ins(%[[EXP]] :
+// CHECK: arith.addf
+// CHECK: linalg.generic {{.*}} ins(%[[EXP]], %[[SUM]] :
+// CHECK: arith.divf
+// CHECK: scf.forall.in_parallel
+// CHECK-NEXT: tensor.parallel_insert_slice {{.*}} into %[[ACC]][%[[ROW]], 0]
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[OUT]]
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @softmax(%x: tensor<?x1024xf32>) -> tensor<?x1024xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x1024xf32>
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty(%n) : tensor<?xf32>
+  %m0 = linalg.fill ins(%ninf : f32) outs(%e0 : tensor<?xf32>) -> tensor<?xf32>
+  %m = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<?x1024xf32>) outs(%m0 : tensor<?xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.maximumf %a, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<?xf32>
+  %e1 = tensor.empty(%n) : tensor<?x1024xf32>
+  %ex = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %m : tensor<?x1024xf32>, tensor<?xf32>) outs(%e1 : tensor<?x1024xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.subf %a, %b : f32
+    %t = math.exp %s : f32
+    linalg.yield %t : f32
+  } -> tensor<?x1024xf32>
+  %s0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<?xf32>) -> tensor<?xf32>
+  %s = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%ex : tensor<?x1024xf32>) outs(%s0 : tensor<?xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %a, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<?xf32>
+  %out = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%ex, %s : tensor<?x1024xf32>, tensor<?xf32>) outs(%e1 : tensor<?x1024xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.divf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<?x1024xf32>
+  return %out : tensor<?x1024xf32>
+}
