@@ -28,7 +28,7 @@ func.func @add(%a: tensor<?xf32>, %b: tensor<?xf32> {ember.layout = "contiguous"
 // to the C runner library's memrefCopy.
 // CHECK-LABEL: func.func @identity
 // CHECK-SAME: (%[[X:[a-z0-9_]+]]: memref<4x2xi64, strided<[?, ?], offset: ?>>, %[[O:[a-z0-9_]+]]: memref<4x2xi64>)
-// CHECK: linalg.copy ins(%[[X]] : {{.*}}) outs(%[[O]] : memref<4x2xi64>)
+// CHECK: linalg.copy {{.*}}ins(%[[X]] : {{.*}}) outs(%[[O]] : memref<4x2xi64>)
 // CHECK-NOT: memref.copy
 func.func @identity(%x: tensor<4x2xi64>) -> tensor<4x2xi64> {
   return %x : tensor<4x2xi64>
