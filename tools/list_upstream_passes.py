@@ -14,6 +14,9 @@ import sys
 from compiler.mlir import ir, passmanager
 from compiler.passes.registry import UPSTREAM_LIST
 
+# Short names the byte scan can miss (their strings sit next to other text).
+SEEDS = {"cse", "canonicalize", "inline", "sccp", "symbol-dce", "mem2reg", "sroa", "print-ir",
+         "loop-invariant-code-motion", "control-flow-sink", "strip-debuginfo", "topological-sort"}
 WORD = rb"(?<![\x21-\x7e])[a-z][a-z0-9]*(?:-[a-z0-9]+)*(?![\x21-\x7e])"
 
 
@@ -22,7 +25,7 @@ def _candidates() -> set[str]:
 
     path = os.path.join(os.path.dirname(libs.__file__), "libTorchMLIRAggregateCAPI.so")
     with open(path, "rb") as f:
-        return {m.group().decode() for m in re.finditer(WORD, f.read())}
+        return SEEDS | {m.group().decode() for m in re.finditer(WORD, f.read())}
 
 
 def _is_pass(name: str) -> bool:
