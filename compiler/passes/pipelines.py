@@ -26,6 +26,8 @@ def lower_to_llvm() -> str:
         "lower-to-loops",
         "scf-forall-to-for",
         "func.func(math-expand-ops)",
+        "arith-expand",  # floordivsi, ceildivsi and friends have no direct LLVM lowering
+        "convert-math-to-funcs",  # math.ipowi (integer power) as a small generated function
         "convert-scf-to-cf",
         "expand-strided-metadata",
         "lower-affine",

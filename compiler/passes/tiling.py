@@ -1,8 +1,10 @@
 """Tile-and-fuse along the outermost parallel dimension (``ember-tile``).
 
 Each *root* — a linalg op whose result no other linalg op of its function consumes —
-is tiled along its first parallel loop into an ``scf.forall``, and its producers are
-fused into the loop body (``transform.structured.fuse``). That gives:
+is tiled along its first parallel loop into an ``scf.forall``
+(``transform.structured.tile_using_forall``), and the producers of its *fusion
+group* are fused into the loop body (``fuse_into_containing_op``; ``fusion_group``
+says which). That gives:
 
 * one loop nest per root, whose iterations are independent: the runtime splits the
   ``scf.forall`` range across threads (and a GPU backend maps it to a grid);
@@ -22,17 +24,37 @@ from compiler.mlir import ir, transform_interpreter
 from compiler.passes.registry import EmberPass, PassFailure, register, run_upstream
 
 ROOT_MARK = "ember.tile_root"
+LOOP_MARK = "ember.tile_loop"
+PRODUCER_MARK = "ember.fuse_producer"
 
-_FUSE_SCRIPT = """
+_HEADER = """
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
-    %op = transform.structured.match attributes{MARK} in %root : (!transform.any_op) -> !transform.any_op
-    %tiled, %loop = transform.structured.fuse %op tile_sizes [SIZES] {use_forall}
-        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+"""
+_FOOTER = """
     transform.yield
   }
 }
 """
+_TILE = """
+    %op = transform.structured.match attributes{ROOT} in %root : (!transform.any_op) -> !transform.any_op
+    %tiled, %loop = transform.structured.tile_using_forall %op tile_sizes [SIZES]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.annotate %loop "LOOP" : !transform.any_op
+"""
+_FUSE = """
+    %loop = transform.structured.match attributes{LOOP} in %root : (!transform.any_op) -> !transform.any_op
+    %producer = transform.structured.match attributes{PRODUCER} in %root : (!transform.any_op) -> !transform.any_op
+    %fused, %new_loop = transform.structured.fuse_into_containing_op %producer into %loop
+        : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
+"""
+
+
+def _script(body: str, **names) -> ir.Module:
+    text = _HEADER + body + _FOOTER
+    for key, value in names.items():
+        text = text.replace(key, value)
+    return ir.Module.parse(text)
 
 
 def is_linalg(op) -> bool:
@@ -122,33 +144,90 @@ def tile_rows(op, tile_bytes: int) -> int:
     return max(1, tile_bytes // max(per_slice, 1))
 
 
+def is_elementwise(op) -> bool:
+    return all(k == "parallel" for k in iterator_types(op))
+
+
+def _users(op) -> set:
+    """Ops reading ``op``'s results, ignoring ``tensor.dim`` (sizes are not data)."""
+    out = set()
+    for result in op.results:
+        for use in result.uses:
+            if use.owner.name != "tensor.dim":
+                out.add(use.owner.operation if isinstance(use.owner, ir.OpView) else use.owner)
+    return out
+
+
+def fusion_group(root) -> list:
+    """Producers to compute inside ``root``'s tiles, consumers first.
+
+    A producer joins when the group reads it and either it is elementwise (cheap to
+    recompute per tile, even if others read it too) or only the group reads it.
+    A reduction or matmul that something outside also reads is computed once,
+    before the loop, instead of once per consumer.
+    """
+    block = root.parent.regions[0].blocks[0] if root.parent.name == "func.func" else None
+    position = {op.operation: i for i, op in enumerate(block.operations)} if block else {}
+    group, order = {root}, []
+    for p in sorted(producers(root), key=lambda op: -position.get(op, 0)):
+        users = _users(p)
+        if users & group and (is_elementwise(p) or users <= group):
+            group.add(p)
+            order.append(p)
+    return order
+
+
+def _module_of(op):
+    while op.name != "builtin.module":
+        op = op.parent
+    return op
+
+
+def _apply(module, script: ir.Module) -> None:
+    transform_interpreter.apply_named_sequence(module, script.body.operations[0], script.operation)
+
+
 def tile_and_fuse(op, tile_bytes: int) -> bool:
-    """Tile ``op`` along its first parallel loop into an scf.forall, fusing producers in."""
+    """Tile ``op`` along its first parallel loop into an scf.forall; fuse its group in."""
     kinds = iterator_types(op)
     if "parallel" not in kinds:
         return False
     sizes = [0] * len(kinds)
     sizes[kinds.index("parallel")] = tile_rows(op, tile_bytes)
+    group = fusion_group(op)
+    module = _module_of(op)
     op.attributes[ROOT_MARK] = ir.UnitAttr.get()
-    script = ir.Module.parse(_FUSE_SCRIPT.replace("MARK", ROOT_MARK).replace("SIZES", ", ".join(map(str, sizes))))
-    module = op
-    while module.name != "builtin.module":
-        module = module.parent
     try:
-        transform_interpreter.apply_named_sequence(module, script.body.operations[0], script.operation)
-    except ir.MLIRError as e:
+        _apply(module, _script(_TILE, ROOT=ROOT_MARK, LOOP=LOOP_MARK, SIZES=", ".join(map(str, sizes))))
+    except ValueError as e:
         raise PassFailure(f"tiling failed: {e}", op) from None
-    _clear_marks(module)
-    # Fusing a producer once per consumer inside the tile duplicates it; CSE merges
-    # the copies (same op on the same slice) and canonicalize drops the untiled originals.
+    finally:
+        _clear_marks(module)
+    for producer in group:
+        _fuse_into_loop(module, producer)
+    _clear_marks(module, LOOP_MARK)
+    # Canonicalize drops the untiled originals that fusion left without users.
     run_upstream(module, "canonicalize,cse")
     return True
 
 
-def _clear_marks(module) -> None:
+def _fuse_into_loop(module, producer) -> None:
+    producer.attributes[PRODUCER_MARK] = ir.UnitAttr.get()
+    try:
+        _apply(module, _script(_FUSE, LOOP=LOOP_MARK, PRODUCER=PRODUCER_MARK))
+    except ValueError:
+        pass  # not reachable from the loop through slices: it stays outside, computed once
+    finally:
+        _clear_marks(module, PRODUCER_MARK)
+
+
+def _clear_marks(module, *marks) -> None:
+    marks = marks or (ROOT_MARK, PRODUCER_MARK)
+
     def visit(op):
-        if ROOT_MARK in op.attributes:
-            del op.attributes[ROOT_MARK]
+        for mark in marks:
+            if mark in op.attributes:
+                del op.attributes[mark]
         return ir.WalkResult.ADVANCE
 
     module.walk(visit)

@@ -81,7 +81,7 @@ def test_ember_pass_inside_an_anchor_runs_in_order_with_upstream_passes():
         module = ir.Module.parse(ELEMENTWISE)
         registry.run_pipeline(module, "builtin.module(func.func(canonicalize, ember-tile{tile-bytes=64}, cse))")
         text = str(module)
-    assert "scf.forall" in text and "step (8)" in text  # 64 bytes / (2 operands x 4 bytes)
+    assert "scf.forall" in text and "(d0 * 8)" in text  # 64 bytes / (2 operands x 4 bytes)
 
 
 def test_pass_failure_is_a_located_diagnostic_not_a_traceback():

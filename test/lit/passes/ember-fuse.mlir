@@ -1,6 +1,12 @@
 // RUN: ember-opt %s --pass-pipeline='builtin.module(ember-fuse)' | FileCheck %s
 // RUN: ember-opt %s --pass-pipeline='builtin.module(ember-fuse{tile-bytes=65536})' | FileCheck %s --check-prefix=SMALL
 
+// Tile sizes show in the loop's offset maps, printed first. Tiles hold 256 KiB by
+// default: 31 softmax rows of two 4 KiB rows (plus the row sums); 7 with 64 KiB.
+// CHECK: affine_map<(d0) -> (d0 * 31)>
+// SMALL: affine_map<(d0) -> (d0 * 7)>
+
+
 // An elementwise chain becomes one linalg.generic (upstream elementwise fusion).
 // CHECK-LABEL: func.func @chain
 // CHECK-NOT: tensor.empty{{.*}}tensor.empty
@@ -36,10 +42,8 @@ func.func @chain(%a: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<?xf32> {
 // scf.forall over row tiles; nothing of the computation is left outside it.
 // CHECK-LABEL: func.func @softmax
 // CHECK-NOT: linalg.generic
-// Tiles hold 256 KiB by default: 31 rows of two 4 KiB rows (plus the row sums).
-// SMALL-LABEL: func.func @softmax
-// SMALL: scf.forall ({{.*}}) = (0) to ({{.*}}) step (7)
-// CHECK: %[[OUT:.*]] = scf.forall (%[[ROW:.*]]) = (0) to (%{{.*}}) step (31) shared_outs(%[[ACC:.*]] = %{{.*}})
+// CHECK: %[[OUT:.*]] = scf.forall (%[[ROW:.*]]) in (%{{.*}}) shared_outs(%[[ACC:.*]] = %{{.*}})
+// CHECK: %[[R0:.*]] = affine.apply #{{.*}}(%[[ROW]])
 // CHECK: %[[MAX:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
 // CHECK: arith.maximumf
 // CHECK: %[[EXP:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %[[MAX]] :
@@ -50,7 +54,7 @@ func.func @chain(%a: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<?xf32> {
 // CHECK: linalg.generic {{.*}} ins(%[[EXP]], %[[SUM]] :
 // CHECK: arith.divf
 // CHECK: scf.forall.in_parallel
-// CHECK-NEXT: tensor.parallel_insert_slice {{.*}} into %[[ACC]][%[[ROW]], 0]
+// CHECK-NEXT: tensor.parallel_insert_slice {{.*}} into %[[ACC]][%[[R0]], 0]
 // CHECK-NOT: linalg.generic
 // CHECK: return %[[OUT]]
 #id = affine_map<(d0, d1) -> (d0, d1)>

@@ -1,12 +1,14 @@
 // RUN: ember-opt %s --pass-pipeline='builtin.module(ember-tile{tile-bytes=4096})' | FileCheck %s
 
 // An elementwise op is tiled along its only loop: 4096 bytes / (3 operands x 4 bytes).
+// CHECK: #[[OFFSET:.*]] = affine_map<(d0) -> (d0 * 341)>
 // CHECK-LABEL: func.func @elementwise
-// CHECK: %[[R:.*]] = scf.forall (%[[I:.*]]) = (0) to (%{{.*}}) step (341) shared_outs(%[[O:.*]] = %{{.*}})
-// CHECK: %[[A:.*]] = tensor.extract_slice %arg0[%[[I]]]
-// CHECK: %[[B:.*]] = tensor.extract_slice %arg1[%[[I]]]
+// CHECK: %[[R:.*]] = scf.forall (%[[I:.*]]) in (%{{.*}}) shared_outs(%[[O:.*]] = %{{.*}})
+// CHECK: %[[OFF:.*]] = affine.apply #[[OFFSET]](%[[I]])
+// CHECK: %[[A:.*]] = tensor.extract_slice %arg0[%[[OFF]]]
+// CHECK: %[[B:.*]] = tensor.extract_slice %arg1[%[[OFF]]]
 // CHECK: linalg.generic {{.*}} ins(%[[A]], %[[B]] :
-// CHECK: tensor.parallel_insert_slice {{.*}} into %[[O]][%[[I]]]
+// CHECK: tensor.parallel_insert_slice {{.*}} into %[[O]][%[[OFF]]]
 // CHECK: return %[[R]]
 #id1 = affine_map<(d0) -> (d0)>
 func.func @elementwise(%a: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<?xf32> {
@@ -23,8 +25,9 @@ func.func @elementwise(%a: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<?xf32> {
 
 // A column sum reduces d0; the tile loop runs over the parallel d1 instead.
 // CHECK-LABEL: func.func @column_sum
-// CHECK: scf.forall (%[[J:.*]]) = (0) to (64) step (15)
-// CHECK: tensor.extract_slice %arg0[0, %[[J]]] [128, %{{.*}}] [1, 1]
+// CHECK: scf.forall (%[[J:.*]]) in (5)
+// CHECK: %[[COL:.*]] = affine.apply #{{.*}}(%[[J]])
+// CHECK: tensor.extract_slice %arg0[0, %[[COL]]] [128, %{{.*}}] [1, 1]
 // CHECK: linalg.generic {{.*}}iterator_types = ["reduction", "parallel"]
 #in = affine_map<(d0, d1) -> (d0, d1)>
 #col = affine_map<(d0, d1) -> (d1)>
