@@ -1,0 +1,41 @@
+"""The CPU backend: an Ember module becomes a callable running host object code."""
+
+from __future__ import annotations
+
+from compiler.backends.llvm_cpu.codegen import emit_object, optimize
+from compiler.dialects.shapes import ShapeProgram
+from compiler.dialects.types import TensorType
+from compiler.mlir import ir, translate_to_llvm_ir
+from compiler.passes.registry import run_pipeline
+from runtime.kernel import Kernel, Signature
+from runtime.loader import LoadedObject
+
+
+def entry_function(module: ir.Module, name: str | None = None):
+    for op in module.body.operations:
+        op = op.operation
+        if op.name == "func.func" and (name is None or ir.StringAttr(op.attributes["sym_name"]).value == name):
+            return op
+    raise LookupError(f"no function {name or ''} in module".replace("  ", " "))
+
+
+def signature_of(func_op) -> Signature:
+    fn_type = ir.FunctionType(ir.TypeAttr(func_op.attributes["function_type"]).value)
+    return Signature(ir.StringAttr(func_op.attributes["sym_name"]).value,
+                     tuple(TensorType.from_mlir(t) for t in fn_type.inputs),
+                     tuple(TensorType.from_mlir(t) for t in fn_type.results))
+
+
+def lower_to_object(module: ir.Module) -> tuple[bytes, str]:
+    """Object code (and the LLVM IR it came from) of an Ember module; ``module`` is untouched."""
+    with module.context:
+        lowered = ir.Module.parse(str(module))
+    run_pipeline(lowered, "builtin.module(lower-to-llvm)")
+    llvm_ir = translate_to_llvm_ir(lowered)
+    return emit_object(optimize(llvm_ir)), llvm_ir
+
+
+def compile_module(module: ir.Module, entry: str | None = None) -> Kernel:
+    func_op = entry_function(module, entry)
+    object_code, _ = lower_to_object(module)
+    return Kernel(LoadedObject(object_code), signature_of(func_op), ShapeProgram(func_op))
