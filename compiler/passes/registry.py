@@ -54,6 +54,9 @@ class EmberPass:
             where = failure.op if failure.op is not None else op
             where.location.emit_error(f"{self.name}: {failure}")
             pass_.signal_pass_failure()
+        except Exception as bug:  # a bug of ours: still a located diagnostic, not a traceback
+            op.location.emit_error(f"{self.name}: internal error: {type(bug).__name__}: {bug}")
+            pass_.signal_pass_failure()
 
 
 PASSES: dict[str, type[EmberPass]] = {}
