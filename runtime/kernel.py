@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from compiler.dialects.types import DYN, TensorType
+from runtime import threads
 from runtime.loader import LoadedObject
 from runtime.memref import descriptor, descriptor_type
 
@@ -28,14 +29,17 @@ class Signature:
 
 
 class Kernel:
-    def __init__(self, loaded: LoadedObject, signature: Signature, shape_program):
+    def __init__(self, loaded: LoadedObject, signature: Signature, shape_program, parallel: bool = False):
         self.signature = signature
+        self.parallel = parallel
         self._loaded = loaded  # keeps the code alive
         self._shape_program = shape_program
         self._shape_cache: dict[tuple, list[tuple]] = {}
         ranks = [t.rank for t in signature.inputs + signature.outputs]
-        prototype = ctypes.CFUNCTYPE(None, *[ctypes.POINTER(descriptor_type(r)) for r in ranks])
-        self._function = prototype(loaded.address(f"_mlir_ciface_{signature.name}"))
+        argtypes = [ctypes.POINTER(descriptor_type(r)) for r in ranks]
+        if parallel:
+            argtypes += [ctypes.c_int64, ctypes.c_int64]  # part, parts
+        self._function = ctypes.CFUNCTYPE(None, *argtypes)(loaded.address(f"_mlir_ciface_{signature.name}"))
 
     def output_shapes(self, inputs) -> list[tuple]:
         key = tuple(a.shape for a in inputs)
@@ -59,6 +63,11 @@ class Kernel:
         inputs = self._check(arrays)
         outputs = [np.empty(shape, t.numpy_dtype)
                    for shape, t in zip(self.output_shapes(inputs), self.signature.outputs)]
-        descriptors = [descriptor(a) for a in inputs + outputs]
-        self._function(*[ctypes.byref(d) for d in descriptors])
+        arrays = inputs + outputs
+        pointers = [ctypes.byref(descriptor(a)) for a in arrays]
+        if not self.parallel:
+            self._function(*pointers)
+            return tuple(outputs)
+        parts = threads.num_threads() if sum(a.nbytes for a in arrays) >= threads.PARALLEL_MIN_BYTES else 1
+        threads.run_parts(lambda part: self._function(*pointers, part, parts), parts)
         return tuple(outputs)

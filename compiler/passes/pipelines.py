@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from compiler.passes import ember_to_linalg  # noqa: F401  (registers ember-to-linalg)
 from compiler.passes.registry import register_pipeline
-from compiler.passes import bufferize, fusion, tiling  # noqa: F401,E402  (register their passes)
+from compiler.passes import bufferize, fusion, parallel, tiling  # noqa: F401,E402  (register their passes)
 
 
 @register_pipeline("lower-to-loops", "Ember to scf loops over memrefs (for reading)")
@@ -14,6 +14,7 @@ def lower_to_loops() -> str:
         "ember-fuse",
         "ember-tile",
         "ember-bufferize",
+        "ember-parallel-parts",
         "func.func(convert-linalg-to-loops)",
         "canonicalize",
         "cse",
@@ -22,8 +23,12 @@ def lower_to_loops() -> str:
 
 @register_pipeline("lower-to-llvm", "Ember all the way to the LLVM dialect")
 def lower_to_llvm() -> str:
+    return "lower-to-loops,loops-to-llvm"
+
+
+@register_pipeline("loops-to-llvm", "the output of lower-to-loops to the LLVM dialect")
+def loops_to_llvm() -> str:
     return ",".join([
-        "lower-to-loops",
         "scf-forall-to-for",
         "func.func(math-expand-ops)",
         "arith-expand",  # floordivsi, ceildivsi and friends have no direct LLVM lowering

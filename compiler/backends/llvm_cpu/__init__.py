@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from compiler.backends.llvm_cpu.codegen import emit_object, optimize
 from compiler.dialects.shapes import ShapeProgram
 from compiler.dialects.types import TensorType
 from compiler.mlir import ir, translate_to_llvm_ir
+from compiler.passes.parallel import PARALLEL_ATTR
 from compiler.passes.registry import run_pipeline
 from runtime.kernel import Kernel, Signature
 from runtime.loader import LoadedObject
@@ -26,16 +29,27 @@ def signature_of(func_op) -> Signature:
                      tuple(TensorType.from_mlir(t) for t in fn_type.results))
 
 
-def lower_to_object(module: ir.Module) -> tuple[bytes, str]:
-    """Object code (and the LLVM IR it came from) of an Ember module; ``module`` is untouched."""
+@dataclass(frozen=True)
+class Lowered:
+    object_code: bytes
+    llvm_ir: str
+    parallel: bool  # the kernel takes (part, parts): see compiler/passes/parallel.py
+
+
+def lower_to_object(module: ir.Module, entry: str) -> Lowered:
+    """Object code of an Ember module's function ``entry``; ``module`` is untouched."""
     with module.context:
         lowered = ir.Module.parse(str(module))
-    run_pipeline(lowered, "builtin.module(lower-to-llvm)")
+    run_pipeline(lowered, "builtin.module(lower-to-loops)")
+    attrs = entry_function(lowered, entry).attributes
+    parallel = PARALLEL_ATTR in attrs and ir.BoolAttr(attrs[PARALLEL_ATTR]).value
+    run_pipeline(lowered, "builtin.module(loops-to-llvm)")
     llvm_ir = translate_to_llvm_ir(lowered)
-    return emit_object(optimize(llvm_ir)), llvm_ir
+    return Lowered(emit_object(optimize(llvm_ir)), llvm_ir, parallel)
 
 
 def compile_module(module: ir.Module, entry: str | None = None) -> Kernel:
     func_op = entry_function(module, entry)
-    object_code, _ = lower_to_object(module)
-    return Kernel(LoadedObject(object_code), signature_of(func_op), ShapeProgram(func_op))
+    signature = signature_of(func_op)
+    lowered = lower_to_object(module, signature.name)
+    return Kernel(LoadedObject(lowered.object_code), signature, ShapeProgram(func_op), lowered.parallel)
