@@ -20,6 +20,7 @@ Python ints.
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Callable
 
 import numpy as np
@@ -168,8 +169,7 @@ def _slice(x, attrs, out):
         first = start + size if start < 0 else start
         last = first + (length - 1) * step
         if length > 0 and not (0 <= first < size and 0 <= last < size):
-            raise ValueError(f"ember.slice: dimension {axis}: {length} elements from {start} by {step} "
-                             f"leave the size {size}")
+            raise ValueError(f"dimension {axis}: {length} elements from {start} by {step} leave the size {size}")
         stop = first + length * step
         index.append(slice(first, None if stop < 0 else stop, step))
     return x[tuple(index)]
@@ -221,6 +221,9 @@ IMPLS: dict[str, Callable] = _table()
 
 # ----------------------------------------------------------------------------- running
 
+# Families whose operands have one type, hence must have one shape at run time.
+ELEMENTWISE = ("binary", "compare", "select")
+
 
 def run(module, *arrays, entry: str | None = None) -> tuple:
     """Execute ``entry`` (default: the first ``func.func``) of ``module`` on ``arrays``.
@@ -238,7 +241,8 @@ def run(module, *arrays, entry: str | None = None) -> tuple:
         fn = _find_function(operation, entry)
         block = fn.regions[0].blocks[0]
         env: dict = dict(zip(block.arguments, _check_inputs(fn, block, arrays)))
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # NumPy's "Mean of empty slice" & co.
             for op in block.operations:
                 name = op.operation.name
                 if name == "func.return":
@@ -310,6 +314,10 @@ def _step(op: ir.Operation, env: dict) -> None:
     short = name.removeprefix("ember.")
     attrs = ember.op_attributes(op)
     operands = [env[v] for v in ember.tensor_operands(op)]
+    if ops.OPS[short].family in ELEMENTWISE and len({x.shape for x in operands}) > 1:
+        # equal types, but ``?`` sizes that disagree: NumPy would broadcast a 1 silently
+        raise ValueError(f"'{name}' at {op.location}: operand shapes differ at run time: "
+                         + " vs ".join(str(x.shape) for x in operands))
     result = op.results[0]
     if short == "dim":
         env[result] = IMPLS[short](*operands, attrs, None)

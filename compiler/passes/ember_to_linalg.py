@@ -45,9 +45,38 @@ def _index(value: int) -> ir.Value:
 
 
 def _dim(value: ir.Value, axis: int) -> ir.Value | int:
-    """Size of ``axis`` of ``value``: an int when static, else a ``tensor.dim``."""
+    """Size of ``axis`` of ``value``: an int when static, else an index value.
+
+    A dynamic size is traced back through destination-style producers (linalg ops,
+    ``insert_slice``) to the ``tensor.empty`` that fixed it, so lowered ops do not
+    take extra ``tensor.dim`` uses of each other's results: elementwise fusion
+    only fuses producers with a single use.
+    """
     size = _type(value).shape[axis]
-    return size if size is not DYN else tensor.dim(value, _index(axis))
+    if size is not DYN:
+        return size
+    source = _size_source(value)
+    owner = _producer(source)
+    if owner is not None and owner.name == "tensor.empty":
+        return owner.operands[_type(source).shape[:axis].count(DYN)]
+    return tensor.dim(source, _index(axis))
+
+
+def _producer(value: ir.Value) -> ir.Operation | None:
+    owner = value.owner
+    return None if isinstance(owner, ir.Block) else owner.operation
+
+
+def _size_source(value: ir.Value) -> ir.Value:
+    """The value whose sizes ``value`` inherits: follow inits of single-result DPS ops."""
+    while (owner := _producer(value)) is not None:
+        if owner.name.startswith("linalg.") and len(owner.results) == 1:
+            value = owner.operands[len(owner.operands) - 1]
+        elif owner.name == "tensor.insert_slice":
+            value = owner.operands[1]
+        else:
+            break
+    return value
 
 
 def _as_index(size) -> ir.Value:
@@ -199,9 +228,17 @@ def _lower_reduce(op, result: TensorType, attrs):
 
 def _divide_by_count(total: ir.Value, t: TensorType, x: ir.Value, axes) -> ir.Value:
     """``total / prod(dims of x over axes)``; the count is computed from (dynamic) dims."""
-    count = _index(1)
+    static, count = 1, None
     for a in axes:
-        count = arith.muli(count, _as_index(_dim(x, a)))
+        size = _dim(x, a)
+        if isinstance(size, int):
+            static *= size
+        else:
+            count = size if count is None else arith.muli(count, size)
+    if count is None:
+        count = _index(static)
+    elif static != 1:
+        count = arith.muli(count, _index(static))
     f = scalar.element_type(t.dtype)
     count = arith.sitofp(f, arith.index_cast(ir.IntegerType.get_signless(64), count))
     return _elementwise([total], t, lambda s, _: arith.divf(s, count))
@@ -301,8 +338,8 @@ def _lower_reshape(op, result: TensorType, attrs):
     (x,) = ember.tensor_operands(op)
     xt = _type(x)
     sizes = _result_sizes(result, ember.size_operands(op))
-    if xt.shape == result.shape and xt.is_static:
-        return x
+    if xt.shape == result.shape and len(xt.dynamic_axes()) <= 1:
+        return x  # equal element counts force the one unknown size to agree
     if xt.is_static and result.is_static and 0 not in xt.shape and 0 not in result.shape:
         if xt.rank >= result.rank:
             groups = _static_groups(xt.shape, result.shape)
@@ -407,12 +444,15 @@ def _lower_concatenate(op, result: TensorType, attrs):
     sizes = list(lhs_sizes)
     if result.shape[axis] is DYN:
         sizes[axis] = arith.addi(_as_index(lhs_sizes[axis]), _as_index(rhs_sizes[axis]))
-    init = _empty(result, sizes)
+    out = _empty(result, sizes)
     zeros = [0] * result.rank
-    out = _insert_slice(lhs, init, zeros, lhs_sizes)
+    if lhs_sizes[axis] != 0:  # a static empty piece has nothing to insert (and would be out of bounds)
+        out = _insert_slice(lhs, out, zeros, lhs_sizes)
     offsets = list(zeros)
     offsets[axis] = lhs_sizes[axis]
-    return _insert_slice(rhs, out, offsets, rhs_sizes)
+    if rhs_sizes[axis] != 0:
+        out = _insert_slice(rhs, out, offsets, rhs_sizes)
+    return out
 
 
 def _insert_slice(source, dest, offsets, sizes):
@@ -459,8 +499,8 @@ LOWERINGS.update({
     "constant": _lower_constant,
     "dim": _lower_dim,
 })
-missing = [n for n, fn in LOWERINGS.items() if fn is None]
-assert not missing, f"ember ops without a lowering: {missing}"
+_missing = [n for n, fn in LOWERINGS.items() if fn is None]
+assert not _missing, f"ember ops without a lowering: {_missing}"
 
 
 def lower_op(op: ir.Operation) -> ir.Value:

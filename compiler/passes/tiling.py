@@ -187,13 +187,36 @@ def _apply(module, script: ir.Module) -> None:
     transform_interpreter.apply_named_sequence(module, script.body.operations[0], script.operation)
 
 
+def static_extent(op, loop: int) -> int | None:
+    """The static trip count of ``op``'s loop ``loop``, when an operand shows it."""
+    if "indexing_maps" not in op.attributes:  # named ops: their first loop is the output's dim 0
+        t = op.results[0].type if len(op.results) else op.operands[-1].type
+        return None if loop != 0 or t.rank == 0 or t.is_dynamic_dim(0) else t.get_dim_size(0)
+    for operand, m in zip(op.operands, ir.ArrayAttr(op.attributes["indexing_maps"])):
+        t = operand.type
+        for position, expr in enumerate(ir.AffineMapAttr(m).value.results):
+            if isinstance(t, ir.ShapedType) and isinstance(expr, ir.AffineDimExpr) \
+                    and expr.position == loop and not t.is_dynamic_dim(position):
+                return t.get_dim_size(position)
+    return None
+
+
 def tile_and_fuse(op, tile_bytes: int) -> bool:
-    """Tile ``op`` along its first parallel loop into an scf.forall; fuse its group in."""
+    """Tile ``op`` along its first parallel loop into an scf.forall; fuse its group in.
+
+    An op that fits in one tile is left alone: a single-iteration loop is folded
+    away by canonicalization, and that folding (upstream ``scf.forall``) swaps the
+    results of loops whose shared outputs start from the same tensor.
+    """
     kinds = iterator_types(op)
     if "parallel" not in kinds:
         return False
+    loop = kinds.index("parallel")
     sizes = [0] * len(kinds)
-    sizes[kinds.index("parallel")] = tile_rows(op, tile_bytes)
+    sizes[loop] = tile_rows(op, tile_bytes)
+    extent = static_extent(op, loop)
+    if extent is not None and extent <= sizes[loop]:
+        return False
     group = fusion_group(op)
     module = _module_of(op)
     op.attributes[ROOT_MARK] = ir.UnitAttr.get()

@@ -1,0 +1,23 @@
+// An unknown pass is an error before any work, with the nearest known names.
+
+// RUN: not ember-opt %s -p canonicalise 2>&1 | FileCheck %s --check-prefix=UPSTREAM
+// UPSTREAM: ember-opt: error: {{.*}}'canonicalise' does not refer to a registered pass or pass pipeline
+// UPSTREAM: did you mean 'canonicalize'
+
+// RUN: not ember-opt %s --pass-pipeline='builtin.module(ember-to-linalgg)' 2>&1 | FileCheck %s --check-prefix=EMBER
+// EMBER: ember-opt: error: {{.*}}'ember-to-linalgg' does not refer to a registered pass
+// EMBER: did you mean 'ember-to-linalg'
+
+// RUN: not ember-opt %s -p lower-to-llmv 2>&1 | FileCheck %s --check-prefix=PIPELINE
+// PIPELINE: did you mean 'lower-to-llvm'
+
+// RUN: not ember-opt %s --pass-pipeline='builtin.module(cse' 2>&1 | FileCheck %s --check-prefix=SYNTAX
+// SYNTAX: ember-opt: error: missing ')'
+
+// RUN: not ember-opt %s -p cse --pass-pipeline='builtin.module(cse)' 2>&1 | FileCheck %s --check-prefix=BOTH
+// BOTH: ember-opt: error: give either --pass-pipeline or -p, not both
+
+// CHECK-NOT: Traceback
+func.func @f() {
+  return
+}

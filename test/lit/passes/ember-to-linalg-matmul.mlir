@@ -1,0 +1,50 @@
+// RUN: ember-opt %s --pass-pipeline='builtin.module(ember-to-linalg)' | FileCheck %s
+
+// The affine maps print at the top of the module.
+// CHECK-DAG: #[[LMAP:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
+// CHECK-DAG: #[[RMAP:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4, d3)>
+// CHECK-DAG: #[[OMAP:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
+
+// CHECK-LABEL: func.func @mm
+// CHECK-SAME: (%[[A:.*]]: tensor<?x4xf32>, %[[B:.*]]: tensor<4x?xf32>)
+// CHECK-DAG: %[[M:.*]] = tensor.dim %[[A]], %{{.*}} : tensor<?x4xf32>
+// CHECK-DAG: %[[N:.*]] = tensor.dim %[[B]], %{{.*}} : tensor<4x?xf32>
+// CHECK: %[[E:.*]] = tensor.empty(%[[M]], %[[N]]) : tensor<?x?xf32>
+// CHECK: %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[F:.*]] = linalg.fill ins(%[[Z]] : f32) outs(%[[E]] : tensor<?x?xf32>)
+// CHECK: %[[R:.*]] = linalg.matmul ins(%[[A]], %[[B]] : tensor<?x4xf32>, tensor<4x?xf32>) outs(%[[F]] : tensor<?x?xf32>)
+// CHECK: return %[[R]]
+func.func @mm(%a: tensor<?x4xf32>, %b: tensor<4x?xf32>) -> tensor<?x?xf32> {
+  %0 = "ember.matmul"(%a, %b) : (tensor<?x4xf32>, tensor<4x?xf32>) -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}
+
+// CHECK-LABEL: func.func @vector_cases
+// CHECK: linalg.matvec ins(%{{.*}}, %{{.*}} : tensor<3x4xi64>, tensor<4xi64>) outs(%{{.*}} : tensor<3xi64>)
+// CHECK: linalg.vecmat ins(%{{.*}}, %{{.*}} : tensor<4xi64>, tensor<4x5xi64>) outs(%{{.*}} : tensor<5xi64>)
+// CHECK: linalg.dot ins(%{{.*}}, %{{.*}} : tensor<4xi64>, tensor<4xi64>) outs(%{{.*}} : tensor<i64>)
+func.func @vector_cases(%m: tensor<3x4xi64>, %v: tensor<4xi64>, %w: tensor<4x5xi64>) -> (tensor<3xi64>, tensor<5xi64>, tensor<i64>) {
+  %0 = "ember.matmul"(%m, %v) : (tensor<3x4xi64>, tensor<4xi64>) -> tensor<3xi64>
+  %1 = "ember.matmul"(%v, %w) : (tensor<4xi64>, tensor<4x5xi64>) -> tensor<5xi64>
+  %2 = "ember.matmul"(%v, %v) : (tensor<4xi64>, tensor<4xi64>) -> tensor<i64>
+  return %0, %1, %2 : tensor<3xi64>, tensor<5xi64>, tensor<i64>
+}
+
+// CHECK-LABEL: func.func @batched
+// CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<2x3x4xf64>, tensor<2x4x5xf64>) outs(%{{.*}} : tensor<2x3x5xf64>)
+func.func @batched(%a: tensor<2x3x4xf64>, %b: tensor<2x4x5xf64>) -> tensor<2x3x5xf64> {
+  %0 = "ember.matmul"(%a, %b) : (tensor<2x3x4xf64>, tensor<2x4x5xf64>) -> tensor<2x3x5xf64>
+  return %0 : tensor<2x3x5xf64>
+}
+
+// More than one batch dim: a generic with one reduction loop.
+// CHECK-LABEL: func.func @batched4
+// CHECK: linalg.generic {indexing_maps = [#[[LMAP]], #[[RMAP]], #[[OMAP]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+// CHECK-NEXT: ^bb0(%[[X:.*]]: f32, %[[Y:.*]]: f32, %[[ACC:.*]]: f32):
+// CHECK-NEXT: %[[P:.*]] = arith.mulf %[[X]], %[[Y]] : f32
+// CHECK-NEXT: %[[S:.*]] = arith.addf %[[ACC]], %[[P]] : f32
+// CHECK-NEXT: linalg.yield %[[S]] : f32
+func.func @batched4(%a: tensor<2x?x3x4xf32>, %b: tensor<2x?x4x5xf32>) -> tensor<2x?x3x5xf32> {
+  %0 = "ember.matmul"(%a, %b) : (tensor<2x?x3x4xf32>, tensor<2x?x4x5xf32>) -> tensor<2x?x3x5xf32>
+  return %0 : tensor<2x?x3x5xf32>
+}

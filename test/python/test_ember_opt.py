@@ -1,0 +1,349 @@
+"""ember-opt's driver, in process: exit codes and messages of the error paths and options."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from tools import ember_opt
+from tools.opt_diagnostics import parse_expectations
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+GOOD = """\
+func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = "ember.exp"(%a) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+"""
+
+BAD_AXES = """\
+func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = "ember.sum"(%a) {axes = array<i64: 3>, keepdims = false} : (tensor<4xf32>) -> tensor<f32>
+  return %a : tensor<4xf32>
+}
+"""
+
+LLVM = """\
+llvm.func @add(%a: i32, %b: i32) -> i32 {
+  %0 = llvm.add %a, %b : i32
+  llvm.return %0 : i32
+}
+"""
+
+
+@pytest.fixture
+def write(tmp_path):
+    def write(text: str, name: str = "input.mlir") -> str:
+        path = tmp_path / name
+        path.write_text(textwrap.dedent(text))
+        return str(path)
+
+    return write
+
+
+def run(capsys, *argv):
+    code = ember_opt.main(list(argv))
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    return code, out, err
+
+
+# ----------------------------------------------------------------------------- plain runs
+
+
+def test_round_trip_prints_module(capsys, write):
+    code, out, err = run(capsys, write(GOOD))
+    assert code == 0 and err == ""
+    assert '"ember.exp"(%arg0) : (tensor<4xf32>) -> tensor<4xf32>' in out
+
+
+def test_pipeline_runs_ember_and_upstream_passes(capsys, write):
+    code, out, _ = run(capsys, write(GOOD), "--pass-pipeline=builtin.module(ember-to-linalg,canonicalize)")
+    assert code == 0
+    assert "linalg.generic" in out and "ember." not in out
+
+
+def test_p_wraps_names_in_builtin_module(capsys, write):
+    code, out, _ = run(capsys, write(GOOD), "-p", "ember-to-linalg,cse")
+    assert code == 0 and "math.exp" in out
+
+
+def test_stdin_and_output_file(capsys, monkeypatch, tmp_path):
+    monkeypatch.setattr(sys, "stdin", io.StringIO(GOOD))
+    target = tmp_path / "out.mlir"
+    code, out, _ = run(capsys, "-", "-o", str(target))
+    assert code == 0 and out == ""
+    assert '"ember.exp"' in target.read_text()
+
+
+def test_no_output_file_on_failure(capsys, write, tmp_path):
+    target = tmp_path / "out.mlir"
+    code, _, _ = run(capsys, write(BAD_AXES), "-o", str(target))
+    assert code == 1 and not target.exists()
+
+
+def test_unwritable_output_file(capsys, write, tmp_path):
+    target = tmp_path / "no-such-dir" / "out.mlir"
+    code, _, err = run(capsys, write(GOOD), "-o", str(target))
+    assert code == 1
+    assert err == f"ember-opt: error: cannot write output file '{target}': No such file or directory\n"
+
+
+def test_stdin_is_the_default_input(capsys, monkeypatch):
+    monkeypatch.setattr(sys, "stdin", io.StringIO(BAD_AXES))
+    code, _, err = run(capsys)
+    assert code == 1
+    assert err.startswith("<stdin>:2:8: error: 'ember.sum' op axes [3] out of range for rank 1")
+
+
+def test_help_exits_zero(capsys):
+    code, out, _ = run(capsys, "--help")
+    assert code == 0 and "--pass-pipeline" in out
+
+
+# ----------------------------------------------------------------------------- errors
+
+
+def test_parse_error_names_the_real_file(capsys, write):
+    path = write("func.func @f() {\n  %0 = bogus\n}\n", "broken.mlir")
+    code, out, err = run(capsys, path)
+    assert code == 1 and out == ""
+    first, source, caret = err.splitlines()[:3]
+    assert first == f"{path}:2:8: error: custom op 'bogus' is unknown (tried 'func.bogus' as well)"
+    assert source == "  %0 = bogus"
+    assert caret == "       ^"
+    assert '"-"' not in err
+
+
+def test_verifier_error_of_an_ember_op(capsys, write):
+    path = write(BAD_AXES)
+    code, _, err = run(capsys, path)
+    assert code == 1
+    assert err.startswith(f"{path}:2:8: error: 'ember.sum' op axes [3] out of range for rank 1")
+
+
+def test_verifier_error_prints_its_notes(capsys, write):
+    path = write("func.func @g(%a: i32) -> i32 {\n  return %a, %a : i32, i32\n}\n")
+    code, _, err = run(capsys, path)
+    assert code == 1
+    assert f"{path}:2:3: error: 'func.return' op has 2 operands" in err
+    assert f"{path}:2:3: note: see current operation" in err
+
+
+def test_missing_input_file(capsys, tmp_path):
+    missing = tmp_path / "nope.mlir"
+    code, _, err = run(capsys, str(missing))
+    assert code == 1
+    assert err == f"ember-opt: error: cannot open input file '{missing}': No such file or directory\n"
+
+
+@pytest.mark.parametrize("pipeline, wanted", [
+    ("-p=canonicalise", "did you mean 'canonicalize'"),
+    ("-p=ember-to-linalgg", "did you mean 'ember-to-linalg'"),
+    ("--pass-pipeline=builtin.module(lower-to-llmv)", "did you mean 'lower-to-llvm'"),
+])
+def test_unknown_pass_suggests_the_nearest(capsys, write, pipeline, wanted):
+    flag, _, text = pipeline.partition("=")
+    code, out, err = run(capsys, write(GOOD), flag, text)
+    assert code == 1 and out == ""
+    assert err.startswith("ember-opt: error: ") and wanted in err
+
+
+def test_unknown_pass_fails_before_reading_stdin_chunks(capsys, monkeypatch):
+    monkeypatch.setattr(sys, "stdin", io.StringIO(BAD_AXES))
+    code, _, err = run(capsys, "-p", "nonsense-pass")
+    assert code == 1
+    assert "'ember.sum'" not in err  # the pipeline is checked before any chunk runs
+
+
+def test_unknown_pass_option(capsys, write):
+    code, _, err = run(capsys, write(GOOD), "--pass-pipeline=builtin.module(ember-to-linalg{bogus=1})")
+    assert code == 1
+    assert err == "ember-opt: error: pass 'ember-to-linalg' has no option 'bogus'\n"
+
+
+def test_unknown_command_line_option(capsys, write):
+    code, _, err = run(capsys, write(GOOD), "--split-input-fil")
+    assert code == 1
+    assert err == ("ember-opt: error: unrecognized arguments: --split-input-fil "
+                   "(did you mean '--split-input-file'?)\n")
+
+
+def test_pipeline_flags_are_exclusive(capsys, write):
+    code, _, err = run(capsys, write(GOOD), "-p", "cse", "--pass-pipeline=builtin.module(cse)")
+    assert code == 1 and "not both" in err
+
+
+@pytest.mark.parametrize("emit, wanted", [
+    ("obj", "--emit=obj is not supported yet"),
+    ("asm", "--emit=asm is not supported yet"),
+    ("wasm", "unknown --emit=wasm"),
+])
+def test_emit_accepts_only_mlir_and_llvm(capsys, write, emit, wanted):
+    code, _, err = run(capsys, write(GOOD), f"--emit={emit}")
+    assert code == 1
+    assert err.startswith(f"ember-opt: error: {wanted}") and "choose one of: mlir, llvm" in err
+
+
+def test_single_dash_long_options(capsys, write):
+    code, out, _ = run(capsys, "-split-input-file", write(GOOD))
+    assert code == 0 and "ember.exp" in out
+
+
+# ----------------------------------------------------------------------------- options
+
+
+def test_list_passes(capsys):
+    code, out, _ = run(capsys, "--list-passes")
+    assert code == 0
+    sections = out.split("Ember pipelines:")
+    ember_passes, rest = sections[0], sections[1]
+    assert "  ember-to-linalg " in ember_passes and "  ember-fuse " in ember_passes
+    pipelines, upstream = rest.split("Upstream MLIR passes:")
+    assert "  lower-to-llvm " in pipelines and "  lower-to-loops " in pipelines
+    assert "\n  canonicalize\n" in upstream
+
+
+def test_emit_llvm_of_llvm_dialect(capsys, write):
+    code, out, _ = run(capsys, write(LLVM), "--emit=llvm")
+    assert code == 0
+    assert "define i32 @add(i32 %0, i32 %1)" in out
+
+
+def test_emit_llvm_lowers_ember_input_first(capsys, write):
+    code, out, _ = run(capsys, write(GOOD), "--emit=llvm")
+    assert code == 0
+    assert "define " in out and "ember." not in out
+
+
+def test_emit_llvm_after_a_short_pipeline_is_an_error(capsys, write):
+    path = write(GOOD)
+    code, out, err = run(capsys, path, "-p", "ember-to-linalg", "--emit=llvm")
+    assert code == 1 and out == ""
+    assert err.startswith(f"{path}: error: cannot translate to LLVM IR")
+
+
+def test_allow_unregistered_dialect(capsys, write):
+    path = write('func.func @f() {\n  "foo.bar"() : () -> ()\n  return\n}\n')
+    assert run(capsys, path)[0] == 1
+    code, out, _ = run(capsys, path, "--allow-unregistered-dialect")
+    assert code == 0 and '"foo.bar"() : () -> ()' in out
+
+
+def test_print_ir_after_all_goes_to_stderr(capsys, write):
+    code, out, err = run(capsys, write(GOOD), "-p", "ember-to-linalg,canonicalize", "--mlir-print-ir-after-all")
+    assert code == 0 and "IR Dump" not in out
+    assert "IR Dump After ember-to-linalg" in err
+    assert "IR Dump After CanonicalizerPass" in err
+
+
+def test_print_ir_before_keeps_only_the_named_pass(capsys, write):
+    code, _, err = run(capsys, write(GOOD), "-p", "ember-to-linalg,canonicalize",
+                       "--mlir-print-ir-before=canonicalize")
+    assert code == 0
+    assert err.count("IR Dump") == 1
+    assert "IR Dump Before CanonicalizerPass: canonicalize" in err
+    assert "linalg.generic" in err and "ember.exp" not in err
+
+
+def test_timing_report(capsys, write):
+    code, _, err = run(capsys, write(GOOD), "-p", "canonicalize", "--mlir-timing")
+    assert code == 0
+    assert "Execution time report" in err and "Canonicalizer" in err
+
+
+def test_pass_failure_is_located(capsys, write):
+    path = write('func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n'
+                 '  %0 = "foo.bar"(%a) : (tensor<4xf32>) -> tensor<4xf32>\n'
+                 '  return %0 : tensor<4xf32>\n}\n')
+    code, out, err = run(capsys, path, "--allow-unregistered-dialect", "-p", "one-shot-bufferize")
+    assert code == 1 and out == ""
+    assert err.startswith(f"{path}:2:8: error: op was not bufferized")
+
+
+# ----------------------------------------------------------------------------- split and verify
+
+
+def test_split_input_file_keeps_line_numbers(capsys, write):
+    path = write(GOOD + "// -----\n" + BAD_AXES + "// -----\n" + GOOD.replace("@f", "@g"))
+    code, out, err = run(capsys, path, "--split-input-file")
+    assert code == 1
+    assert err.startswith(f"{path}:7:8: error: 'ember.sum' op")
+    assert out.count("module {") == 2 and "// -----\n" in out and "@g" in out
+
+
+def test_without_split_the_marker_is_a_comment(capsys, write):
+    path = write(GOOD + "// -----\n" + GOOD.replace("@f", "@g"))
+    code, out, _ = run(capsys, path)
+    assert code == 0 and out.count("module {") == 1
+
+
+def test_verify_diagnostics_passes(capsys, write):
+    text = BAD_AXES.replace("  %0 =", "  // expected-error @+1 {{axes [3] out of range}}\n  %0 =")
+    code, out, err = run(capsys, write(text), "--verify-diagnostics")
+    assert (code, out, err) == (0, "", "")
+
+
+def test_verify_diagnostics_reports_missing_and_unexpected(capsys, write):
+    text = "// expected-warning @unknown {{never}}\n" + BAD_AXES
+    path = write(text)
+    code, _, err = run(capsys, path, "--verify-diagnostics")
+    assert code == 1
+    assert f"{path}:3:8: error: unexpected error: 'ember.sum' op axes [3]" in err
+    assert f'{path}:1:4: error: expected warning "never" was not produced' in err
+
+
+def test_verify_diagnostics_with_split_checks_every_chunk(capsys, write):
+    ok = BAD_AXES.replace("-> tensor<f32>\n", "-> tensor<f32> // expected-error {{out of range}}\n")
+    code, out, err = run(capsys, write(ok + "// -----\n" + GOOD), "--split-input-file", "--verify-diagnostics")
+    assert (code, err) == (0, "")
+    assert "ember.exp" in out
+
+
+# ----------------------------------------------------------------------------- pieces
+
+
+def test_expectation_designators():
+    text = textwrap.dedent("""\
+        op0
+        // expected-error @below {{b}}
+        // expected-note @above {{a}}
+        op3
+        op4 // expected-remark {{here}}
+        // expected-warning @-2 {{minus}}
+        // expected-error-re @+1 {{x{{[0-9]+}}}}
+        op7
+        // expected-error @unknown {{nowhere}}
+        """)
+    found = {e.text: e for e in parse_expectations(text)}
+    assert found["b"].line == 4  # the next line that is not a designator
+    assert found["a"].line == 1  # the previous line that is not a designator
+    assert found["here"].line == 5 and found["here"].kind == "remark"
+    assert found["minus"].line == 4
+    assert found["x{{[0-9]+}}"].line == 8 and found["x{{[0-9]+}}"].pattern.search("x42")
+    assert found["nowhere"].line == 0
+
+
+def test_split_chunks_pad_to_original_lines():
+    chunks = ember_opt.split_chunks("a\n// -----\nb\nc\n//   -----\nd\n", split=True)
+    assert chunks == ["a\n", "\n\nb\nc\n//   -----\nd\n"]
+
+
+# ----------------------------------------------------------------------------- as a program
+
+
+def test_python_dash_m(tmp_path):
+    path = tmp_path / "bad.mlir"
+    path.write_text(BAD_AXES)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [REPO, os.environ.get("PYTHONPATH")])))
+    done = subprocess.run([sys.executable, "-m", "tools.ember_opt", str(path)], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.startswith(f"{path}:2:8: error: 'ember.sum' op axes [3] out of range for rank 1")
+    assert "Traceback" not in done.stderr
