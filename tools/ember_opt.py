@@ -53,7 +53,7 @@ class _Parser(argparse.ArgumentParser):
 def _option_hint(parser: argparse.ArgumentParser, message: str) -> str:
     words = re.findall(r"(?<!\w)-{1,2}[\w-]+", message.partition(":")[2])
     known = [s for a in parser._actions for s in a.option_strings if s.startswith("--")]
-    return registry._nearest(words[0], known) if words else ""  # the registry's did-you-mean
+    return registry.nearest(words[0], known) if words else ""  # the registry's did-you-mean
 
 
 def build_parser() -> argparse.ArgumentParser:

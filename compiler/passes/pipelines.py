@@ -30,7 +30,6 @@ def lower_to_llvm() -> str:
 def loops_to_llvm() -> str:
     return ",".join([
         "scf-forall-to-for",
-        "func.func(math-expand-ops)",
         "arith-expand",  # floordivsi, ceildivsi and friends have no direct LLVM lowering
         "convert-math-to-funcs",  # math.ipowi (integer power) as a small generated function
         "convert-scf-to-cf",

@@ -182,7 +182,7 @@ def parse_options(cls: type[EmberPass], text: str) -> dict:
         key, _, raw = item.partition("=")
         attr = key.replace("-", "_")
         if attr not in fields:
-            hint = _nearest(key, [f.replace("_", "-") for f in fields])
+            hint = nearest(key, [f.replace("_", "-") for f in fields])
             raise PipelineError(f"pass '{cls.name}' has no option '{key}'{hint}")
         values[attr] = _convert(cls.name, key, fields[attr].type, raw if _ else "true")
     return values
@@ -204,7 +204,7 @@ def _convert(pass_name, key, type_, raw: str):
         raise PipelineError(f"option '{key}' of pass '{pass_name}' expects {type_name}, got {raw!r}") from None
 
 
-def _nearest(name: str, candidates) -> str:
+def nearest(name: str, candidates) -> str:
     close = difflib.get_close_matches(name, list(candidates), n=3, cutoff=0.5)
     return f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
 
@@ -276,7 +276,8 @@ def _add_upstream(pm, e: Element) -> None:
         pm.add(e.text())
     except ValueError as err:
         unknown = e.name if e.children is None else _first_unknown(e)
-        hint = _nearest(unknown, known_names()) if unknown else ""
+        known = unknown in upstream_passes()  # a bad option of a known pass: no name to suggest
+        hint = nearest(unknown, known_names()) if unknown and not known else ""
         raise PipelineError(f"{str(err).strip()}{hint}") from None
 
 
