@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 from compiler.mlir import bufferization, func, ir, linalg
 from compiler.passes.registry import EmberPass, PassFailure, register, run_upstream
+from compiler.passes.signature import add_arguments, sync_signature
 from compiler.passes.tiling import functions
 
 LAYOUT_ATTR = "ember.layout"
@@ -53,13 +54,11 @@ def _arg_layouts(fn) -> list[str]:
     return out
 
 
-def _inputs_to_memrefs(fn, block) -> list[ir.Type]:
+def _inputs_to_memrefs(fn, block) -> None:
     layouts = _arg_layouts(fn)
-    types = []
     for i, arg in enumerate(block.arguments):
         t = arg.type
         if not isinstance(t, ir.RankedTensorType):
-            types.append(t)
             continue
         contiguous = i < len(layouts) and layouts[i] == "contiguous"
         memref_t = contiguous_memref(t) if contiguous else strided_memref(t)
@@ -67,22 +66,18 @@ def _inputs_to_memrefs(fn, block) -> list[ir.Type]:
         with ir.InsertionPoint.at_block_begin(block), arg.location:
             as_tensor = bufferization.to_tensor(t, arg, restrict=True)
         arg.replace_all_uses_except(as_tensor, as_tensor.owner.operation)
-        types.append(memref_t)
-    return types
 
 
-def _results_to_outputs(block, ret) -> list[ir.Type]:
-    types = []
-    for value in list(ret.operands):
-        t = value.type
-        if not isinstance(t, ir.RankedTensorType):
-            raise PassFailure(f"result of type {t} is not a tensor", ret)
-        out_t = contiguous_memref(t)
-        out = block.add_argument(out_t, ret.location)
+def _results_to_outputs(fn, ret) -> int:
+    results = list(ret.operands)
+    for value in results:
+        if not isinstance(value.type, ir.RankedTensorType):
+            raise PassFailure(f"result of type {value.type} is not a tensor", ret)
+    outputs = add_arguments(fn, [contiguous_memref(v.type) for v in results])
+    for value, out in zip(results, outputs):
         with ir.InsertionPoint(ret), ret.location:
             bufferization.materialize_in_destination(None, value, out, restrict=True, writable=True)
-        types.append(out_t)
-    return types
+    return len(outputs)
 
 
 def to_destination_passing(fn) -> None:
@@ -90,16 +85,13 @@ def to_destination_passing(fn) -> None:
     ret = block.operations[len(block.operations) - 1]
     if ret.operation.name != "func.return":
         raise PassFailure("function does not end in func.return", fn)
-    inputs = _inputs_to_memrefs(fn, block)
-    outputs = _results_to_outputs(block, ret)
+    _inputs_to_memrefs(fn, block)
+    outputs = _results_to_outputs(fn, ret)
     with ir.InsertionPoint(ret), ret.location:
         func.ReturnOp([])
     ret.operation.erase()
-    fn.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(inputs + outputs, []))
-    if "arg_attrs" in fn.attributes:
-        old = list(ir.ArrayAttr(fn.attributes["arg_attrs"]))
-        fn.attributes["arg_attrs"] = ir.ArrayAttr.get(old + [ir.DictAttr.get({})] * len(outputs))
-    fn.attributes[NUM_OUTPUTS_ATTR] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), len(outputs))
+    sync_signature(fn, results=[])
+    fn.attributes[NUM_OUTPUTS_ATTR] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), outputs)
     fn.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
 
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from compiler.mlir import arith, ir, scf
 from compiler.passes.registry import EmberPass, register
+from compiler.passes.signature import add_arguments, sync_signature
 from compiler.passes.tiling import functions
 
 PARALLEL_ATTR = "ember.parallel"
@@ -64,17 +65,9 @@ def split_into_parts(fn) -> bool:
     if loop is None or len(loop.regions[0].blocks[0].arguments) != 1:
         fn.attributes[PARALLEL_ATTR] = ir.BoolAttr.get(False)
         return False
-    block = fn.regions[0].blocks[0]
-    index = ir.IndexType.get()
-    part = block.add_argument(index, fn.location)
-    parts = block.add_argument(index, fn.location)
+    part, parts = add_arguments(fn, [ir.IndexType.get()] * 2)
     _guard_body(loop, part, parts)
-    fn_type = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)
-    fn.attributes["function_type"] = ir.TypeAttr.get(
-        ir.FunctionType.get(list(fn_type.inputs) + [index, index], list(fn_type.results)))
-    if "arg_attrs" in fn.attributes:
-        old = list(ir.ArrayAttr(fn.attributes["arg_attrs"]))
-        fn.attributes["arg_attrs"] = ir.ArrayAttr.get(old + [ir.DictAttr.get({})] * 2)
+    sync_signature(fn)
     fn.attributes[PARALLEL_ATTR] = ir.BoolAttr.get(True)
     return True
 
