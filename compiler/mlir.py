@@ -29,6 +29,15 @@ from torch_mlir.dialects._ods_common import _cext  # noqa: F401  (dialect regist
 BINDINGS_DISTRIBUTION = "torch-mlir"
 
 
+def capi_library_path() -> str:
+    """The bindings' aggregate C API library (the upstream pass list is read from it)."""
+    import os
+
+    from torch_mlir import _mlir_libs
+
+    return os.path.join(os.path.dirname(_mlir_libs.__file__), "libTorchMLIRAggregateCAPI.so")
+
+
 def bindings_version() -> str:
     """Version string of the MLIR bindings, part of every artifact cache key."""
     from importlib.metadata import version

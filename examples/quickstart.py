@@ -1,4 +1,4 @@
-"""Ember quick start: build a graph in the Ember dialect, run it, lower it to LLVM IR.
+"""Ember quick start: build a graph in the Ember dialect, interpret it, compile it to native code.
 
 (The `compile()` decorator that traces Python bytecode into such graphs is the next
 milestone; this shows the MLIR half that it feeds.)
@@ -6,6 +6,7 @@ milestone; this shows the MLIR half that it feeds.)
 
 import numpy as np
 
+from compiler.backends.llvm_cpu import compile_module
 from compiler.dialects import interpreter
 from compiler.dialects.builder import FunctionBuilder
 from compiler.dialects.types import TensorType
@@ -22,6 +23,10 @@ print(module)
 xs, ys = np.arange(5, dtype=np.float32), np.ones(5, dtype=np.float32)
 (result,) = interpreter.run(module, xs, ys)
 print("reference interpreter:", result, " numpy:", ((xs - ys) ** 2).sum())
+
+kernel = compile_module(module)  # lower-to-llvm, LLVM O3 for this CPU, loaded in-process
+(native,) = kernel(xs, ys)
+print("native code:", native)
 
 run_pipeline(module, "builtin.module(lower-to-llvm)")
 llvm_ir = translate_to_llvm_ir(module)

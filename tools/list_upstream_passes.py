@@ -7,11 +7,10 @@ accepts as a pass name. Run it after changing the pinned bindings:
     python -m tools.list_upstream_passes
 """
 
-import os
 import re
 import sys
 
-from compiler.mlir import ir, passmanager
+from compiler.mlir import capi_library_path, ir, passmanager
 from compiler.passes.registry import UPSTREAM_LIST
 
 # Short names the byte scan can miss (their strings sit next to other text).
@@ -21,10 +20,7 @@ WORD = rb"(?<![\x21-\x7e])[a-z][a-z0-9]*(?:-[a-z0-9]+)*(?![\x21-\x7e])"
 
 
 def _candidates() -> set[str]:
-    import torch_mlir._mlir_libs as libs  # the one import outside compiler/mlir.py: a dev tool
-
-    path = os.path.join(os.path.dirname(libs.__file__), "libTorchMLIRAggregateCAPI.so")
-    with open(path, "rb") as f:
+    with open(capi_library_path(), "rb") as f:
         return SEEDS | {m.group().decode() for m in re.finditer(WORD, f.read())}
 
 
