@@ -19,6 +19,7 @@ import re
 import sys
 from dataclasses import dataclass
 
+from compiler.backends.llvm_cpu import codegen
 from compiler.dialects.ember import new_context
 from compiler.mlir import ir, non_llvm_ops, translate_to_llvm_ir
 from compiler.passes import registry
@@ -26,8 +27,8 @@ from tools import ir_dumps
 from tools.opt_diagnostics import Collector, Diag, Printer, parse_expectations, verify
 
 PROG = "ember-opt"
-EMITS = ("mlir", "llvm")
-LATER_EMITS = ("obj", "asm", "ptx")
+EMITS = ("mlir", "llvm", "asm", "obj")
+LATER_EMITS = ("ptx",)
 SPLIT_MARKER = re.compile(r"^\s*// -----\s*$")
 OUTPUT_SEPARATOR = "// -----\n"
 
@@ -65,7 +66,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--list-passes", action="store_true", help="list Ember's and upstream passes")
     p.add_argument("--split-input-file", action="store_true", help="process each '// -----' chunk alone")
     p.add_argument("--verify-diagnostics", action="store_true", help="check expected-* comments")
-    p.add_argument("--emit", default="mlir", help="output kind: mlir (default) or llvm")
+    p.add_argument("--emit", default="mlir",
+                   help="output kind: mlir (default), llvm (LLVM IR), asm or obj (host code, O3)")
     p.add_argument("--mlir-print-ir-before-all", action="store_true")
     p.add_argument("--mlir-print-ir-after-all", action="store_true")
     p.add_argument("--mlir-print-ir-before", default="", metavar="PASS[,PASS]")
@@ -114,6 +116,8 @@ def parse_options(argv: list[str]) -> Options:
     parser = build_parser()
     args = parser.parse_args(_long_dashes(argv, parser))
     _check_emit(args.emit)
+    if args.emit == "obj" and args.split_input_file:
+        raise UsageError("--emit=obj writes one object file: it cannot be combined with --split-input-file")
     dumps = ir_dumps.DumpFilter(args.mlir_print_ir_before_all, args.mlir_print_ir_after_all,
                                 _names(args.mlir_print_ir_before), _names(args.mlir_print_ir_after))
     return Options(args, _pipeline(args), dumps)
@@ -151,13 +155,14 @@ def read_input(path: str) -> tuple[str, str]:
         raise UsageError(f"input file '{path}' is not UTF-8 text") from None
 
 
-def write_output(path: str, text: str) -> None:
+def write_output(path: str, text: str | bytes) -> None:
+    binary = isinstance(text, bytes)
     if path == "-":
-        sys.stdout.write(text)
+        (sys.stdout.buffer if binary else sys.stdout).write(text)
         sys.stdout.flush()
         return
     try:
-        with open(path, "w", encoding="utf-8") as f:
+        with open(path, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})) as f:
             f.write(text)
     except OSError as e:
         raise UsageError(f"cannot write output file '{path}': {e.strerror}") from None
@@ -201,16 +206,22 @@ def _run_pass_manager(module, pipeline, dumps: ir_dumps.DumpFilter, timing: bool
         del pm  # the timing report prints when the pass manager dies: inside the routing
 
 
-def render(module: ir.Module, options: Options) -> str:
-    """The chunk's output text: MLIR, or LLVM IR (lowering Ember input first)."""
-    if options.args.emit == "mlir":
+def render(module: ir.Module, options: Options) -> str | bytes:
+    """The chunk's output: MLIR, LLVM IR, or host assembly / object code (lowering
+    Ember input first)."""
+    emit = options.args.emit
+    if emit == "mlir":
         return str(module)
     if options.pipeline is None and non_llvm_ops(module):
         run_passes(module, "builtin.module(lower-to-llvm)", options)
     try:
-        return translate_to_llvm_ir(module)
+        llvm_ir = translate_to_llvm_ir(module)
     except ValueError as e:
         raise ChunkFailure(str(e)) from None
+    if emit == "llvm":
+        return llvm_ir
+    optimized = codegen.optimize(llvm_ir)
+    return codegen.emit_assembly(optimized) if emit == "asm" else codegen.emit_object(optimized)
 
 
 def process(chunk: str, context: ir.Context, options: Options) -> str:
@@ -274,10 +285,13 @@ def run(options: Options) -> int:
     for chunk in split_chunks(source, options.args.split_input_file):
         output, passed = session.run_chunk(chunk)
         ok &= passed
+        if isinstance(output, str) and not output.endswith("\n"):
+            output += "\n"
         if output is not None:
-            outputs.append(output if output.endswith("\n") else output + "\n")
+            outputs.append(output)
     if ok or options.args.output == "-":  # like mlir-opt, keep no output file on failure
-        write_output(options.args.output, OUTPUT_SEPARATOR.join(outputs))
+        write_output(options.args.output, outputs[0] if options.args.emit == "obj" and outputs
+                     else OUTPUT_SEPARATOR.join(outputs))
     return 0 if ok else 1
 
 

@@ -181,14 +181,32 @@ def test_pipeline_flags_are_exclusive(capsys, write):
 
 
 @pytest.mark.parametrize("emit, wanted", [
-    ("obj", "--emit=obj is not supported yet"),
-    ("asm", "--emit=asm is not supported yet"),
+    ("ptx", "--emit=ptx is not supported yet"),
     ("wasm", "unknown --emit=wasm"),
 ])
-def test_emit_accepts_only_mlir_and_llvm(capsys, write, emit, wanted):
+def test_emit_rejects_unknown_kinds(capsys, write, emit, wanted):
     code, _, err = run(capsys, write(GOOD), f"--emit={emit}")
     assert code == 1
-    assert err.startswith(f"ember-opt: error: {wanted}") and "choose one of: mlir, llvm" in err
+    assert err.startswith(f"ember-opt: error: {wanted}") and "choose one of: mlir, llvm, asm, obj" in err
+
+
+def test_emit_obj_writes_a_host_object_file(capsys, write, tmp_path):
+    out = tmp_path / "k.o"
+    code, _, err = run(capsys, write(GOOD), "--emit=obj", "-o", str(out))
+    data = out.read_bytes()
+    assert code == 0, err
+    assert data[:4] == b"\x7fELF" and b"_mlir_ciface_" in data
+
+
+def test_emit_asm_is_host_assembly_of_the_kernel(capsys, write):
+    code, out, err = run(capsys, write(GOOD), "--emit=asm")
+    assert code == 0, err
+    assert "_mlir_ciface_f:" in out and "ret" in out and ".file" in out
+
+
+def test_emit_obj_with_split_input_file_is_a_usage_error(capsys, write):
+    code, _, err = run(capsys, write(GOOD), "--emit=obj", "--split-input-file")
+    assert code == 1 and "cannot be combined" in err
 
 
 def test_single_dash_long_options(capsys, write):
