@@ -296,15 +296,41 @@ def _lower_transpose(op, result: TensorType, attrs):
 
 
 def _lower_broadcast_to(op, result: TensorType, attrs):
-    """Generic whose input map sends the input's size-1 dims to 0 and drops new leading dims."""
+    """Generic whose input map sends the input's size-1 dims to 0 and drops new leading dims.
+
+    A keepdims reduction arrives here as ``expand_shape`` (adding unit dims) of the
+    reduced tensor; we read the reduced tensor itself, so no reshape sits between the
+    reduction and its broadcast consumer — reshapes stop tile-and-fuse (ember-fuse)
+    from putting a softmax or layernorm into one loop nest.
+    """
     (x,) = ember.tensor_operands(op)
     xt = _type(x)
     offset = result.rank - xt.rank
     exprs = [ir.AffineConstantExpr.get(0) if d == 1 and result.shape[offset + i] != 1
              else ir.AffineDimExpr.get(offset + i) for i, d in enumerate(xt.shape)]
+    source, kept = _unit_expansion_source(x)
+    if source is not None:
+        x, exprs = source, [exprs[i] for i in kept]
     init = _empty(result, _result_sizes(result, ember.size_operands(op)))
     return _generic([x], init, [_map(result.rank, exprs), _identity(result.rank)],
                     ["parallel"] * result.rank, lambda a, _: a)
+
+
+def _unit_expansion_source(x: ir.Value):
+    """``(source, kept)`` when ``x = tensor.expand_shape source`` only inserts size-1
+    dims: ``kept[j]`` is the dim of ``x`` that is ``source``'s dim ``j``. Else ``(None, None)``."""
+    owner = x.owner
+    if not isinstance(owner, (ir.OpView, ir.Operation)) or owner.operation.name != "tensor.expand_shape":
+        return None, None
+    xt = _type(x)
+    kept = []
+    for group in ir.ArrayAttr(owner.operation.attributes["reassociation"]):
+        dims = [ir.IntegerAttr(d).value for d in ir.ArrayAttr(group)]
+        wide = [d for d in dims if xt.shape[d] != 1]
+        if len(wide) > 1:
+            return None, None
+        kept.append(wide[0] if wide else dims[-1])
+    return owner.operation.operands[0], kept
 
 
 def _static_groups(src, dst):

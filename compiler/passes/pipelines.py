@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from compiler.passes import ember_to_linalg  # noqa: F401  (registers ember-to-linalg)
 from compiler.passes.registry import register_pipeline
-from compiler.passes import bufferize, fusion, parallel, tiling  # noqa: F401,E402  (register their passes)
+from compiler.passes import bufferize, expand_math, fusion, parallel, tiling  # noqa: F401,E402  (register their passes)
 
 
 @register_pipeline("lower-to-loops", "Ember to scf loops over memrefs (for reading)")
@@ -36,6 +36,7 @@ def loops_to_llvm() -> str:
         "expand-strided-metadata",
         "lower-affine",
         "finalize-memref-to-llvm",
+        "ember-expand-math",  # exp/log/tanh/erf inline (vectorizable) instead of libm calls
         "convert-math-to-llvm",
         "convert-math-to-libm",
         "convert-arith-to-llvm",

@@ -5,7 +5,7 @@ sizes (0 and 1 included) and on non-contiguous, reversed and broadcast inputs.""
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
 from compiler.backends.llvm_cpu import compile_module
@@ -33,7 +33,10 @@ def assert_matches(got: np.ndarray, want: np.ndarray, program):
 
 def run_both(program, inputs):
     module = program.build()
-    want = interpreter.run(module, *inputs)
+    try:
+        want = interpreter.run(module, *inputs)
+    except ValueError:  # NumPy itself refuses (max of nothing): no answer to compare with
+        reject()
     got = compile_module(module)(*inputs)
     assert len(got) == len(want)
     for g, w in zip(got, want):

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from compiler.backends.llvm_cpu.codegen import emit_object, optimize
+from compiler import __version__
+from compiler.backends.llvm_cpu.codegen import emit_object, host_target, optimize
 from compiler.dialects.shapes import ShapeProgram
 from compiler.dialects.types import TensorType
-from compiler.mlir import ir, translate_to_llvm_ir
+from compiler.mlir import bindings_version, ir, translate_to_llvm_ir
 from compiler.passes.parallel import PARALLEL_ATTR
 from compiler.passes.registry import run_pipeline
+from runtime.cache import ARTIFACTS, Artifact, artifact_key
 from runtime.kernel import Kernel, Signature
 from runtime.loader import LoadedObject
 
@@ -48,8 +50,23 @@ def lower_to_object(module: ir.Module, entry: str) -> Lowered:
     return Lowered(emit_object(optimize(llvm_ir)), llvm_ir, parallel)
 
 
+def cache_key(module: ir.Module, entry: str) -> str:
+    return artifact_key(str(module), entry, __version__, bindings_version(), host_target().cache_tag)
+
+
+def object_code(module: ir.Module, entry: str) -> Artifact:
+    """The entry's object code, from the artifact cache or freshly compiled into it."""
+    key = cache_key(module, entry)
+    artifact = ARTIFACTS.get(key)
+    if artifact is None:
+        lowered = lower_to_object(module, entry)
+        artifact = Artifact(lowered.object_code, {"parallel": lowered.parallel, "entry": entry})
+        ARTIFACTS.put(key, artifact)
+    return artifact
+
+
 def compile_module(module: ir.Module, entry: str | None = None) -> Kernel:
     func_op = entry_function(module, entry)
     signature = signature_of(func_op)
-    lowered = lower_to_object(module, signature.name)
-    return Kernel(LoadedObject(lowered.object_code), signature, ShapeProgram(func_op), lowered.parallel)
+    artifact = object_code(module, signature.name)
+    return Kernel(LoadedObject(artifact.payload), signature, ShapeProgram(func_op), artifact.meta["parallel"])

@@ -1,0 +1,96 @@
+"""The CPU runtime: argument binding, output allocation, threads."""
+
+import threading
+
+import numpy as np
+import pytest
+
+from compiler.backends.llvm_cpu import compile_module
+from compiler.dialects.builder import FunctionBuilder
+from compiler.dialects.types import TensorType
+import runtime.threads as threads
+
+
+def softmax_kernel():
+    b = FunctionBuilder("softmax", [TensorType((None, None), "f32")])
+    (x,) = b.args
+    t = b.type_of(x)
+    m = b.op("max", x, axes=(1,), keepdims=True)
+    mb = b.op("broadcast_to", m, result=t, sizes=[b.dim(x, 0), b.dim(x, 1)])
+    e = b.op("exp", b.op("sub", x, mb))
+    s = b.op("sum", e, axes=(1,), keepdims=True)
+    sb = b.op("broadcast_to", s, result=t, sizes=[b.dim(x, 0), b.dim(x, 1)])
+    return compile_module(b.finish([b.op("div", e, sb)]))
+
+
+def softmax_ref(x):
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def test_many_threads_call_one_kernel_with_different_inputs(monkeypatch):
+    monkeypatch.setattr(threads, "PARALLEL_MIN_BYTES", 4096)  # let big calls fan out too
+    kernel = softmax_kernel()
+    assert kernel.parallel
+    failures = []
+
+    def worker(seed):
+        rng = np.random.default_rng(seed)
+        for _ in range(20):
+            rows, cols = int(rng.integers(0, 300)), int(rng.integers(1, 70))
+            x = rng.standard_normal((rows, cols)).astype(np.float32)
+            (got,) = kernel(x)
+            if not np.allclose(got, softmax_ref(x), rtol=1e-5, atol=1e-6):
+                failures.append((seed, rows, cols))
+
+    pool = [threading.Thread(target=worker, args=(seed,)) for seed in range(8)]
+    for t in pool:
+        t.start()
+    for t in pool:
+        t.join()
+    assert failures == []
+
+
+@pytest.mark.parametrize("parts", ["1", "2", "5"])
+def test_thread_count_from_the_environment(parts, monkeypatch):
+    monkeypatch.setattr(threads, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setenv("EMBER_NUM_THREADS", parts)
+    kernel = softmax_kernel()
+    x = np.random.default_rng(1).standard_normal((1000, 33)).astype(np.float32)
+    np.testing.assert_allclose(kernel(x)[0], softmax_ref(x), rtol=1e-5, atol=1e-6)
+
+
+def test_bad_thread_count_is_a_clear_error(monkeypatch):
+    monkeypatch.setenv("EMBER_NUM_THREADS", "many")
+    with pytest.raises(ValueError, match="EMBER_NUM_THREADS"):
+        threads.num_threads()
+
+
+def test_outputs_are_fresh_arrays_the_caller_owns():
+    kernel = softmax_kernel()
+    x = np.ones((2, 3), np.float32)
+    (a,) = kernel(x)
+    (b,) = kernel(x)
+    assert a is not b and not np.shares_memory(a, b) and not np.shares_memory(a, x)
+    assert a.flags.c_contiguous and a.flags.owndata
+
+
+def test_arguments_are_checked_against_the_signature():
+    kernel = softmax_kernel()
+    with pytest.raises(TypeError, match=r"argument 0 must be tensor<\?x\?xf32>, got float64\[2, 2\]"):
+        kernel(np.ones((2, 2)))
+    with pytest.raises(TypeError, match="takes 1 arrays, got 2"):
+        kernel(np.ones((2, 2), np.float32), np.ones((2, 2), np.float32))
+    with pytest.raises(TypeError, match="got list"):
+        kernel([[1.0]])
+
+
+def test_zero_d_and_size_zero():
+    b = FunctionBuilder("f", [TensorType((), "i64"), TensorType((None,), "i64")])
+    s, v = b.args
+    total = b.op("add", b.op("sum", v, axes=(0,), keepdims=False), s)
+    kernel = compile_module(b.finish([total]))
+    (out,) = kernel(np.array(5), np.arange(0))
+    assert out.shape == () and out.dtype == np.int64 and int(out) == 5
+    (out,) = kernel(np.array(-1), np.arange(10))
+    assert int(out) == 44
