@@ -11,7 +11,8 @@ bufferization do the rest:
   contiguous loads vectorize), otherwise a fully strided layout, so any NumPy view
   (non-contiguous, negative or zero strides) is passed without a copy;
 * every result becomes a trailing identity-layout memref argument, and the function
-  returns nothing: ``f(in_0, ..., in_n, out_0, ..., out_m)``;
+  returns nothing: ``f(in_0, ..., in_n, out_0, ..., out_m)``; every buffer argument
+  is ``llvm.noalias`` (see ``_mark_noalias``);
 * copies that remain are ``linalg.copy`` (see ``copies_to_linalg``);
 * ``eliminate-empty-tensors`` makes the final op of each result write straight into
   its output buffer; temporaries remain only where a fused kernel needs them, and
@@ -45,13 +46,7 @@ def contiguous_memref(t: ir.RankedTensorType) -> ir.MemRefType:
 
 
 def _arg_layouts(fn) -> list[str]:
-    if "arg_attrs" not in fn.attributes:
-        return []
-    out = []
-    for d in ir.ArrayAttr(fn.attributes["arg_attrs"]):
-        d = ir.DictAttr(d)
-        out.append(ir.StringAttr(d[LAYOUT_ATTR]).value if LAYOUT_ATTR in d else "strided")
-    return out
+    return [ir.StringAttr(d[LAYOUT_ATTR]).value if LAYOUT_ATTR in d else "strided" for d in _arg_attr_dicts(fn)]
 
 
 def _inputs_to_memrefs(fn, block) -> None:
@@ -91,8 +86,43 @@ def to_destination_passing(fn) -> None:
         func.ReturnOp([])
     ret.operation.erase()
     sync_signature(fn, results=[])
+    _mark_noalias(fn)
     fn.attributes[NUM_OUTPUTS_ATTR] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), outputs)
     fn.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
+
+
+def _arg_attr_dicts(fn) -> list[dict]:
+    attrs = list(ir.ArrayAttr(fn.attributes["arg_attrs"])) if "arg_attrs" in fn.attributes else []
+    count = len(fn.regions[0].blocks[0].arguments)
+    attrs += [ir.DictAttr.get({})] * (count - len(attrs))
+    return [{n.name: n.attr for n in ir.DictAttr(d)} for d in attrs]
+
+
+def set_contiguous(fn, contiguous) -> None:
+    """Mark the arguments flagged in ``contiguous`` with ``ember.layout = "contiguous"``."""
+    dicts = _arg_attr_dicts(fn)
+    for entries, flag in zip(dicts, contiguous):
+        if flag:
+            entries[LAYOUT_ATTR] = ir.StringAttr.get("contiguous")
+    fn.attributes["arg_attrs"] = ir.ArrayAttr.get([ir.DictAttr.get(d) for d in dicts])
+
+
+def _mark_noalias(fn) -> None:
+    """``llvm.noalias`` on every buffer argument; Ember's own argument attributes,
+    consumed by now, are dropped (LLVM's translation would warn about them).
+
+    Outputs are fresh buffers the runtime allocates, and inputs are only read, so no
+    buffer that is written aliases another argument. Without the promise LLVM must
+    assume an output store may change an input, keeps a reduction's accumulator in
+    memory, and vectorizes nothing.
+    """
+    marked = []
+    for arg, entries in zip(fn.regions[0].blocks[0].arguments, _arg_attr_dicts(fn)):
+        entries = {k: v for k, v in entries.items() if not k.startswith("ember.")}
+        if isinstance(arg.type, ir.MemRefType):
+            entries["llvm.noalias"] = ir.UnitAttr.get()
+        marked.append(ir.DictAttr.get(entries))
+    fn.attributes["arg_attrs"] = ir.ArrayAttr.get(marked)
 
 
 @register

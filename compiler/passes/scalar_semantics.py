@@ -269,10 +269,22 @@ def _min_identity(dtype):
 
 
 # reduction name -> (identity(dtype), combine(acc, x, dtype)); mean is sum then divide.
+def _reassociable(float_op, int_op):
+    """A reduction's combine: floats may be reassociated, so LLVM can vectorize the
+    reduction (partial sums in vector lanes, NumPy's pairwise summation is no more
+    sequential than that); integer arithmetic is associative as it is."""
+    def combine(a, b, dtype):
+        if _is_float(dtype):
+            return float_op(a, b, fastmath=ir.Attribute.parse("#arith.fastmath<reassoc>"))
+        return int_op(a, b, dtype)
+
+    return combine
+
+
 REDUCTIONS = {
-    "sum": (_sum_identity, BINARY["add"]),
-    "mean": (_sum_identity, BINARY["add"]),
-    "prod": (lambda d: 1.0 if _is_float(d) else 1, BINARY["mul"]),
-    "max": (_max_identity, _max),
-    "min": (_min_identity, _min),
+    "sum": (_sum_identity, _reassociable(arith.addf, BINARY["add"])),
+    "mean": (_sum_identity, _reassociable(arith.addf, BINARY["add"])),
+    "prod": (lambda d: 1.0 if _is_float(d) else 1, _reassociable(arith.mulf, BINARY["mul"])),
+    "max": (_max_identity, _reassociable(arith.maximumf, _max)),
+    "min": (_min_identity, _reassociable(arith.minimumf, _min)),
 }

@@ -9,10 +9,11 @@ from compiler.backends.llvm_cpu.codegen import emit_object, host_target, optimiz
 from compiler.dialects.shapes import ShapeProgram
 from compiler.dialects.types import TensorType
 from compiler.mlir import bindings_version, ir, translate_to_llvm_ir
+from compiler.passes.bufferize import set_contiguous
 from compiler.passes.parallel import PARALLEL_ATTR
 from compiler.passes.registry import run_pipeline
 from runtime.cache import ARTIFACTS, Artifact, artifact_key
-from runtime.kernel import Kernel, Signature
+from runtime.kernel import Kernel, Signature, Variant
 from runtime.loader import LoadedObject
 
 
@@ -38,10 +39,12 @@ class Lowered:
     parallel: bool  # the kernel takes (part, parts): see compiler/passes/parallel.py
 
 
-def lower_to_object(module: ir.Module, entry: str) -> Lowered:
-    """Object code of an Ember module's function ``entry``; ``module`` is untouched."""
+def lower_to_object(module: ir.Module, entry: str, contiguous: tuple[bool, ...] = ()) -> Lowered:
+    """Object code of an Ember module's function ``entry``, specialized for the inputs
+    flagged in ``contiguous`` being C-contiguous; ``module`` is untouched."""
     with module.context:
         lowered = ir.Module.parse(str(module))
+        set_contiguous(entry_function(lowered, entry), contiguous)
     run_pipeline(lowered, "builtin.module(lower-to-loops)")
     attrs = entry_function(lowered, entry).attributes
     parallel = PARALLEL_ATTR in attrs and ir.BoolAttr(attrs[PARALLEL_ATTR]).value
@@ -50,23 +53,36 @@ def lower_to_object(module: ir.Module, entry: str) -> Lowered:
     return Lowered(emit_object(optimize(llvm_ir)), llvm_ir, parallel)
 
 
-def cache_key(module: ir.Module, entry: str) -> str:
-    return artifact_key(str(module), entry, __version__, bindings_version(), host_target().cache_tag)
+def cache_key(module: ir.Module, entry: str, contiguous: tuple[bool, ...] = ()) -> str:
+    layout = "".join("c" if flag else "s" for flag in contiguous)
+    return artifact_key(str(module), entry, layout, __version__, bindings_version(), host_target().cache_tag)
 
 
-def object_code(module: ir.Module, entry: str) -> Artifact:
+def object_code(module: ir.Module, entry: str, contiguous: tuple[bool, ...] = ()) -> Artifact:
     """The entry's object code, from the artifact cache or freshly compiled into it."""
-    key = cache_key(module, entry)
+    key = cache_key(module, entry, contiguous)
     artifact = ARTIFACTS.get(key)
     if artifact is None:
-        lowered = lower_to_object(module, entry)
+        lowered = lower_to_object(module, entry, contiguous)
         artifact = Artifact(lowered.object_code, {"parallel": lowered.parallel, "entry": entry})
         ARTIFACTS.put(key, artifact)
     return artifact
 
 
 def compile_module(module: ir.Module, entry: str | None = None) -> Kernel:
+    """A native callable for ``module``'s function ``entry``.
+
+    Code is specialized on which inputs are C-contiguous (unit-stride loads
+    vectorize; any other NumPy view goes through strided code): the all-contiguous
+    variant is compiled now, others on the first call that needs them.
+    """
     func_op = entry_function(module, entry)
     signature = signature_of(func_op)
-    artifact = object_code(module, signature.name)
-    return Kernel(LoadedObject(artifact.payload), signature, ShapeProgram(func_op), artifact.meta["parallel"])
+
+    def build(contiguous: tuple[bool, ...]) -> Variant:
+        artifact = object_code(module, signature.name, contiguous)
+        return Variant(LoadedObject(artifact.payload), artifact.meta["parallel"])
+
+    kernel = Kernel(signature, ShapeProgram(func_op), build)
+    kernel.variant((True,) * len(signature.inputs))
+    return kernel

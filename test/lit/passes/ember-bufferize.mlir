@@ -2,9 +2,10 @@
 
 // Inputs become strided memrefs (any NumPy view), or identity-layout ones where the
 // frontend guarded contiguity; the result becomes a trailing output buffer that the
-// final op writes directly: no allocation, no copy, nothing returned.
+// final op writes directly: no allocation, no copy, nothing returned. Every buffer
+// is noalias (outputs are fresh, inputs only read); ember.layout is consumed.
 // CHECK-LABEL: func.func @add
-// CHECK-SAME: (%[[A:[a-z0-9_]+]]: memref<?xf32, strided<[?], offset: ?>>, %[[B:[a-z0-9_]+]]: memref<?xf32> {ember.layout = "contiguous"}, %[[OUT:[a-z0-9_]+]]: memref<?xf32>)
+// CHECK-SAME: (%[[A:[a-z0-9_]+]]: memref<?xf32, strided<[?], offset: ?>> {llvm.noalias}, %[[B:[a-z0-9_]+]]: memref<?xf32> {llvm.noalias}, %[[OUT:[a-z0-9_]+]]: memref<?xf32> {llvm.noalias})
 // CHECK-SAME: ember.num_outputs = 1
 // CHECK-SAME: llvm.emit_c_interface
 // CHECK-NOT: memref.alloc
@@ -27,7 +28,7 @@ func.func @add(%a: tensor<?xf32>, %b: tensor<?xf32> {ember.layout = "contiguous"
 // Returning an input needs a copy; it is a linalg.copy (plain loops), never a call
 // to the C runner library's memrefCopy.
 // CHECK-LABEL: func.func @identity
-// CHECK-SAME: (%[[X:[a-z0-9_]+]]: memref<4x2xi64, strided<[?, ?], offset: ?>>, %[[O:[a-z0-9_]+]]: memref<4x2xi64>)
+// CHECK-SAME: (%[[X:[a-z0-9_]+]]: memref<4x2xi64, strided<[?, ?], offset: ?>> {llvm.noalias}, %[[O:[a-z0-9_]+]]: memref<4x2xi64> {llvm.noalias})
 // CHECK: linalg.copy {{.*}}ins(%[[X]] : {{.*}}) outs(%[[O]] : memref<4x2xi64>)
 // CHECK-NOT: memref.copy
 func.func @identity(%x: tensor<4x2xi64>) -> tensor<4x2xi64> {
@@ -36,7 +37,7 @@ func.func @identity(%x: tensor<4x2xi64>) -> tensor<4x2xi64> {
 
 // Two results, two output buffers, in order.
 // CHECK-LABEL: func.func @two
-// CHECK-SAME: (%{{.*}}: memref<3xf64, strided<[?], offset: ?>>, %[[O0:[a-z0-9_]+]]: memref<3xf64>, %[[O1:[a-z0-9_]+]]: memref<3xf64>)
+// CHECK-SAME: (%{{.*}}: memref<3xf64, strided<[?], offset: ?>> {llvm.noalias}, %[[O0:[a-z0-9_]+]]: memref<3xf64> {llvm.noalias}, %[[O1:[a-z0-9_]+]]: memref<3xf64> {llvm.noalias})
 // CHECK-SAME: ember.num_outputs = 2
 // CHECK: linalg.generic {{.*}} outs(%[[O0]] : memref<3xf64>)
 // CHECK: linalg.generic {{.*}} outs(%[[O1]] : memref<3xf64>)

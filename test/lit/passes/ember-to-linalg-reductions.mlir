@@ -10,7 +10,7 @@
 // CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [#[[IN]], #[[OUT]]], iterator_types = ["parallel", "reduction"]}
 // CHECK-SAME: ins(%[[A]] : tensor<4x?xf32>) outs(%[[F]] : tensor<4xf32>)
 // CHECK-NEXT: ^bb0(%[[X:.*]]: f32, %[[ACC:.*]]: f32):
-// CHECK-NEXT: %[[S:.*]] = arith.addf %[[ACC]], %[[X]] : f32
+// CHECK-NEXT: %[[S:.*]] = arith.addf %[[ACC]], %[[X]] fastmath<reassoc> : f32
 // CHECK-NEXT: linalg.yield %[[S]] : f32
 // CHECK: return %[[R]]
 func.func @sum_rows(%a: tensor<4x?xf32>) -> tensor<4xf32> {

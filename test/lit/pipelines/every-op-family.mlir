@@ -6,13 +6,13 @@
 // -p lower-to-llvm, or implicitly by --emit=llvm on Ember input).
 // LLVM-NOT: ember.
 // LLVM: define void @every_family(
-// LLVM: define void @_mlir_ciface_every_family(ptr %{{.*}}, ptr %{{.*}}, ptr %{{.*}}, ptr %{{.*}}, ptr %{{.*}}, ptr %{{.*}}, ptr %{{.*}}, ptr %{{.*}}, ptr %{{.*}})
+// LLVM: define void @_mlir_ciface_every_family(ptr noalias %0, ptr noalias %1, ptr noalias %2, ptr noalias %3, ptr noalias %4, ptr noalias %5, ptr noalias %6, ptr noalias %7, ptr noalias %8)
 // LLVM-NEXT: {{.*}} = load { ptr, ptr, i64, [2 x i64], [2 x i64] }, ptr %0
 
 // lower-to-loops: memref arguments (4 inputs, then 5 output buffers), scf loops,
 // the outer parallel loops as scf.forall, nothing of linalg or tensors left.
 // LOOPS-LABEL: func.func @every_family
-// LOOPS-SAME: %arg3: memref<?x4xi32, strided<[?, ?], offset: ?>>, %arg4: memref<?x3xf32>, %arg5: memref<?xf32>, %arg6: memref<4x?xf32>, %arg7: memref<?x4xf32>, %arg8: memref<?x4xi1>)
+// LOOPS-SAME: %arg3: memref<?x4xi32, strided<[?, ?], offset: ?>> {llvm.noalias}, %arg4: memref<?x3xf32> {llvm.noalias}, %arg5: memref<?xf32> {llvm.noalias}, %arg6: memref<4x?xf32> {llvm.noalias}, %arg7: memref<?x4xf32> {llvm.noalias}, %arg8: memref<?x4xi1> {llvm.noalias})
 // LOOPS-SAME: ember.num_outputs = 5
 // LOOPS-NOT: linalg.
 // LOOPS-NOT: tensor.
