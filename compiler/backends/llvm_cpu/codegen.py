@@ -9,11 +9,12 @@ pipeline (loop and SLP vectorizers on) runs.
 from __future__ import annotations
 
 import functools
-import re
 from dataclasses import dataclass
 
 import llvmlite
 import llvmlite.binding as llvm
+
+from compiler.backends.llvm_cpu.float_syntax import legacy_float_syntax
 
 
 @functools.cache
@@ -48,48 +49,11 @@ def target_machine(opt_level: int = 3) -> llvm.TargetMachine:
                                         reloc="pic", codemodel="jitdefault")
 
 
-# The MLIR bindings' LLVM prints special floats in a newer syntax (``-inf``, ``+qnan``,
-# ``+nan(0x1)``, ``-snan(0x2)``) than llvmlite's LLVM 22 parses; rewrite them as the
-# hexadecimal double bit patterns every LLVM version reads.
-_SPECIAL_FLOAT = re.compile(r"(?<![\w.%@$\"])([+-]?)(qnan|inf|nan\((0x[0-9a-fA-F]+)\)|snan\((0x[0-9a-fA-F]+)\))(?![\w.])")
-_FLOAT_TYPE = re.compile(r"\b(float|double)\b")
-_F32_TO_F64_PAYLOAD_SHIFT = 29  # 52 - 23 mantissa bits
-
-
-def _special_float_bits(sign: str, kind: str, qpayload: str | None, spayload: str | None, ty: str) -> int:
-    bits = 0x8000000000000000 if sign == "-" else 0
-    shift = _F32_TO_F64_PAYLOAD_SHIFT if ty == "float" else 0
-    if kind == "inf":
-        return bits | 0x7FF0000000000000
-    if kind == "qnan":
-        return bits | 0x7FF8000000000000
-    if qpayload is not None:
-        return bits | 0x7FF8000000000000 | (int(qpayload, 16) << shift)
-    return bits | 0x7FF0000000000000 | (int(spayload, 16) << shift)
-
-
-def _rewrite_line(line: str) -> str:
-    def repl(m):
-        types = _FLOAT_TYPE.findall(line, 0, m.start())
-        ty = types[-1] if types else "double"
-        return f"0x{_special_float_bits(m.group(1), m.group(2).split('(')[0], m.group(3), m.group(4), ty):016X}"
-
-    return _SPECIAL_FLOAT.sub(repl, line)
-
-
-def legacy_float_literals(llvm_ir: str) -> str:
-    """``float -inf`` -> ``float 0xFFF0000000000000`` (see ``_SPECIAL_FLOAT``)."""
-    if not re.search(r"inf|nan", llvm_ir):
-        return llvm_ir
-    return "\n".join(_rewrite_line(line) if ("inf" in line or "nan" in line) else line
-                     for line in llvm_ir.split("\n"))
-
-
 def optimize(llvm_ir: str, opt_level: int = 3) -> llvm.ModuleRef:
     """Parse, verify and optimize LLVM IR for the host; raises RuntimeError if invalid."""
     _init()
     tm = target_machine(opt_level)
-    module = llvm.parse_assembly(legacy_float_literals(llvm_ir))
+    module = llvm.parse_assembly(legacy_float_syntax(llvm_ir))
     module.triple = tm.triple
     module.data_layout = str(tm.target_data)
     module.verify()

@@ -1,0 +1,125 @@
+// RUN: ember-opt %s --pass-pipeline='builtin.module(ember-expand-math)' | FileCheck %s
+
+// exp: clamp (NaN goes to the low bound), round x*log2(e) by adding and subtracting
+// 1.5*2^23, Cody-Waite reduction, polynomial, then two factors 2^n1 * 2^n2 built from
+// exponent bits; NaN restored by a final select. No branches, no calls.
+// CHECK-LABEL: func.func @exp_f32
+// CHECK-SAME: (%[[X:[a-z0-9_]+]]: f32)
+// CHECK-NOT: math.exp
+// CHECK: %[[LO:.*]] = arith.constant -1.040000e+02 : f32
+// CHECK: %[[GT:.*]] = arith.cmpf ogt, %[[X]], %[[LO]] : f32
+// CHECK: %[[XL:.*]] = arith.select %[[GT]], %[[X]], %[[LO]] : f32
+// CHECK: %[[HI:.*]] = arith.constant 8.900000e+01 : f32
+// CHECK: %[[LT:.*]] = arith.cmpf olt, %[[XL]], %[[HI]] : f32
+// CHECK: %[[XC:.*]] = arith.select %[[LT]], %[[XL]], %[[HI]] : f32
+// CHECK: %[[MAGIC:.*]] = arith.constant 0x4B400000 : f32
+// CHECK: %[[SHIFTED:.*]] = arith.addf %{{.*}}, %[[MAGIC]] fastmath<contract> : f32
+// CHECK: %[[N:.*]] = arith.subf %[[SHIFTED]], %[[MAGIC]] fastmath<contract> : f32
+// CHECK: %[[NI:.*]] = arith.fptosi %[[N]] : f32 to i32
+// CHECK: %[[N1:.*]] = arith.shrsi %[[NI]], %{{.*}} : i32
+// CHECK: %[[N2:.*]] = arith.subi %[[NI]], %[[N1]] : i32
+// CHECK: %[[B1:.*]] = arith.addi %[[N1]], %[[BIAS:.*]] : i32
+// CHECK: %[[E1:.*]] = arith.shli %[[B1]], %[[MANT:.*]] : i32
+// CHECK: %[[P1:.*]] = arith.bitcast %[[E1]] : i32 to f32
+// CHECK: %[[Y1:.*]] = arith.mulf %{{.*}}, %[[P1]]
+// CHECK: %[[B2:.*]] = arith.addi %[[N2]], %[[BIAS]] : i32
+// CHECK: %[[E2:.*]] = arith.shli %[[B2]], %[[MANT]] : i32
+// CHECK: %[[P2:.*]] = arith.bitcast %[[E2]] : i32 to f32
+// CHECK: %[[Y:.*]] = arith.mulf %[[Y1]], %[[P2]]
+// CHECK: %[[NAN:.*]] = arith.cmpf uno, %[[X]], %[[X]] : f32
+// CHECK: %[[R:.*]] = arith.select %[[NAN]], %[[X]], %[[Y]] : f32
+// CHECK: return %[[R]] : f32
+func.func @exp_f32(%x: f32) -> f32 {
+  %y = math.exp %x : f32
+  return %y : f32
+}
+
+// f64 uses the same algorithm with the double format's constants.
+// CHECK-LABEL: func.func @exp_f64
+// CHECK-NOT: math.exp
+// CHECK: arith.constant -7.460000e+02 : f64
+// CHECK: arith.constant 7.100000e+02 : f64
+// CHECK: arith.fptosi %{{.*}} : f64 to i64
+// CHECK: arith.constant 1023 : i64
+// CHECK: arith.constant 52 : i64
+// CHECK: arith.bitcast %{{.*}} : i64 to f64
+func.func @exp_f64(%x: f64) -> f64 {
+  %y = math.exp %x : f64
+  return %y : f64
+}
+
+// log on vectors: subnormals scaled up, exponent and mantissa split with integer ops
+// on the bits, then the special values selected in.
+// CHECK-LABEL: func.func @log_vector
+// CHECK-SAME: (%[[X:[a-z0-9_]+]]: vector<4xf64>)
+// CHECK-NOT: math.log
+// CHECK: %[[TINY:.*]] = arith.cmpf olt, %[[X]], %{{.*}} : vector<4xf64>
+// CHECK: %[[XS:.*]] = arith.select %[[TINY]], %{{.*}}, %[[X]] : vector<4xi1>, vector<4xf64>
+// CHECK: %[[BITS:.*]] = arith.bitcast %[[XS]] : vector<4xf64> to vector<4xi64>
+// CHECK: %[[U:.*]] = arith.subi %[[BITS]], %{{.*}} : vector<4xi64>
+// CHECK: %[[K:.*]] = arith.shrsi %[[U]], %[[C52:.*]] : vector<4xi64>
+// CHECK: %[[KS:.*]] = arith.shli %[[K]], %[[C52]] : vector<4xi64>
+// CHECK: %[[MB:.*]] = arith.subi %[[BITS]], %[[KS]] : vector<4xi64>
+// CHECK: arith.bitcast %[[MB]] : vector<4xi64> to vector<4xf64>
+// CHECK: arith.divf
+// CHECK: %[[INF:.*]] = arith.constant dense<0x7FF0000000000000> : vector<4xf64>
+// CHECK: arith.cmpf oeq, %[[X]], %[[INF]] : vector<4xf64>
+// CHECK: arith.constant dense<0xFFF0000000000000> : vector<4xf64>
+// CHECK: arith.cmpf olt, %[[X]], %{{.*}} : vector<4xf64>
+// CHECK: arith.constant dense<0x7FF8000000000000> : vector<4xf64>
+// CHECK: %[[NAN:.*]] = arith.cmpf uno, %[[X]], %[[X]] : vector<4xf64>
+// CHECK: %[[R:.*]] = arith.select %[[NAN]], %[[X]], %{{.*}} : vector<4xi1>, vector<4xf64>
+// CHECK: return %[[R]]
+func.func @log_vector(%x: vector<4xf64>) -> vector<4xf64> {
+  %y = math.log %x : vector<4xf64>
+  return %y : vector<4xf64>
+}
+
+// tanh: an odd polynomial for |x| < 0.625, otherwise 1 - 2/(exp(2|x|)+1) (the exp
+// expanded inline), the branch picked per element by a select, then x's sign bit put on.
+// CHECK-LABEL: func.func @tanh_f32
+// CHECK-SAME: (%[[X:[a-z0-9_]+]]: f32)
+// CHECK-NOT: math.
+// CHECK: %[[BITS:.*]] = arith.bitcast %[[X]] : f32 to i32
+// CHECK: %[[ABSBITS:.*]] = arith.andi %[[BITS]], %{{.*}} : i32
+// CHECK: %[[ABS:.*]] = arith.bitcast %[[ABSBITS]] : i32 to f32
+// CHECK: arith.constant 1.000000e+01 : f32
+// CHECK: arith.shli
+// CHECK: arith.divf
+// CHECK: %[[SMALL:.*]] = arith.cmpf olt, %[[ABS]], %{{.*}} : f32
+// CHECK: %[[SEL:.*]] = arith.select %[[SMALL]], %{{.*}}, %{{.*}} : f32
+// CHECK: %[[SELBITS:.*]] = arith.bitcast %[[SEL]] : f32 to i32
+// CHECK: %[[MAG:.*]] = arith.andi %[[SELBITS]], %{{.*}} : i32
+// CHECK: %[[XBITS:.*]] = arith.bitcast %[[X]] : f32 to i32
+// CHECK: %[[SIGN:.*]] = arith.andi %[[XBITS]], %{{.*}} : i32
+// CHECK: %[[YBITS:.*]] = arith.ori %[[MAG]], %[[SIGN]] : i32
+// CHECK: %[[Y:.*]] = arith.bitcast %[[YBITS]] : i32 to f32
+// CHECK: %[[NAN:.*]] = arith.cmpf uno, %[[X]], %[[X]] : f32
+// CHECK: arith.select %[[NAN]], %[[X]], %[[Y]] : f32
+func.func @tanh_f32(%x: f32) -> f32 {
+  %y = math.tanh %x : f32
+  return %y : f32
+}
+
+// erf f32 is expanded (polynomial below 1, 1 - exp(-x*x)*Q(x) above, clamped at 4).
+// CHECK-LABEL: func.func @erf_f32
+// CHECK-NOT: math.erf
+// CHECK: arith.constant 4.000000e+00 : f32
+// CHECK: arith.bitcast %{{.*}} : i32 to f32
+// CHECK: return
+func.func @erf_f32(%x: f32) -> f32 {
+  %y = math.erf %x : f32
+  return %y : f32
+}
+
+// erf f64 stays for libm; other math ops and other float types are left alone.
+// CHECK-LABEL: func.func @left_alone
+// CHECK: math.erf %{{.*}} : f64
+// CHECK: math.sin %{{.*}} : f32
+// CHECK: math.exp %{{.*}} : f16
+func.func @left_alone(%a: f64, %b: f32, %c: f16) -> (f64, f32, f16) {
+  %0 = math.erf %a : f64
+  %1 = math.sin %b : f32
+  %2 = math.exp %c : f16
+  return %0, %1, %2 : f64, f32, f16
+}
