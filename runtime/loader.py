@@ -13,6 +13,7 @@ import threading
 
 import llvmlite.binding as llvm
 
+from compiler.backends.llvm_cpu import blas
 from compiler.backends.llvm_cpu.codegen import target_machine
 
 _lock = threading.Lock()
@@ -22,6 +23,7 @@ class LoadedObject:
     """One object file linked into the process; ``address(name)`` of its functions."""
 
     def __init__(self, object_code: bytes):
+        blas.register_symbols()
         with _lock:
             self._engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), target_machine())
             self._engine.add_object_file(llvm.ObjectFileRef.from_data(object_code))

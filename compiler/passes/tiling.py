@@ -86,8 +86,9 @@ def has_reduction(op) -> bool:
 
 
 def functions(module: ir.Operation):
+    """The module's ``func.func`` definitions (declarations have no body to work on)."""
     for op in module.regions[0].blocks[0].operations:
-        if op.operation.name == "func.func":
+        if op.operation.name == "func.func" and len(op.operation.regions[0].blocks):
             yield op.operation
 
 
@@ -96,9 +97,14 @@ def linalg_ops(fn) -> list:
     return [op.operation for op in fn.regions[0].blocks[0].operations if is_linalg(op.operation)]
 
 
+def is_library_call(op) -> bool:
+    """Float matmuls become BLAS calls (passes/blas.py): never tiled, never fused."""
+    return op.name == "linalg.matmul" and str(op.results[0].type.element_type) in ("f32", "f64")
+
+
 def roots(fn) -> list:
     """Linalg ops of ``fn``'s body whose results no other linalg op of the body reads."""
-    ops = linalg_ops(fn)
+    ops = [op for op in linalg_ops(fn) if not is_library_call(op)]
     consumed = set()
     for op in ops:
         for operand in op.operands:
@@ -170,6 +176,8 @@ def fusion_group(root) -> list:
     position = {op.operation: i for i, op in enumerate(block.operations)} if block else {}
     group, order = {root}, []
     for p in sorted(producers(root), key=lambda op: -position.get(op, 0)):
+        if is_library_call(p):
+            continue
         users = _users(p)
         if users & group and (is_elementwise(p) or users <= group):
             group.add(p)

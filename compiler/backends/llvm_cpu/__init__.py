@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from compiler import __version__
+from compiler.backends.llvm_cpu import blas
 from compiler.backends.llvm_cpu.codegen import emit_object, host_target, optimize
 from compiler.dialects.shapes import ShapeProgram
 from compiler.dialects.types import TensorType
@@ -55,7 +56,8 @@ def lower_to_object(module: ir.Module, entry: str, contiguous: tuple[bool, ...] 
 
 def cache_key(module: ir.Module, entry: str, contiguous: tuple[bool, ...] = ()) -> str:
     layout = "".join("c" if flag else "s" for flag in contiguous)
-    return artifact_key(str(module), entry, layout, __version__, bindings_version(), host_target().cache_tag)
+    return artifact_key(str(module), entry, layout, __version__, bindings_version(), host_target().cache_tag,
+                        blas.cache_tag())
 
 
 def object_code(module: ir.Module, entry: str, contiguous: tuple[bool, ...] = ()) -> Artifact:

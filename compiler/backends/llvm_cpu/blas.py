@@ -1,0 +1,71 @@
+"""The BLAS that NumPy links, found and handed to Ember's kernels.
+
+Ember's float matmuls call ``?gemm`` (see ``compiler/passes/blas.py``) rather than
+generated loops: tiling and packing for the cache hierarchy is a library's life
+work, and NumPy ships one. NumPy 2 wheels bundle OpenBLAS as
+``numpy.libs/libscipy_openblas64_-*.so``, with ILP64 CBLAS entry points named
+``scipy_cblas_sgemm64_`` / ``scipy_cblas_dgemm64_``. We load that library and
+register those addresses with the JIT under Ember's own names (``ember_blas_sgemm``,
+``ember_blas_dgemm``), so object code links to them like to any process symbol.
+
+When no such library is found (another NumPy build) ``available()`` is false, the
+pass emits no calls, and matmuls run as generated loops: slower, still correct.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import glob
+import os
+
+import llvmlite.binding as llvm
+
+# Ember's symbol -> the CBLAS entry points to look for, ILP64 first.
+SYMBOLS = {
+    "ember_blas_sgemm": ("scipy_cblas_sgemm64_", "cblas_sgemm64_"),
+    "ember_blas_dgemm": ("scipy_cblas_dgemm64_", "cblas_dgemm64_"),
+}
+
+
+def _candidates() -> list[str]:
+    import numpy
+
+    root = os.path.dirname(os.path.dirname(numpy.__file__))
+    return sorted(glob.glob(os.path.join(root, "numpy.libs", "*openblas*64*.so*")))
+
+
+@functools.cache
+def _addresses() -> dict[str, int]:
+    for path in _candidates():
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        found = {}
+        for ours, theirs in SYMBOLS.items():
+            for name in theirs:
+                fn = getattr(lib, name, None)
+                if fn is not None:
+                    found[ours] = ctypes.cast(fn, ctypes.c_void_p).value
+                    break
+        if len(found) == len(SYMBOLS):
+            found["_library"] = lib  # keep it loaded
+            return found
+    return {}
+
+
+def available() -> bool:
+    return bool(_addresses())
+
+
+def cache_tag() -> str:
+    return "blas-ilp64" if available() else "no-blas"
+
+
+@functools.cache
+def register_symbols() -> None:
+    """Make ``ember_blas_*`` resolvable by the JIT (a no-op without a BLAS)."""
+    for name, address in _addresses().items():
+        if not name.startswith("_"):
+            llvm.add_symbol(name, address)

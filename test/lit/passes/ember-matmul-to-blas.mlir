@@ -1,0 +1,38 @@
+// RUN: ember-opt %s --pass-pipeline='builtin.module(ember-matmul-to-blas{force=true})' | FileCheck %s
+
+// A float matmul on buffers calls a per-type helper added at the top of the module.
+// The helper calls BLAS gemm, with alpha = beta = 1 (linalg.matmul accumulates),
+// when rows have unit stride and leading dimensions are big enough; otherwise it
+// runs the matmul as loops.
+// CHECK-LABEL: func.func private @ember_elem_ptr_f32
+// CHECK: memref.extract_aligned_pointer_as_index
+// CHECK: llvm.getelementptr
+// CHECK-LABEL: func.func private @ember_matmul_f32
+// CHECK-SAME: (%{{.*}}: memref<?x?xf32, strided<[?, ?], offset: ?>>, %{{.*}}: memref<?x?xf32, strided<[?, ?], offset: ?>>, %{{.*}}: memref<?x?xf32, strided<[?, ?], offset: ?>>)
+// CHECK: scf.if %{{.*}} {
+// CHECK: call @ember_blas_sgemm(
+// CHECK: } else {
+// CHECK-NEXT: linalg.matmul
+// CHECK: func.func private @ember_blas_sgemm(i32, i32, i32, i64, i64, i64, f32, !llvm.ptr, i64, !llvm.ptr, i64, f32, !llvm.ptr, i64)
+
+// CHECK-LABEL: func.func @mm
+// CHECK-SAME: (%[[X:[a-z0-9_]+]]: memref<4x3xf32>, %[[W:[a-z0-9_]+]]: memref<3x2xf32>, %[[O:[a-z0-9_]+]]: memref<4x2xf32>)
+// CHECK: %[[XC:.*]] = memref.cast %[[X]] : memref<4x3xf32> to memref<?x?xf32, strided<[?, ?], offset: ?>>
+// CHECK: %[[WC:.*]] = memref.cast %[[W]]
+// CHECK: %[[OC:.*]] = memref.cast %[[O]]
+// CHECK: call @ember_matmul_f32(%[[XC]], %[[WC]], %[[OC]])
+// CHECK-NOT: linalg.matmul
+// CHECK: return
+func.func @mm(%x: memref<4x3xf32>, %w: memref<3x2xf32>, %out: memref<4x2xf32>) {
+  linalg.matmul ins(%x, %w : memref<4x3xf32>, memref<3x2xf32>) outs(%out : memref<4x2xf32>)
+  return
+}
+
+// Integer matmuls stay loops.
+// CHECK-LABEL: func.func @imm
+// CHECK-NOT: call
+// CHECK: linalg.matmul
+func.func @imm(%x: memref<4x3xi32>, %w: memref<3x2xi32>, %out: memref<4x2xi32>) {
+  linalg.matmul ins(%x, %w : memref<4x3xi32>, memref<3x2xi32>) outs(%out : memref<4x2xi32>)
+  return
+}

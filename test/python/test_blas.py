@@ -1,0 +1,57 @@
+"""Float matmuls run through the BLAS NumPy links, with loops for what BLAS cannot take."""
+
+import numpy as np
+import pytest
+
+from compiler.backends.llvm_cpu import blas, compile_module, lower_to_object
+from compiler.dialects.builder import FunctionBuilder
+from compiler.dialects.types import TensorType
+
+pytestmark = pytest.mark.skipif(not blas.available(), reason="this NumPy links no ILP64 OpenBLAS")
+
+
+def matmul_module(dtype="f32", m=None, k=None, n=None):
+    b = FunctionBuilder("mm", [TensorType((m, k), dtype), TensorType((k, n), dtype)])
+    a, w = b.args
+    return b.finish([b.op("matmul", a, w)])
+
+
+def test_contiguous_matmul_calls_gemm():
+    lowered = lower_to_object(matmul_module(), "mm", (True, True))
+    assert "call void @ember_blas_sgemm(" in lowered.llvm_ir
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f64"])
+@pytest.mark.parametrize("shape", [(5, 7, 3), (1, 1, 1), (64, 33, 17), (0, 4, 3), (4, 0, 3), (4, 3, 0)])
+def test_matches_numpy(dtype, shape):
+    m, k, n = shape
+    rng = np.random.default_rng(0)
+    np_dtype = np.float32 if dtype == "f32" else np.float64
+    a = rng.standard_normal((m, k)).astype(np_dtype)
+    w = rng.standard_normal((k, n)).astype(np_dtype)
+    (got,) = compile_module(matmul_module(dtype))(a, w)
+    rtol = 1e-5 if dtype == "f32" else 1e-12
+    np.testing.assert_allclose(got, a @ w, rtol=rtol, atol=rtol * max(1, k))
+
+
+@pytest.mark.parametrize("view", ["transposed", "every_other_column", "reversed_rows", "broadcast_row"])
+def test_views_blas_cannot_take_fall_back_to_loops(view):
+    rng = np.random.default_rng(1)
+    base = rng.standard_normal((12, 12)).astype(np.float32)
+    a = {"transposed": base.T[:6, :5], "every_other_column": base[:6, ::2][:, :5],
+         "reversed_rows": base[::-1][:6, :5], "broadcast_row": np.broadcast_to(base[0, :5], (6, 5))}[view]
+    w = rng.standard_normal((5, 4)).astype(np.float32)
+    (got,) = compile_module(matmul_module())(a, w)
+    np.testing.assert_allclose(got, a @ w, rtol=1e-5, atol=1e-5)
+
+
+def test_matmul_with_epilogue_keeps_the_epilogue_fused_and_parallel_free():
+    b = FunctionBuilder("dense", [TensorType((None, 8), "f32"), TensorType((8, 4), "f32"), TensorType((4,), "f32")])
+    x, w, bias = b.args
+    y = b.op("matmul", x, w)
+    z = b.op("add", y, b.op("broadcast_to", bias, result=b.type_of(y), sizes=[b.dim(x, 0)]))
+    kernel = compile_module(b.finish([z]))
+    xs = np.arange(24, dtype=np.float32).reshape(3, 8)
+    ws = np.ones((8, 4), np.float32)
+    bs = np.arange(4, dtype=np.float32)
+    np.testing.assert_allclose(kernel(xs, ws, bs)[0], xs @ ws + bs, rtol=1e-6)
