@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from compiler.dialects.types import DYN, TensorType
-from runtime import threads
+from runtime import abi, binder, threads
 from runtime.loader import LoadedObject
 from runtime.memref import descriptor, descriptor_type
 
@@ -51,6 +51,11 @@ class Kernel:
         self._lock = threading.Lock()
         self._shape_program = shape_program
         self._shape_cache: dict[tuple, list[tuple]] = {}
+        self._call = self._call_generic
+        if abi.fast_entry_supported:
+            self._call = binder.make_call(signature, {
+                "bad": self._reject, "shape_cache": self._shape_cache, "output_shapes": self._shapes_for,
+                "variants": self._variants, "variant": self.variant, "run_parallel": self._run_parallel})
 
     def variant(self, contiguous: tuple[bool, ...]):
         found = self._variants.get(contiguous)
@@ -63,11 +68,17 @@ class Kernel:
         return found
 
     def _function_of(self, variant: Variant):
-        ranks = [t.rank for t in self.signature.inputs + self.signature.outputs]
-        argtypes = [ctypes.POINTER(descriptor_type(r)) for r in ranks]
+        """The foreign function to call: ``ember_entry_*`` taking the arrays themselves
+        (see runtime/abi.py), or the C interface taking descriptors where it cannot."""
+        arrays = self.signature.inputs + self.signature.outputs
+        if abi.fast_entry_supported:
+            argtypes = [ctypes.py_object] * len(arrays)
+            address = variant.loaded.address(abi.entry_name(self.signature.name))
+        else:
+            argtypes = [ctypes.POINTER(descriptor_type(t.rank)) for t in arrays]
+            address = variant.loaded.address(f"_mlir_ciface_{self.signature.name}")
         if variant.parallel:
             argtypes += [ctypes.c_int64, ctypes.c_int64]  # part, parts
-        address = variant.loaded.address(f"_mlir_ciface_{self.signature.name}")
         return ctypes.CFUNCTYPE(None, *argtypes)(address)
 
     @property
@@ -75,34 +86,49 @@ class Kernel:
         """Whether the all-contiguous variant splits across threads."""
         return self.variant((True,) * len(self.signature.inputs))[0].parallel
 
-    def output_shapes(self, inputs) -> list[tuple]:
-        key = tuple(a.shape for a in inputs)
-        shapes = self._shape_cache.get(key)
-        if shapes is None:
-            shapes = self._shape_cache[key] = self._shape_program(key)
+    def _shapes_for(self, key: tuple) -> list[tuple]:
+        shapes = self._shape_cache[key] = self._shape_program(key)
         return shapes
+
+    def _reject(self, i: int, a) -> None:
+        t = self.signature.inputs[i]
+        got = f"{a.dtype}{list(a.shape)}" if isinstance(a, np.ndarray) else type(a).__name__
+        raise TypeError(f"{self.signature.name}: argument {i} must be {t}, got {got}")
 
     def _check(self, arrays) -> list[np.ndarray]:
         sig = self.signature
-        if len(arrays) != len(sig.inputs):
-            raise TypeError(f"{sig.name} takes {len(sig.inputs)} arrays, got {len(arrays)}")
         for i, (a, t) in enumerate(zip(arrays, sig.inputs)):
             if not isinstance(a, np.ndarray) or a.dtype != t.numpy_dtype or a.ndim != t.rank or any(
                     d is not DYN and d != s for d, s in zip(t.shape, a.shape)):
-                got = f"{a.dtype}{list(a.shape)}" if isinstance(a, np.ndarray) else type(a).__name__
-                raise TypeError(f"{sig.name}: argument {i} must be {t}, got {got}")
+                self._reject(i, a)
         return list(arrays)
 
-    def __call__(self, *arrays) -> tuple[np.ndarray, ...]:
+    @staticmethod
+    def _parts(arrays) -> int:
+        """Worker threads for one call: all of them, unless the data is small."""
+        return threads.num_threads() if sum(a.nbytes for a in arrays) >= threads.PARALLEL_MIN_BYTES else 1
+
+    @classmethod
+    def _run_parallel(cls, function, arrays, args=None) -> None:
+        parts = cls._parts(arrays)
+        args = arrays if args is None else args
+        threads.run_parts(lambda part: function(*args, part, parts), parts)
+
+    def _call_generic(self, *arrays) -> tuple[np.ndarray, ...]:
+        """The call path through ctypes descriptors, where the fast entry is unsupported."""
         inputs = self._check(arrays)
-        outputs = [np.empty(shape, t.numpy_dtype)
-                   for shape, t in zip(self.output_shapes(inputs), self.signature.outputs)]
+        key = tuple(a.shape for a in inputs)
+        shapes = self._shape_cache.get(key) or self._shapes_for(key)
+        outputs = [np.empty(shape, t.numpy_dtype) for shape, t in zip(shapes, self.signature.outputs)]
         variant, function = self.variant(tuple(a.flags.c_contiguous for a in inputs))
-        arrays = inputs + outputs
-        pointers = [ctypes.byref(descriptor(a)) for a in arrays]
-        if not variant.parallel:
-            function(*pointers)
-            return tuple(outputs)
-        parts = threads.num_threads() if sum(a.nbytes for a in arrays) >= threads.PARALLEL_MIN_BYTES else 1
-        threads.run_parts(lambda part: function(*pointers, part, parts), parts)
+        descriptors = [ctypes.byref(descriptor(a)) for a in inputs + outputs]
+        if variant.parallel:
+            self._run_parallel(function, inputs + outputs, descriptors)
+        else:
+            function(*descriptors)
         return tuple(outputs)
+
+    def __call__(self, *arrays) -> tuple[np.ndarray, ...]:
+        if len(arrays) != len(self.signature.inputs):
+            raise TypeError(f"{self.signature.name} takes {len(self.signature.inputs)} arrays, got {len(arrays)}")
+        return self._call(*arrays)

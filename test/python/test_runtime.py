@@ -94,3 +94,27 @@ def test_zero_d_and_size_zero():
     assert out.shape == () and out.dtype == np.int64 and int(out) == 5
     (out,) = kernel(np.array(-1), np.arange(10))
     assert int(out) == 44
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_both_call_paths_bind_any_view(fast, monkeypatch):
+    """The array-reading entry (runtime/abi.py) and the ctypes-descriptor fallback agree."""
+    from runtime import abi
+
+    monkeypatch.setattr(abi, "fast_entry_supported", fast)
+    b = FunctionBuilder("f", [TensorType((None, 3), "f64"), TensorType((), "f64")])
+    x, s = b.args
+    y = b.op("mul", x, b.op("broadcast_to", s, result=b.type_of(x), sizes=[b.dim(x, 0)]))
+    kernel = compile_module(b.finish([y, b.op("sum", y, axes=(0, 1), keepdims=False)]))
+    base = np.arange(60, dtype=np.float64).reshape(10, 6)
+    for view in (base[:, :3], base[::-3, ::2], np.broadcast_to(base[0, :3], (4, 3)), base[:0, :3]):
+        got, total = kernel(view, np.array(2.0))
+        np.testing.assert_array_equal(got, view * 2.0)
+        assert total.shape == () and float(total) == float((view * 2.0).sum())
+
+
+def test_generated_call_path_reads_like_hand_written_code():
+    source = softmax_kernel()._call.__ember_source__
+    assert source.startswith("def call(a0):")
+    assert "if type(a0) is not ndarray or a0.dtype is not IN0 or a0.ndim != 2:" in source
+    assert "o0 = empty(shapes[0], OUT0)" in source

@@ -13,6 +13,7 @@ from compiler.mlir import bindings_version, ir, translate_to_llvm_ir
 from compiler.passes.bufferize import set_contiguous
 from compiler.passes.parallel import PARALLEL_ATTR
 from compiler.passes.registry import run_pipeline
+from runtime import abi
 from runtime.cache import ARTIFACTS, Artifact, artifact_key
 from runtime.kernel import Kernel, Signature, Variant
 from runtime.loader import LoadedObject
@@ -50,7 +51,9 @@ def lower_to_object(module: ir.Module, entry: str, contiguous: tuple[bool, ...] 
     attrs = entry_function(lowered, entry).attributes
     parallel = PARALLEL_ATTR in attrs and ir.BoolAttr(attrs[PARALLEL_ATTR]).value
     run_pipeline(lowered, "builtin.module(loops-to-llvm)")
-    llvm_ir = translate_to_llvm_ir(lowered)
+    signature = signature_of(entry_function(module, entry))
+    arrays = [(t.rank, t.numpy_dtype.itemsize) for t in signature.inputs + signature.outputs]
+    llvm_ir = translate_to_llvm_ir(lowered) + "\n" + abi.entry_wrapper_ir(entry, arrays, parallel)
     return Lowered(emit_object(optimize(llvm_ir)), llvm_ir, parallel)
 
 
