@@ -204,26 +204,38 @@ def _lower_cast(op, result: TensorType, attrs):
 
 
 def _lower_reduce(op, result: TensorType, attrs):
-    """Reduce into the dropped-axes shape, then ``expand_shape`` back for keepdims."""
+    """Reduce into the result shape directly: with keepdims the reduced axes stay as
+    loops of extent 1 (no reshape), so the reduction and its broadcast consumers stay
+    one chain of linalg ops that tile-and-fuse can put in one loop nest."""
     (x,) = ember.tensor_operands(op)
     xt = _type(x)
     name = op.name.removeprefix("ember.")
     axes = sorted(attrs["axes"])
     if not axes:  # reducing over nothing is the identity, for mean too (x / 1)
         return x
-    kept = [i for i in range(xt.rank) if i not in axes]
-    reduced_t = xt.with_shape([xt.shape[i] for i in kept])
     identity, combine = scalar.REDUCTIONS[name]
-    init = _filled(reduced_t, _sizes_like(reduced_t, x, kept), identity(xt.dtype))
-    out_map = _map(xt.rank, [ir.AffineDimExpr.get(i) for i in kept])
-    iterators = ["reduction" if i in axes else "parallel" for i in range(xt.rank)]
-    value = _generic([x], init, [_identity(xt.rank), out_map], iterators,
-                     lambda a, acc: combine(acc, a, xt.dtype))
-    if name == "mean":
-        value = _divide_by_count(value, reduced_t, x, axes)
     if attrs["keepdims"]:
-        value = _expand(value, result, _unit_groups(result.rank, axes), _sizes_like(result, x))
+        loops = xt.rank + len(axes)  # the result's dims, then one reduction loop per axis
+        in_exprs = [ir.AffineDimExpr.get(xt.rank + axes.index(i) if i in axes else i) for i in range(xt.rank)]
+        out_map = _identity_prefix(loops, xt.rank)
+        init = _filled(result, _sizes_like(result, x), identity(xt.dtype))
+        iterators = ["parallel"] * xt.rank + ["reduction"] * len(axes)
+        in_map = _map(loops, in_exprs)
+    else:
+        kept = [i for i in range(xt.rank) if i not in axes]
+        init = _filled(result, _sizes_like(result, x, kept), identity(xt.dtype))
+        out_map = _map(xt.rank, [ir.AffineDimExpr.get(i) for i in kept])
+        iterators = ["reduction" if i in axes else "parallel" for i in range(xt.rank)]
+        in_map = _identity(xt.rank)
+    value = _generic([x], init, [in_map, out_map], iterators, lambda a, acc: combine(acc, a, xt.dtype))
+    if name == "mean":
+        value = _divide_by_count(value, result, x, axes)
     return value
+
+
+def _identity_prefix(loops: int, rank: int) -> ir.AffineMap:
+    """``(d0, ..., d{loops-1}) -> (d0, ..., d{rank-1})``."""
+    return _map(loops, [ir.AffineDimExpr.get(i) for i in range(rank)])
 
 
 def _divide_by_count(total: ir.Value, t: TensorType, x: ir.Value, axes) -> ir.Value:
