@@ -33,6 +33,13 @@ class FunctionBuilder:
             self.block = self.func.add_entry_block()
         self.args = list(self.block.arguments)
 
+    def add_argument(self, t: TensorType) -> ir.Value:
+        """A new trailing argument (the frontend discovers its inputs while tracing)."""
+        with self.context, self._location:
+            value = self.block.add_argument(t.to_mlir(), ir.Location.unknown())
+        self.args.append(value)
+        return value
+
     def at(self, filename: str, line: int, col: int = 0) -> "FunctionBuilder":
         """Tag the ops built from now on with a source location."""
         self._location = ir.Location.file(filename, line, col, context=self.context)

@@ -1,0 +1,63 @@
+"""Ember's exceptions: one definition per kind of failure, each naming where it happened.
+
+Every message names the user's function, its ``file:line`` and the construct at
+fault, so a user never has to read an MLIR or LLVM traceback. Exceptions raised by
+the user's own code are not wrapped: they propagate unchanged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Location:
+    function: str
+    filename: str
+    line: int | None
+
+    def __str__(self) -> str:
+        return f"{self.filename}:{self.line}" if self.line is not None else self.filename
+
+
+class EmberError(Exception):
+    """Base of every error Ember raises on its own account."""
+
+
+class Unsupported(EmberError):
+    """A construct the tracer cannot turn into a graph (the call then runs in CPython).
+
+    ``reason`` says what, ``hint`` what the user can do, ``location`` where.
+    """
+
+    def __init__(self, reason: str, location: Location | None = None, hint: str = ""):
+        self.reason, self.location, self.hint = reason, location, hint
+        super().__init__(self.describe())
+
+    def describe(self) -> str:
+        where = f" in {self.location.function} at {self.location}" if self.location else ""
+        hint = f" ({self.hint})" if self.hint else ""
+        return f"{self.reason}{where}{hint}"
+
+    def at(self, location: Location) -> "Unsupported":
+        """The same failure, located (the innermost location wins)."""
+        if self.location is None:
+            self.location = location
+            self.args = (self.describe(),)
+        return self
+
+
+class GraphBreakError(EmberError):
+    """``fullgraph=True`` and the function cannot be captured as one graph."""
+
+    def __init__(self, unsupported: Unsupported):
+        self.reason, self.location, self.hint = unsupported.reason, unsupported.location, unsupported.hint
+        super().__init__(f"graph break: {unsupported.describe()}")
+
+
+class BackendError(EmberError):
+    """A backend failed to compile a graph (with ``options={"strict": True}``)."""
+
+
+class InvalidArgument(EmberError, TypeError):
+    """``compile()`` or a compiled function was called with arguments it cannot take."""

@@ -1,0 +1,145 @@
+"""One cache miss: trace the call, build the graph, compile it, generate the entry.
+
+``convert(fn, args, kwargs, options)`` returns an ``Entry``. When the code cannot be
+captured (``Unsupported``) or the user's own code raises while tracing, the entry
+runs the function in CPython instead — guarded by the guards gathered up to the
+failure, which is exactly the condition under which tracing would fail the same way.
+"""
+
+from __future__ import annotations
+
+import inspect
+import time
+import warnings
+from dataclasses import dataclass, field
+
+from compiler.backends import EagerGraph, compile_graph
+from compiler.dialects.guard_metadata import GuardMetadata
+from compiler.errors import BackendError, GraphBreakError, Location, Unsupported
+from compiler.frontend import entry_codegen, logs
+from compiler.frontend import variables as v
+from compiler.frontend import wrap as wrapping
+from compiler.frontend.output_graph import TRACE_LOCK, OutputGraph
+from compiler.frontend.sources import ClosureSource, LocalSource
+from compiler.frontend.symbolic_convert import InstructionTranslator
+
+
+@dataclass
+class Entry:
+    run: object  # the generated function: returns entry_codegen.MISS when its guards fail
+    guards: list
+    guard_namespace: dict
+    graph_module: object = None  # the Ember module (None when the call runs in CPython)
+    fallback_reason: Unsupported | None = None
+    op_count: int = 0
+    compile_times: dict = field(default_factory=dict)
+
+
+def convert(fn, args: tuple, kwargs: dict, options) -> Entry:
+    with TRACE_LOCK:
+        start = time.perf_counter()
+        output = OutputGraph(_graph_name(fn))
+        tx = None
+        try:
+            tx = _root_translator(fn, args, kwargs, output)
+            result = tx.run()
+            return _finish(fn, output, result, options, start)
+        except v.UserError as e:
+            return _fallback(fn, output, Unsupported(f"the function raised {e.error!r} while being traced"),
+                             options, tx)
+        except Unsupported as e:
+            if options.fullgraph:
+                raise GraphBreakError(e) from None
+            return _fallback(fn, output, e, options, tx)
+
+
+def _graph_name(fn) -> str:
+    return "".join(c if c.isalnum() else "_" for c in fn.__qualname__)
+
+
+def _root_translator(fn, args, kwargs, output) -> InstructionTranslator:
+    signature = inspect.signature(fn)
+    try:
+        bound = signature.bind(*args, **kwargs)
+    except TypeError as e:
+        raise v.UserError(e) from None
+    bound.apply_defaults()
+    probe = InstructionTranslator(output, fn.__code__, fn.__globals__, {}, tuple(fn.__closure__ or ()),
+                                  ClosureSource(), fn.__qualname__)
+    local_vars = {}
+    for name, value in bound.arguments.items():
+        local_vars[name] = _wrap_argument(probe, signature.parameters[name], name, value)
+    probe.locals = local_vars
+    return probe
+
+
+def _wrap_argument(tx, param, name, value):
+    if param.kind is param.VAR_POSITIONAL:
+        tx.output.guards.length_match(LocalSource(name), value)
+        from compiler.frontend.sources import ItemSource
+
+        return v.TupleVariable([wrapping.wrap(tx, item, ItemSource(LocalSource(name), i))
+                                for i, item in enumerate(value)])
+    return wrapping.wrap(tx, value, LocalSource(name))
+
+
+def _finish(fn, output: OutputGraph, result, options, start) -> Entry:
+    plan = entry_codegen.ResultPlan(input_index=output.input_index,
+                                    input_sources=[i.source for i in output.inputs])
+    effects = entry_codegen.effect_lines(plan, output.mutated, output.attribute_writes, output.global_writes)
+    result_expr = plan.expr(result)
+    trace_time = time.perf_counter() - start
+    graph, module = None, None
+    if plan.outputs:
+        module = output.builder.finish([t.tensor.value for t in plan.outputs], GuardMetadata(
+            output.guards.records(), [], [i.source.name() for i in output.inputs]))
+        logs.log("graph_code", "TRACED GRAPH %s\n%s", fn.__qualname__, _graph_text(module))
+        graph = _compile_graph(fn, module, output, options)
+    guards = output.guards.ordered()
+    entry = entry_codegen.build_entry(fn, guards, output.guards.objects, [i.source.expr() for i in output.inputs],
+                                      graph, effects, result_expr, plan.namespace)
+    logs.log("guards", "GUARDS %s\n%s", fn.__qualname__, "\n".join(f"  - {g.text}" for g in guards))
+    logs.log("output_code", "ENTRY CODE %s\n%s", fn.__qualname__, entry.__ember_source__)
+    total = time.perf_counter() - start
+    logs.log("perf", "%s: trace %.1f ms, compile %.1f ms", fn.__qualname__, trace_time * 1e3,
+             (total - trace_time) * 1e3)
+    return Entry(entry, guards, output.guards.objects, module, None, output.op_count() if module else 0,
+                 {"trace": trace_time, "total": total})
+
+
+def _graph_text(module) -> str:
+    return module.operation.get_asm(enable_debug_info=True) if logs.enabled("graph_code") else ""
+
+
+def _compile_graph(fn, module, output, options):
+    """The backend's callable; on a backend failure the graph runs eagerly, with one warning."""
+    try:
+        return compile_graph(module, options.backend, example_inputs=tuple(i.example for i in output.inputs))
+    except Exception as e:
+        if options.strict:
+            raise BackendError(f"backend {options.backend!r} failed on the graph of {fn.__qualname__}: {e}") from e
+        warnings.warn(f"ember: backend {options.backend!r} failed on the graph of {fn.__qualname__} "
+                      f"({type(e).__name__}: {e}); running it eagerly", RuntimeWarning, stacklevel=4)
+        return EagerGraph(module)
+
+
+def _fallback(fn, output: OutputGraph, reason: Unsupported, options, tx) -> Entry:
+    if reason.location is None:
+        code = fn.__code__
+        reason.at(Location(fn.__qualname__, code.co_filename, code.co_firstlineno))
+    logs.log("graph_breaks", "running %s in CPython: %s", fn.__qualname__, reason.describe())
+    guards = output.guards.ordered()
+    return Entry(_eager_entry(fn, guards, output.guards.objects), guards, output.guards.objects, None, reason)
+
+
+def _eager_entry(fn, guards, objects):
+    """An entry that runs ``fn`` itself when the guards (gathered before the failure) hold."""
+    check = entry_codegen.build_entry(fn, guards, objects, [], None, [], "True", {}, name="check")
+
+    def run(*args, **kwargs):
+        if check(*args, **kwargs) is entry_codegen.MISS:
+            return entry_codegen.MISS
+        return fn(*args, **kwargs)
+
+    run.__ember_source__ = check.__ember_source__
+    return run

@@ -1,0 +1,142 @@
+"""``compile()``: the wrapper whose calls go through the guarded cache.
+
+A call tries the entries cached for the function's code object (most recent first);
+each is generated code that checks its guards and, when they hold, runs the
+compiled graph. A miss traces the call (``convert_frame``) and adds an entry. Past
+``recompile_limit`` entries a warning is issued once and further misses run the
+plain function.
+"""
+
+from __future__ import annotations
+
+import functools
+import types
+import warnings
+import weakref
+from dataclasses import dataclass
+
+from compiler import config
+from compiler.errors import InvalidArgument
+from compiler.frontend import logs
+from compiler.frontend.convert_frame import convert
+from compiler.frontend.entry_codegen import MISS
+from compiler.frontend.guards import failing_guards
+
+_KNOWN_OPTIONS = {"recompile_limit", "strict"}
+_all_compiled: "weakref.WeakSet[CompiledFunction]" = weakref.WeakSet()
+
+
+@dataclass(frozen=True)
+class Options:
+    backend: object = "cpu"
+    dynamic: bool | None = None
+    fullgraph: bool = False
+    strict: bool = False
+    recompile_limit: int | None = None
+
+
+class CompiledFunction:
+    """The callable ``compile(fn)`` returns (keeps ``__name__``, ``__doc__``, ``__wrapped__``)."""
+
+    def __init__(self, fn, options: Options):
+        self._fn = fn
+        self._options = options
+        self._entries: list = []
+        self._warned = False
+        functools.update_wrapper(self, fn)
+        _all_compiled.add(self)
+
+    def __call__(self, *args, **kwargs):
+        for entry in self._entries:
+            result = entry.run(*args, **kwargs)
+            if result is not MISS:
+                return result
+        return self._miss(args, kwargs)
+
+    def __get__(self, obj, objtype=None):
+        """Decorated methods bind like functions do."""
+        return self if obj is None else types.MethodType(self, obj)
+
+    @property
+    def entries(self) -> list:
+        return list(self._entries)
+
+    def _limit(self) -> int:
+        limit = self._options.recompile_limit
+        return config.recompile_limit if limit is None else limit
+
+    def _miss(self, args, kwargs):
+        if len(self._entries) >= self._limit():
+            self._warn_limit()
+            return self._fn(*args, **kwargs)
+        if self._entries:
+            self._log_recompile(args, kwargs)
+        entry = convert(self._fn, args, kwargs, self._options)
+        self._entries.insert(0, entry)
+        result = entry.run(*args, **kwargs)
+        return self._fn(*args, **kwargs) if result is MISS else result
+
+    def _warn_limit(self) -> None:
+        if not self._warned:
+            self._warned = True
+            code = self._fn.__code__
+            warnings.warn(f"ember: {self._fn.__qualname__} ({code.co_filename}:{code.co_firstlineno}) reached "
+                          f"recompile_limit={self._limit()}; further new inputs run without compiling",
+                          RuntimeWarning, stacklevel=4)
+
+    def _log_recompile(self, args, kwargs) -> None:
+        if not logs.enabled("recompiles"):
+            return
+        import inspect
+
+        bound = inspect.signature(self._fn).bind(*args, **kwargs)
+        bound.apply_defaults()
+        scope = {"G": self._fn.__globals__, "CELLS": self._fn.__closure__}
+        entry = self._entries[0]
+        failed = failing_guards(entry.guards, {**entry.guard_namespace, **scope}, dict(bound.arguments))
+        code = self._fn.__code__
+        lines = "\n".join(f"    - {g.text}" for g in failed[:1]) or "    - (no single guard; a new entry)"
+        logs.log("recompiles", "Recompiling function %s in %s:%d\n    triggered by the following guard "
+                 "failure(s):\n%s", self._fn.__name__, code.co_filename, code.co_firstlineno, lines)
+
+    def reset(self) -> None:
+        self._entries.clear()
+        self._warned = False
+
+
+def compile(fn=None, *, backend="cpu", dynamic=None, fullgraph=False, options=None):
+    """Compile ``fn`` (bare decorator, decorator with arguments, or a plain call)."""
+    options = dict(options or {})
+    unknown = set(options) - _KNOWN_OPTIONS
+    if unknown:
+        raise InvalidArgument(f"compile(): unknown option(s) {sorted(unknown)} (known: {sorted(_KNOWN_OPTIONS)})")
+    if isinstance(backend, str) and backend not in ("cpu", "eager"):
+        raise InvalidArgument(f"compile(): unknown backend {backend!r} (expected 'cpu', 'eager' or a callable)")
+    opts = Options(backend, dynamic, bool(fullgraph), bool(options.get("strict", False)),
+                   options.get("recompile_limit"))
+    if fn is None:
+        return functools.partial(_compile_callable, options=opts)
+    return _compile_callable(fn, opts)
+
+
+def _compile_callable(fn, options: Options):
+    if isinstance(fn, CompiledFunction):
+        return fn
+    if isinstance(fn, types.MethodType):
+        return types.MethodType(_compile_callable(fn.__func__, options), fn.__self__)
+    if isinstance(fn, types.FunctionType):
+        return CompiledFunction(fn, options)
+    call = getattr(type(fn), "__call__", None)
+    if isinstance(call, types.FunctionType):
+        return types.MethodType(CompiledFunction(call, options), fn)
+    raise InvalidArgument(f"compile(): cannot compile {fn!r}: expected a Python function, method or an "
+                          f"object whose class defines __call__ in Python")
+
+
+def reset() -> None:
+    """Drop every cached entry of every compiled function (and the in-memory artifacts)."""
+    for compiled in list(_all_compiled):
+        compiled.reset()
+    from runtime.cache import ARTIFACTS
+
+    ARTIFACTS.clear_memory()

@@ -1,0 +1,123 @@
+"""Guards: the facts a traced graph depends on, as Python expressions over sources.
+
+The tracer installs a guard whenever it relies on something about a value from
+outside the function: its type, its constant value, an array's dtype/rank/shape, a
+container's length, the identity of a global function or module. A cached entry is
+reused only while every guard still holds; they are compiled into the entry's
+generated code (``entry_codegen.py``) in the order they were installed, so a call
+that hits a cache entry pays a handful of comparisons; a guard that raises (an
+attribute gone, an index out of range) counts as failed.
+
+Objects a guard compares against (types, dtypes, functions) are bound by name in
+the generated code's namespace (``OBJ0``, ``OBJ1``...), never re-imported.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from compiler.dialects.guard_metadata import Guard as GuardRecord
+from compiler.frontend.sources import Source
+
+@dataclass(frozen=True)
+class Guard:
+    kind: str
+    source: Source
+    expr: str  # over ``{src}`` placeholders already expanded: Python text
+    text: str  # readable, for logs: over source names
+
+    def record(self) -> GuardRecord:
+        return GuardRecord(self.kind, self.text, (self.source.name(),))
+
+
+@dataclass
+class GuardSet:
+    """The guards of one trace, and the objects their code refers to."""
+
+    guards: list[Guard] = field(default_factory=list)
+    objects: dict[str, object] = field(default_factory=dict)  # OBJn -> object
+    _seen: set = field(default_factory=set)
+    _ids: dict[int, str] = field(default_factory=dict)
+
+    def _ref(self, obj) -> str:
+        name = self._ids.get(id(obj))
+        if name is None:
+            name = self._ids[id(obj)] = f"OBJ{len(self.objects)}"
+            self.objects[name] = obj
+        return name
+
+    def _add(self, kind: str, source: Source, expr: str, text: str) -> None:
+        if expr not in self._seen:
+            self._seen.add(expr)
+            self.guards.append(Guard(kind, source, expr, text))
+
+    def type_match(self, source: Source, value) -> None:
+        t = type(value)
+        self._add("type", source, f"type({source.expr()}) is {self._ref(t)}",
+                  f"type({source.name()}) is {t.__qualname__}")
+
+    def id_match(self, source: Source, value) -> None:
+        self._add("id", source, f"{source.expr()} is {self._ref(value)}",
+                  f"{source.name()} is {_describe(value)}")
+
+    def constant_match(self, source: Source, value) -> None:
+        """Type and value: ``1``, ``1.0`` and ``True`` are equal but not the same constant."""
+        self.type_match(source, value)
+        if value is None or isinstance(value, bool):
+            self._add("constant", source, f"{source.expr()} is {value!r}", f"{source.name()} is {value!r}")
+        elif isinstance(value, float) and value != value:
+            self._add("constant", source, f"{source.expr()} != {source.expr()}", f"{source.name()} is nan")
+        else:
+            self._add("constant", source, f"{source.expr()} == {self._ref(value)}", f"{source.name()} == {value!r}")
+
+    def length_match(self, source: Source, value) -> None:
+        self.type_match(source, value)
+        self._add("length", source, f"len({source.expr()}) == {len(value)}", f"len({source.name()}) == {len(value)}")
+
+    def keys_match(self, source: Source, value: dict) -> None:
+        self.type_match(source, value)
+        keys = tuple(value.keys())
+        self._add("keys", source, f"tuple({source.expr()}) == {self._ref(keys)}",
+                  f"list({source.name()}.keys()) == {list(keys)!r}")
+
+    def tensor_match(self, source: Source, array: np.ndarray) -> None:
+        """Class, dtype, rank and sizes of an array (strides are the runtime's business:
+        kernels are specialized on contiguity when called)."""
+        e = source.expr()
+        self._add("tensor", source,
+                  f"type({e}) is {self._ref(type(array))} and {e}.dtype is {self._ref(array.dtype)} "
+                  f"and {e}.shape == {tuple(array.shape)!r}",
+                  f"{source.name()}: {type(array).__name__}, dtype={array.dtype}, shape={tuple(array.shape)}")
+
+    def ordered(self) -> list[Guard]:
+        """In installation order: a container's guard comes before its elements' (``len(ops)
+        == 2`` before ``ops[1] == 'inc'``), and a value's type before its value."""
+        return list(self.guards)
+
+    def records(self) -> list[GuardRecord]:
+        return [g.record() for g in self.ordered()]
+
+
+def _describe(value) -> str:
+    name = getattr(value, "__qualname__", None) or getattr(value, "__name__", None)
+    module = getattr(value, "__module__", None)
+    if name:
+        return f"{module}.{name}" if module and module != "builtins" else name
+    return f"<{type(value).__name__} object>"
+
+
+def failing_guards(guards: list[Guard], namespace: dict, local_values: dict) -> list[Guard]:
+    """The guards that do not hold for a call (slow path: explains a recompile)."""
+    failed = []
+    scope = dict(namespace)
+    scope.update(local_values)
+    for g in guards:
+        try:
+            ok = eval(g.expr, scope)  # noqa: S307 - our own generated guard text
+        except Exception:  # a guard that cannot even be evaluated does not hold
+            ok = False
+        if not ok:
+            failed.append(g)
+    return failed

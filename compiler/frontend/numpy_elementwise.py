@@ -1,0 +1,223 @@
+"""Elementwise NumPy: ufuncs, ``where``, ``clip`` and the ``*_like`` constructors.
+
+A ufunc call is always the same four steps: ask NumPy which loop it runs
+(``promotion.ufunc_loop``), cast each operand to that loop's input dtype (weak
+Python scalars become constants of it directly), broadcast explicitly, emit the
+Ember op of ``LOWERINGS``. The lowering only fills gaps of Ember's op set (``bool +
+bool`` is ``or``, ``~int`` is ``xor -1``); the result dtype is checked against
+NumPy's answer so a lowering can never silently change it.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from compiler.frontend import promotion
+from compiler.frontend.numpy_core import NOVALUE, EmitterCore, Tensor, reject, reject_kwargs
+
+CLIP_UFUNC = np._core.umath.clip  # what np.clip(a, lo, hi) calls when both bounds are given
+
+
+def _op(name: str, on_bool: str | None = None) -> Callable:
+    def lower(em: EmitterCore, *ts: Tensor) -> Tensor:
+        op = on_bool if on_bool and ts[0].dtype.kind == "b" else name
+        return ts[0] if op == "identity" else em.emit(op, *ts)
+
+    return lower
+
+
+def _cmp(predicate: str) -> Callable:
+    return lambda em, x, y: em.emit("cmp", x, y, predicate=predicate)
+
+
+def _invert(em: EmitterCore, x: Tensor) -> Tensor:
+    if x.dtype.kind == "b":
+        return em.emit("logical_not", x)
+    return em.emit("xor", x, em.scalar_like(-1, x.dtype, x))  # ~x == x ^ -1 (two's complement)
+
+
+def _logical_not(em: EmitterCore, x: Tensor) -> Tensor:
+    if x.dtype.kind == "b":
+        return em.emit("logical_not", x)
+    return em.emit("cmp", x, em.scalar_like(0, x.dtype, x), predicate="eq")  # NaN is truthy
+
+
+def _floor(em: EmitterCore, x: Tensor) -> Tensor:
+    return x if x.dtype.kind in "bi" else em.emit("floor", x)  # NumPy 2 keeps integer dtypes
+
+
+# ufunc -> lowering of the loop NumPy picked (operands already cast and broadcast).
+LOWERINGS: dict[np.ufunc, Callable] = {
+    np.add: _op("add", on_bool="or"),
+    np.subtract: _op("sub"),
+    np.multiply: _op("mul", on_bool="and"),
+    np.true_divide: _op("div"),  # also np.divide
+    np.floor_divide: _op("floordiv"),
+    np.remainder: _op("mod"),  # also np.mod
+    np.power: _op("pow"),
+    np.maximum: _op("maximum"),
+    np.minimum: _op("minimum"),
+    np.bitwise_and: _op("and"),
+    np.bitwise_or: _op("or"),
+    np.bitwise_xor: _op("xor"),
+    np.less: _cmp("lt"),
+    np.less_equal: _cmp("le"),
+    np.greater: _cmp("gt"),
+    np.greater_equal: _cmp("ge"),
+    np.equal: _cmp("eq"),
+    np.not_equal: _cmp("ne"),
+    np.negative: _op("neg"),
+    np.positive: _op("identity"),
+    np.absolute: _op("abs", on_bool="identity"),  # also np.abs
+    np.exp: _op("exp"),
+    np.log: _op("log"),
+    np.sqrt: _op("sqrt"),
+    np.tanh: _op("tanh"),
+    np.sin: _op("sin"),
+    np.cos: _op("cos"),
+    np.floor: _floor,
+    np.square: lambda em, x: em.emit("mul", x, x),
+    np.invert: _invert,  # also np.bitwise_not
+    np.logical_not: _logical_not,
+    CLIP_UFUNC: lambda em, x, lo, hi: em.emit("minimum", em.emit("maximum", x, lo), hi),
+}
+
+
+def _operand(em: EmitterCore, x, fname: str):
+    """Tensors and weak Python scalars stay; NumPy scalars and lists become strong tensors."""
+    return x if isinstance(x, Tensor) or promotion.is_python_scalar(x) else em.array(x, fname)
+
+
+def _key(x):
+    return x.dtype if isinstance(x, Tensor) else x
+
+
+def apply_ufunc(em: EmitterCore, ufunc: np.ufunc, *args, **kwargs) -> Tensor:
+    fname = f"np.{ufunc.__name__}"
+    if len(args) > ufunc.nin:
+        raise NotImplementedError(f"{fname}: argument out= (positional) is not supported")
+    if len(args) < ufunc.nin:
+        raise TypeError(f"{fname}() takes from {ufunc.nin} to {ufunc.nargs} positional arguments "
+                        f"but {len(args)} were given")
+    reject(fname, out=(kwargs.pop("out", None), None), where=(kwargs.pop("where", True), True))
+    reject_kwargs(fname, kwargs)
+    operands = [_operand(em, x, fname) for x in args]
+    in_dtypes, out_dtype = promotion.ufunc_loop(ufunc, [_key(x) for x in operands], check=False)
+    em.broadcast_shape([x for x in operands if isinstance(x, Tensor)], fname)  # NumPy's next complaint
+    promotion.check_supported(in_dtypes + [out_dtype], fname)
+    if ufunc is np.power and in_dtypes[1].kind == "i":
+        _check_integer_exponent(operands[1])
+    tensors = em.broadcast([em.operand(x, d, fname) for x, d in zip(operands, in_dtypes)], fname)
+    result = LOWERINGS[ufunc](em, *tensors)
+    assert result.dtype == out_dtype, f"{fname}: lowering gave {result.dtype}, NumPy gives {out_dtype}"
+    return result
+
+
+def _check_integer_exponent(exponent):
+    if isinstance(exponent, int) and exponent < 0:
+        raise ValueError("Integers to negative integer powers are not allowed.")
+
+
+def ufunc(u: np.ufunc) -> Callable:
+    """The handler of one ufunc (for the dispatch table)."""
+    return lambda em, *args, **kwargs: apply_ufunc(em, u, *args, **kwargs)
+
+
+# ----------------------------------------------------------------------------- where, clip
+
+
+def where(em: EmitterCore, condition, x=NOVALUE, y=NOVALUE, /) -> Tensor:
+    if x is NOVALUE or y is NOVALUE:
+        if x is NOVALUE and y is NOVALUE:
+            raise NotImplementedError("np.where: the one-argument form (nonzero) has a data-dependent shape")
+        raise ValueError("either both or neither of x and y should be given")
+    x, y = _operand(em, x, "np.where"), _operand(em, y, "np.where")
+    dtype = promotion.result_type([_key(x), _key(y)], "np.where")
+    cond = em.cast(em.array(condition, "np.where"), np.bool_)  # NumPy tests truthiness: x != 0
+    parts = [cond, em.operand(x, dtype, "np.where"), em.operand(y, dtype, "np.where")]
+    return em.emit("select", *em.broadcast(parts, "np.where"))
+
+
+def clip(em: EmitterCore, a, a_min=NOVALUE, a_max=NOVALUE, out=None, *, min=NOVALUE, max=NOVALUE, **kwargs):
+    """NumPy's ``_methods._clip``: drop Python-int bounds beyond the dtype's range, then
+    positive / minimum / maximum / clip depending on which bounds remain."""
+    reject("np.clip", out=(out, None))
+    reject_kwargs("np.clip", kwargs)
+    lo = _one_of(a_min, min, "min")
+    hi = _one_of(a_max, max, "max")
+    a = em.array(a, "np.clip")
+    if a.dtype.kind == "i":
+        info = np.iinfo(a.dtype)
+        lo = None if type(lo) is int and lo <= info.min else lo
+        hi = None if type(hi) is int and hi >= info.max else hi
+    if lo is None and hi is None:
+        return apply_ufunc(em, np.positive, a)
+    if lo is None:
+        return apply_ufunc(em, np.minimum, a, hi)
+    if hi is None:
+        return apply_ufunc(em, np.maximum, a, lo)
+    return apply_ufunc(em, CLIP_UFUNC, a, lo, hi)
+
+
+def _one_of(positional, keyword, name):
+    if positional is not NOVALUE and keyword is not NOVALUE:
+        raise TypeError(f"Passed more than one argument for {name}")
+    value = keyword if positional is NOVALUE else positional
+    return None if value is NOVALUE else value
+
+
+def clip_method(em: EmitterCore, a, min=None, max=None, out=None, **kwargs):
+    return clip(em, a, min, max, out, **kwargs)
+
+
+# ----------------------------------------------------------------------------- *_like
+
+
+def full_like(em: EmitterCore, a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    reject("np.full_like", order=(order, "K"), subok=(subok, True), shape=(shape, None), device=(device, None))
+    a = em.array(a, "np.full_like")
+    dtype = a.dtype if dtype is None else promotion.parse_dtype(dtype, "np.full_like")
+    if isinstance(fill_value, Tensor):  # copyto(..., casting="unsafe") with broadcasting
+        fill = em.cast(fill_value, dtype)
+        shape, sources = em.broadcast_shape([a, fill], "np.full_like")
+        if shape != a.shape:
+            raise ValueError(f"could not broadcast input array from shape {fill.shape} into shape {a.shape}")
+        return em.broadcast_to(fill, a.shape, a)
+    return em.scalar_like(_unsafe_fill(fill_value, dtype), dtype, a)
+
+
+def _unsafe_fill(value, dtype: np.dtype):
+    """``value`` cast unsafely to ``dtype`` (2.7 -> 2 for ints), as ``np.copyto`` does;
+    what NumPy refuses (OverflowError) or leaves undefined (NaN to int) is left to NumPy."""
+    if promotion.is_python_scalar(value) and not isinstance(value, float):
+        target = dtype if dtype.kind != "b" else promotion.default_dtype(value)
+        promotion.check_weak_scalar(value, target, "np.full_like")
+    value = np.asarray(value)
+    if value.ndim != 0 or value.dtype not in promotion.SUPPORTED:
+        raise NotImplementedError(f"np.full_like: fill_value {value!r} is not supported")
+    if dtype.kind == "i" and value.dtype.kind == "f" and not _fits(value, dtype):
+        raise NotImplementedError(f"np.full_like: casting {value} to {dtype} is undefined")
+    return value.astype(dtype)
+
+
+def _fits(value: np.ndarray, dtype: np.dtype) -> bool:
+    info = np.iinfo(dtype)
+    return bool(np.isfinite(value)) and info.min <= float(value) < -float(info.min)
+
+
+def zeros_like(em: EmitterCore, a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    return full_like(em, a, 0, dtype, order, subok, shape, device=device)
+
+
+def ones_like(em: EmitterCore, a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    return full_like(em, a, 1, dtype, order, subok, shape, device=device)
+
+
+def astype(em: EmitterCore, x: Tensor, dtype, order="K", casting="unsafe", subok=True, copy=True):
+    reject("astype", order=(order, "K"), subok=(subok, True))
+    target = promotion.parse_dtype(dtype, "astype")
+    if not np.can_cast(x.dtype, target, casting):
+        raise TypeError(f"Cannot cast array data from {x.dtype!r} to {target!r} according to the rule {casting!r}")
+    return em.cast(x, target)

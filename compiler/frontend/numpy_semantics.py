@@ -1,0 +1,180 @@
+"""NumPy semantics for the tracing frontend: one table from NumPy to Ember.
+
+The frontend meets a NumPy function (``np.add``), an operator (``x + y`` -> "add" or
+``operator.add``), an array method (``x.sum(...)`` -> "sum" with ``x`` first) or an
+attribute (``x.shape`` -> "shape") and calls ``Emitter.call`` with it. ``TABLE`` maps
+each of them to a rule that emits the Ember ops with NumPy 2.x semantics: NEP 50
+promotion of weak Python scalars, explicit broadcasting and casts, NumPy's result
+dtypes, NumPy's errors on bad shapes. Every row names the Ember ops it emits and
+where its dtype rule comes from:
+
+* ``ufunc``: NumPy's own loop resolution (``np.<ufunc>.resolve_dtypes``),
+* ``result_type``: ``np.result_type`` of the operands,
+* ``reduce``: NumPy's reduction dtypes (sum/prod of bool and int32 -> int64, mean of
+  integers -> float64),
+* ``same``/``given``: the input's dtype / the ``dtype=`` argument.
+
+What the table does not cover, or an argument it does not model, raises
+``NotImplementedError`` (the frontend falls back to CPython); what NumPy would raise
+on the traced types and sizes is raised with NumPy's exception type and message.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Callable
+
+import numpy as np
+
+from compiler.frontend import numpy_elementwise as ew
+from compiler.frontend import numpy_shapes as sh
+from compiler.frontend.numpy_core import EmitterCore, SymbolicSize, Tensor
+from compiler.frontend.numpy_indexing import getitem
+
+__all__ = ["Emitter", "Tensor", "SymbolicSize", "TABLE", "lookup"]
+
+
+def _reshape_method(em, self, *shape, order="C", copy=None):
+    shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
+    return sh.reshape(em, self, shape, order, copy=copy)
+
+
+def _transpose_method(em, self, *axes):
+    axes = axes[0] if len(axes) == 1 and isinstance(axes[0], (tuple, list, type(None))) else axes
+    return sh.transpose(em, self, axes or None)
+
+
+def _ravel(em, self, order="C"):
+    return sh.reshape(em, self, -1, order)
+
+
+def _pow_operator(em, x, y, mod=None):
+    """``x ** y``: ndarray.__pow__ takes NumPy's fast paths for an exact Python 2, -1 or
+    0.5 exponent (square, reciprocal, sqrt), which changes dtypes (``bool ** 2`` is int8)."""
+    if mod is not None:
+        raise NotImplementedError("pow: the three-argument form is not supported")
+    if isinstance(x, Tensor) and type(y) is int and y == 2:
+        return ew.apply_ufunc(em, np.square, x)
+    if isinstance(x, Tensor) and x.dtype.kind == "f" and type(y) in (int, float) and y in (-1, 0.5):
+        if y == 0.5:
+            return ew.apply_ufunc(em, np.sqrt, x)
+        return em.emit("div", em.scalar_like(1, x.dtype, x), x)  # np.reciprocal
+    return ew.apply_ufunc(em, np.power, x, y)
+
+
+def _ufunc_rows(rows):
+    """(ufunc, operator names, Ember ops) rows for ufuncs: the dtype rule is always ``ufunc``."""
+    return [((u, *names), ew.ufunc(u), ops, "ufunc") for u, names, ops in rows]
+
+
+# (keys, rule, Ember ops emitted, dtype rule). A key is a NumPy callable, an
+# ``operator`` function or a name (operator, array method or attribute).
+_ROWS = _ufunc_rows([
+    (np.add, ("add", operator.add), "add (bool: or)"),
+    (np.subtract, ("sub", operator.sub), "sub"),
+    (np.multiply, ("mul", operator.mul), "mul (bool: and)"),
+    (np.true_divide, ("truediv", operator.truediv), "div"),  # np.divide is np.true_divide
+    (np.floor_divide, ("floordiv", operator.floordiv), "floordiv"),
+    (np.remainder, ("mod", operator.mod), "mod"),  # np.mod is np.remainder
+    (np.maximum, (), "maximum"),
+    (np.minimum, (), "minimum"),
+    (np.bitwise_and, ("and_", operator.and_), "and"),
+    (np.bitwise_or, ("or_", operator.or_), "or"),
+    (np.bitwise_xor, ("xor", operator.xor), "xor"),
+    (np.less, ("lt", operator.lt), "cmp lt"),
+    (np.less_equal, ("le", operator.le), "cmp le"),
+    (np.greater, ("gt", operator.gt), "cmp gt"),
+    (np.greater_equal, ("ge", operator.ge), "cmp ge"),
+    (np.equal, ("eq", operator.eq), "cmp eq"),
+    (np.not_equal, ("ne", operator.ne), "cmp ne"),
+    (np.negative, ("neg", operator.neg), "neg"),
+    (np.positive, ("pos", operator.pos), "-"),
+    (np.absolute, ("abs", operator.abs, abs), "abs (bool: none)"),  # np.abs is np.absolute
+    (np.exp, (), "exp"),
+    (np.log, (), "log"),
+    (np.sqrt, (), "sqrt"),
+    (np.tanh, (), "tanh"),
+    (np.sin, (), "sin"),
+    (np.cos, (), "cos"),
+    (np.floor, (), "floor (int: none)"),
+    (np.square, (), "mul"),
+    (np.invert, ("invert", operator.invert, operator.inv), "logical_not | xor -1"),  # np.bitwise_not
+    (np.logical_not, (), "logical_not | cmp eq 0"),
+]) + [
+    ((np.power,), ew.ufunc(np.power), "pow", "ufunc"),
+    (("pow", operator.pow, pow), _pow_operator, "pow | mul | div | sqrt", "ufunc"),
+    ((np.where,), ew.where, "cast, select", "result_type"),
+    ((np.clip, "clip"), ew.clip, "maximum, minimum", "ufunc"),
+    ((np.sum, "sum"), sh.sum_, "cast, sum", "reduce"),
+    ((np.prod, "prod"), sh.prod, "cast, prod", "reduce"),
+    ((np.mean, "mean"), sh.mean, "cast, mean", "reduce"),
+    ((np.max, np.amax, "max"), sh.max_, "max", "same"),
+    ((np.min, np.amin, "min"), sh.min_, "min", "same"),
+    ((np.matmul, "matmul", operator.matmul), sh.matmul, "matmul (+broadcast_to, expand_dims, squeeze)", "ufunc"),
+    ((np.dot, "dot"), sh.dot, "matmul | mul", "result_type"),
+    ((np.transpose,), sh.transpose, "transpose", "same"),
+    (("transpose",), _transpose_method, "transpose", "same"),
+    (("T",), lambda em, x: sh.transpose(em, x), "transpose", "same"),
+    ((np.reshape,), sh.reshape, "reshape", "same"),
+    (("reshape",), _reshape_method, "reshape", "same"),
+    (("ravel", "flatten", np.ravel), _ravel, "reshape", "same"),
+    ((np.expand_dims,), sh.expand_dims, "expand_dims", "same"),
+    ((np.squeeze, "squeeze"), sh.squeeze, "squeeze", "same"),
+    ((np.concatenate,), sh.concatenate, "cast, concatenate", "result_type"),
+    ((np.stack,), sh.stack, "cast, expand_dims, concatenate", "result_type"),
+    ((np.zeros_like,), ew.zeros_like, "constant, broadcast_to", "same|given"),
+    ((np.ones_like,), ew.ones_like, "constant, broadcast_to", "same|given"),
+    ((np.full_like,), ew.full_like, "constant|cast, broadcast_to", "same|given"),
+    (("astype",), ew.astype, "cast", "given"),
+    (("getitem", operator.getitem), getitem, "slice, squeeze, expand_dims", "same"),
+    (("shape",), sh.shape_of, "dim (symbolic sizes)", "-"),
+    (("ndim",), sh.ndim_of, "-", "-"),
+    (("dtype",), sh.dtype_of, "-", "-"),
+    (("size",), sh.size_of, "-", "-"),
+]
+
+
+def _build(rows) -> dict:
+    table = {}
+    for keys, rule, _ops, _dtypes in rows:
+        for key in keys:
+            assert key not in table, f"two rules for {key!r}"
+            table[key] = rule
+    return table
+
+
+TABLE: dict = _build(_ROWS)
+
+
+def lookup(fn) -> Callable | None:
+    """The rule for ``fn`` (a NumPy callable, an ``operator`` function or a name), if any."""
+    try:
+        return TABLE.get(fn)
+    except TypeError:  # unhashable
+        return None
+
+
+def _is_numpy(fn) -> bool:
+    return isinstance(fn, np.ufunc) or getattr(fn, "__module__", "").startswith("numpy")
+
+
+def _name(fn) -> str:
+    return fn if isinstance(fn, str) else getattr(fn, "__name__", repr(fn))
+
+
+class Emitter(EmitterCore):
+    """``Emitter(builder).call(fn, *args, **kwargs)``: emit NumPy's ``fn(*args, **kwargs)``.
+
+    Array operands are ``Tensor``s; results are ``Tensor``s (NumPy scalars as 0-d
+    tensors) or Python values for metadata (``shape``, ``ndim``, ``dtype``, ``size``)."""
+
+    def call(self, fn, *args, **kwargs):
+        rule = lookup(fn)
+        if rule is None:
+            raise NotImplementedError(f"{_name(fn)} is not supported by Ember's NumPy semantics")
+        if not _is_numpy(fn) and not any(isinstance(a, (Tensor, np.generic)) for a in args):
+            raise NotImplementedError(f"{_name(fn)} of Python values is plain Python, not NumPy")
+        return rule(self, *args, **kwargs)
+
+    def supports(self, fn) -> bool:
+        return lookup(fn) is not None

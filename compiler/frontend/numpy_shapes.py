@@ -1,0 +1,285 @@
+"""NumPy's shape functions, reductions, matmul/dot and array attributes.
+
+Each function takes NumPy's own parameter names and defaults, so positional and
+keyword arguments bind exactly as in NumPy; arguments Ember does not model
+(``out=``, ``initial=``, ``where=``, ``order=``) raise ``NotImplementedError``.
+Shape errors NumPy would raise on the traced sizes are raised here, with NumPy's
+exception type and message.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from compiler.dialects.types import DYN
+from compiler.frontend import promotion
+from compiler.frontend.numpy_core import (NOVALUE, EmitterCore, SymbolicSize, Tensor, normalize_axes,
+                                          normalize_axis, reject)
+from compiler.frontend.numpy_elementwise import apply_ufunc
+
+# ----------------------------------------------------------------------------- reductions
+
+_UFUNC_NAMES = {"max": "maximum", "min": "minimum"}
+
+
+def _reduce(em: EmitterCore, name: str, a, axis, dtype, keepdims) -> Tensor:
+    a = em.array(a, f"np.{name}")
+    axes = normalize_axes(axis, a.ndim)
+    keepdims = False if keepdims is NOVALUE else bool(keepdims)
+    reduced = [a.shape[i] for i in axes]
+    if name in _UFUNC_NAMES and 0 in reduced:
+        raise ValueError(f"zero-size array to reduction operation {_UFUNC_NAMES[name]} which has no identity")
+    if name in _UFUNC_NAMES and DYN in reduced:
+        raise NotImplementedError(f"np.{name}: reducing a symbolic size (NumPy raises when it is 0)")
+    out_dtype = promotion.reduction_dtype(name, a.dtype, dtype)
+    if name == "mean" and out_dtype.kind != "f":
+        raise NotImplementedError(f"np.mean: dtype={out_dtype} (an integer mean) is not supported")
+    return em.emit(name, em.cast(a, out_dtype), axes=axes, keepdims=keepdims)
+
+
+def sum_(em, a, axis=None, dtype=None, out=None, keepdims=NOVALUE, initial=NOVALUE, where=NOVALUE):
+    reject("np.sum", out=(out, None), initial=(initial, NOVALUE), where=(where, NOVALUE))
+    return _reduce(em, "sum", a, axis, dtype, keepdims)
+
+
+def prod(em, a, axis=None, dtype=None, out=None, keepdims=NOVALUE, initial=NOVALUE, where=NOVALUE):
+    reject("np.prod", out=(out, None), initial=(initial, NOVALUE), where=(where, NOVALUE))
+    return _reduce(em, "prod", a, axis, dtype, keepdims)
+
+
+def mean(em, a, axis=None, dtype=None, out=None, keepdims=NOVALUE, *, where=NOVALUE):
+    reject("np.mean", out=(out, None), where=(where, NOVALUE))
+    return _reduce(em, "mean", a, axis, dtype, keepdims)
+
+
+def max_(em, a, axis=None, out=None, keepdims=NOVALUE, initial=NOVALUE, where=NOVALUE):
+    reject("np.max", out=(out, None), initial=(initial, NOVALUE), where=(where, NOVALUE))
+    return _reduce(em, "max", a, axis, None, keepdims)
+
+
+def min_(em, a, axis=None, out=None, keepdims=NOVALUE, initial=NOVALUE, where=NOVALUE):
+    reject("np.min", out=(out, None), initial=(initial, NOVALUE), where=(where, NOVALUE))
+    return _reduce(em, "min", a, axis, None, keepdims)
+
+
+# ----------------------------------------------------------------------------- matmul, dot
+
+_SIGNATURE = "(n?,k),(k,m?)->(n?,m?)"
+
+
+def matmul(em: EmitterCore, x1, x2, /, out=None, **kwargs) -> Tensor:
+    reject("np.matmul", out=(out, None), **{k: (v, None) for k, v in kwargs.items()})
+    a, b = em.array(x1, "np.matmul"), em.array(x2, "np.matmul")
+    for i, t in enumerate((a, b)):
+        if t.ndim == 0:
+            raise ValueError(f"matmul: Input operand {i} does not have enough dimensions (has 0, gufunc core "
+                             f"with signature {_SIGNATURE} requires 1)")
+    k_a, k_b = a.shape[-1], b.shape[0] if b.ndim == 1 else b.shape[-2]
+    if DYN not in (k_a, k_b) and k_a != k_b:
+        raise ValueError(f"matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc "
+                         f"signature {_SIGNATURE} (size {k_b} is different from {k_a})")
+    (da, db), _ = promotion.ufunc_loop(np.matmul, [a.dtype, b.dtype])
+    return _contract(em, em.cast(a, da), em.cast(b, db))
+
+
+def _contract(em: EmitterCore, a: Tensor, b: Tensor) -> Tensor:
+    """matmul of operands of one dtype; bool as ``(int64 product) != 0``."""
+    if a.dtype.kind == "b":
+        product = _contract(em, em.cast(a, np.int64), em.cast(b, np.int64))
+        return em.emit("cmp", product, em.scalar_like(0, np.int64, product), predicate="ne")
+    if a.ndim <= 2 and b.ndim <= 2:
+        return em.emit("matmul", a, b)
+    a2 = a if a.ndim >= 2 else em.emit("expand_dims", a, axes=(0,))
+    b2 = b if b.ndim >= 2 else em.emit("expand_dims", b, axes=(1,))
+    batch, sources = em.broadcast_shape([_batch_view(a2), _batch_view(b2)], "np.matmul")
+    a2 = em.broadcast_to(a2, batch + a2.shape[-2:], _with_core(sources, a2, len(batch)))
+    b2 = em.broadcast_to(b2, batch + b2.shape[-2:], _with_core(sources, b2, len(batch)))
+    result = em.emit("matmul", a2, b2)
+    dropped = ((result.ndim - 2,) if a.ndim == 1 else ()) + ((result.ndim - 1,) if b.ndim == 1 else ())
+    return em.emit("squeeze", result, axes=dropped) if dropped else result
+
+
+def _batch_view(t: Tensor) -> Tensor:
+    """``t``'s batch dims as a type-only stand-in for broadcast_shape (no op is emitted)."""
+    return Tensor(t.value, t.type.with_shape(t.shape[:-2]))
+
+
+def _with_core(sources: dict, t: Tensor, batch_rank: int) -> dict:
+    """Size sources of the broadcast batch dims plus ``t``'s own two core dims."""
+    return {**sources, batch_rank: (t, t.ndim - 2), batch_rank + 1: (t, t.ndim - 1)}
+
+
+def dot(em: EmitterCore, a, b, out=None) -> Tensor:
+    reject("np.dot", out=(out, None))
+    a, b = em.array(a, "np.dot"), em.array(b, "np.dot")  # Python scalars are strong here
+    if a.ndim == 0 or b.ndim == 0:
+        return apply_ufunc(em, np.multiply, a, b)
+    if a.ndim > 2 or b.ndim > 2:
+        raise NotImplementedError("np.dot: operands of rank > 2 (use matmul)")
+    k_b = b.shape[0] if b.ndim == 1 else b.shape[-2]
+    if DYN not in (a.shape[-1], k_b) and a.shape[-1] != k_b:
+        raise ValueError(f"shapes {_tuple(a.shape)} and {_tuple(b.shape)} not aligned: {a.shape[-1]} "
+                         f"(dim {a.ndim - 1}) != {k_b} (dim {max(b.ndim - 2, 0)})")
+    dtype = promotion.result_type([a.dtype, b.dtype], "np.dot")
+    return _contract(em, em.cast(a, dtype), em.cast(b, dtype))
+
+
+def _tuple(shape) -> str:
+    return "(" + ",".join(str(d) for d in shape) + (",)" if len(shape) == 1 else ")")
+
+
+# ----------------------------------------------------------------------------- shapes
+
+
+def transpose(em: EmitterCore, a, axes=None) -> Tensor:
+    a = em.array(a, "np.transpose")
+    if axes is None:
+        perm = tuple(reversed(range(a.ndim)))
+    else:
+        if len(axes) != a.ndim:
+            raise ValueError("axes don't match array")
+        perm = tuple(normalize_axis(x, a.ndim) for x in axes)
+        if len(set(perm)) != len(perm):
+            raise ValueError("repeated axis in transpose")
+    return a if perm == tuple(range(a.ndim)) else em.emit("transpose", a, perm=perm)
+
+
+def reshape(em: EmitterCore, a, /, shape, order="C", *, copy=None) -> Tensor:
+    reject("np.reshape", order=(order, "C"), copy=(copy, None))
+    a = em.array(a, "np.reshape")
+    target = _target_shape(a, shape)
+    if target == a.shape:
+        return a
+    return em.emit("reshape", a, result=a.type.with_shape(target))
+
+
+def _target_shape(a: Tensor, shape) -> tuple:
+    shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+    shape = tuple(max(_index(d), -1) for d in shape)  # NumPy 2 reads any negative size as unknown
+    if sum(d == -1 for d in shape) > 1:
+        raise ValueError("can only specify one unknown dimension")
+    if not a.type.is_static:
+        if shape == a.shape or (a.ndim == 1 and shape == (-1,)):
+            return a.shape
+        raise NotImplementedError(f"np.reshape: reshaping the symbolic shape {a.type} to {shape}")
+    size, known = math.prod(a.shape), math.prod(d for d in shape if d != -1)
+    if -1 in shape and known != 0 and size % known == 0:
+        shape = tuple(size // known if d == -1 else d for d in shape)
+    if -1 in shape or math.prod(shape) != size:
+        text = ", ".join("newaxis" if d == -1 else str(d) for d in shape)
+        raise ValueError(f"cannot reshape array of size {size} into shape ({text}{',' * (len(shape) == 1)})")
+    return shape
+
+
+def _index(d) -> int:
+    if isinstance(d, SymbolicSize):
+        raise NotImplementedError("reshape to a symbolic size")
+    if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, np.integer)):
+        raise TypeError(f"'{type(d).__name__}' object cannot be interpreted as an integer")
+    return int(d)
+
+
+def expand_dims(em: EmitterCore, a, axis) -> Tensor:
+    a = em.array(a, "np.expand_dims")
+    axes = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
+    rank = a.ndim + len(axes)
+    normalized = [normalize_axis(x, rank) for x in axes]
+    if len(set(normalized)) != len(normalized):
+        raise ValueError("repeated axis")
+    return em.emit("expand_dims", a, axes=tuple(sorted(normalized)))
+
+
+def squeeze(em: EmitterCore, a, axis=None) -> Tensor:
+    a = em.array(a, "np.squeeze")
+    if axis is None:
+        axes = tuple(i for i, d in enumerate(a.shape) if d == 1)  # a symbolic size is never 1
+    else:
+        axes = normalize_axes(axis, a.ndim)
+        if any(a.shape[i] is DYN for i in axes):
+            raise NotImplementedError("np.squeeze: squeezing a symbolic size")
+        if any(a.shape[i] != 1 for i in axes):
+            raise ValueError("cannot select an axis to squeeze out which has size not equal to one")
+    return em.emit("squeeze", a, axes=axes) if axes else a
+
+
+def concatenate(em: EmitterCore, arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind") -> Tensor:
+    reject("np.concatenate", out=(out, None))
+    tensors = _joined_operands(em, arrays, dtype, casting, "np.concatenate")
+    if axis is None:
+        tensors = [reshape(em, t, -1) for t in tensors]
+        axis = 0
+    for i, t in enumerate(tensors):
+        if t.ndim == 0:
+            raise ValueError("zero-dimensional arrays cannot be concatenated")
+        if t.ndim != tensors[0].ndim:
+            raise ValueError("all the input arrays must have same number of dimensions, but the array at index 0 "
+                             f"has {tensors[0].ndim} dimension(s) and the array at index {i} has {t.ndim} dimension(s)")
+    axis = normalize_axis(axis, tensors[0].ndim)
+    _check_joined_dims(tensors, axis)
+    result = tensors[0]
+    for t in tensors[1:]:
+        result = em.emit("concatenate", result, t, axis=axis)
+    return result
+
+
+def _check_joined_dims(tensors: list[Tensor], axis: int):
+    for i, t in enumerate(tensors):
+        for d, (x, y) in enumerate(zip(tensors[0].shape, t.shape)):
+            if d != axis and x != y:
+                if DYN in (x, y):
+                    raise NotImplementedError("np.concatenate: joining a symbolic size with another size")
+                raise ValueError("all the input array dimensions except for the concatenation axis must match "
+                                 f"exactly, but along dimension {d}, the array at index 0 has size {x} and the "
+                                 f"array at index {i} has size {y}")
+
+
+def _joined_operands(em: EmitterCore, arrays, dtype, casting, fname: str) -> list[Tensor]:
+    if isinstance(arrays, Tensor) or not isinstance(arrays, (list, tuple)):
+        raise NotImplementedError(f"{fname}: joining the rows of one array")
+    if not arrays:
+        raise ValueError("need at least one array to concatenate")
+    tensors = [em.array(x, fname) for x in arrays]
+    if dtype is None:
+        target = promotion.result_type([t.dtype for t in tensors], fname)
+    else:
+        target = promotion.parse_dtype(dtype, fname)
+    for t in tensors:
+        if not np.can_cast(t.dtype, target, casting):
+            raise TypeError(f"Cannot cast array data from {t.dtype!r} to {target!r} according to the rule {casting!r}")
+    return [em.cast(t, target) for t in tensors]
+
+
+def stack(em: EmitterCore, arrays, axis=0, out=None, *, dtype=None, casting="same_kind") -> Tensor:
+    reject("np.stack", out=(out, None))
+    tensors = _joined_operands(em, arrays, dtype, casting, "np.stack")
+    if len({t.shape for t in tensors}) != 1:
+        raise ValueError("all input arrays must have the same shape")
+    if DYN in tensors[0].shape and len(tensors) > 1:
+        raise NotImplementedError("np.stack: stacking arrays of symbolic shape (needs an equality guard)")
+    axis = normalize_axis(axis, tensors[0].ndim + 1)
+    expanded = [em.emit("expand_dims", t, axes=(axis,)) for t in tensors]
+    return concatenate(em, expanded, axis=axis)
+
+
+# ----------------------------------------------------------------------------- attributes
+
+
+def shape_of(em: EmitterCore, a: Tensor) -> tuple:
+    return tuple(SymbolicSize(em.dim(a, i)) if d is DYN else d for i, d in enumerate(a.shape))
+
+
+def size_of(em: EmitterCore, a: Tensor) -> int:
+    if not a.type.is_static:
+        raise NotImplementedError(f"size of {a.type}: a product of symbolic sizes")
+    return math.prod(a.shape)
+
+
+def ndim_of(em: EmitterCore, a: Tensor) -> int:
+    return a.ndim
+
+
+def dtype_of(em: EmitterCore, a: Tensor) -> np.dtype:
+    return a.dtype
+

@@ -1,0 +1,84 @@
+"""What one trace produces: the graph being built, its inputs, guards and effects.
+
+The graph is an Ember function (``FunctionBuilder``) whose arguments are the arrays
+the traced code read from outside — each with the source to fetch it again — and
+whose results are the arrays the function's return value (and replayed side
+effects) need. All traces share one MLIR context; tracing holds ``TRACE_LOCK``.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from compiler.dialects import ember
+from compiler.dialects.builder import FunctionBuilder
+from compiler.dialects.types import TensorType
+from compiler.frontend import variables as v
+from compiler.frontend.guards import GuardSet
+from compiler.frontend.sources import Source
+
+TRACE_LOCK = threading.RLock()
+_context = None
+
+
+def shared_context():
+    global _context
+    if _context is None:
+        _context = ember.new_context()
+    return _context
+
+
+@dataclass
+class GraphInput:
+    source: Source
+    type: TensorType
+    example: np.ndarray
+
+
+@dataclass
+class OutputGraph:
+    name: str
+    guards: GuardSet = field(default_factory=GuardSet)
+    inputs: list[GraphInput] = field(default_factory=list)
+    mutated: list = field(default_factory=list)  # sourced containers/objects changed by the code
+    attribute_writes: list = field(default_factory=list)  # (object tracker, name, value tracker)
+    global_writes: dict = field(default_factory=dict)  # name -> value tracker
+
+    def __post_init__(self):
+        self.builder = FunctionBuilder(self.name, [], context=shared_context())
+        self._emitter = None
+        self._by_source: dict[Source, v.TensorVariable] = {}
+
+    @property
+    def emitter(self):
+        """NumPy semantics over this graph's builder (made on first use)."""
+        if self._emitter is None:
+            from compiler.frontend.numpy_semantics import Emitter
+
+            self._emitter = Emitter(self.builder)
+        return self._emitter
+
+    def add_input(self, source: Source, array: np.ndarray) -> v.TensorVariable:
+        known = self._by_source.get(source)
+        if known is not None:
+            return known
+        from compiler.frontend.numpy_semantics import Tensor
+
+        t = TensorType.of_array(array)
+        value = self.builder.add_argument(t)
+        self.inputs.append(GraphInput(source, t, array))
+        tracker = self._by_source[source] = v.TensorVariable(Tensor(value, t), source)
+        return tracker
+
+    def input_index(self, tracker: v.TensorVariable) -> int | None:
+        """Which graph input a tracker is, when it is one unchanged (``return x``)."""
+        for i, arg in enumerate(self.builder.args):
+            if arg == tracker.tensor.value:
+                return i
+        return None
+
+    def op_count(self) -> int:
+        return len(list(self.builder.block.operations))

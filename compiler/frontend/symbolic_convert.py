@@ -1,0 +1,726 @@
+"""The symbolic bytecode interpreter (CPython 3.11), one method per opcode.
+
+Like TorchDynamo's InstructionTranslator: the function's bytecode runs with
+trackers (``variables.py``) instead of values. Array operations become graph ops,
+everything computable from constants is computed, control flow follows the branch
+the known values take, calls into Python functions are inlined (a nested
+translator on the callee's code). Anything else raises ``Unsupported``; until
+graph breaks exist the whole call then runs in CPython.
+"""
+
+from __future__ import annotations
+
+import builtins
+import dis
+import functools
+import inspect
+import types
+
+import numpy as np
+
+from compiler.errors import Location, Unsupported
+from compiler.frontend import variables as v
+from compiler.frontend import wrap as wrapping
+from compiler.frontend.sources import AttrSource, GlobalSource, ItemSource, Source
+
+MAX_INLINE_DEPTH = 32
+MAX_INSTRUCTIONS = 200_000  # a trace that runs this long is a loop we should not unroll
+
+
+class _Return(Exception):
+    def __init__(self, value):
+        self.value = value
+
+
+class InstructionTranslator:
+    def __init__(self, output, code: types.CodeType, f_globals: dict, local_vars: dict,
+                 closure: tuple = (), closure_source: Source | None = None, name: str | None = None,
+                 depth: int = 0):
+        self.output = output
+        self.code = code
+        self.f_globals = f_globals
+        self.f_builtins = f_globals.get("__builtins__", builtins)
+        if isinstance(self.f_builtins, types.ModuleType):
+            self.f_builtins = self.f_builtins.__dict__
+        self.locals: dict[str, v.VariableTracker] = dict(local_vars)
+        self.cells: dict[str, v.VariableTracker] = {}
+        self.closure = closure
+        self.closure_source = closure_source
+        self.name = name or code.co_name
+        self.depth = depth
+        self.instructions = list(dis.get_instructions(code))
+        self.index_of = {inst.offset: i for i, inst in enumerate(self.instructions)}
+        self.stack: list[v.VariableTracker] = []
+        self.ip = 0
+        self.kw_names: tuple = ()
+        self.line = code.co_firstlineno
+        self.steps = 0
+
+    # ------------------------------------------------------------------ driver
+
+    def location(self) -> Location:
+        return Location(self.name, self.code.co_filename, self.line)
+
+    def run(self) -> v.VariableTracker:
+        try:
+            while True:
+                inst = self.instructions[self.ip]
+                self.ip += 1
+                if inst.starts_line is not None:
+                    self.line = inst.starts_line
+                    self.output.builder.at(self.code.co_filename, self.line)
+                self.steps += 1
+                if self.steps > MAX_INSTRUCTIONS:
+                    raise Unsupported("a loop too long to unroll while tracing")
+                handler = getattr(self, inst.opname, None)
+                if handler is None:
+                    raise Unsupported(f"the bytecode instruction {inst.opname}")
+                handler(inst)
+        except _Return as r:
+            return r.value
+        except Unsupported as e:
+            raise e.at(self.location())
+
+    def push(self, value):
+        self.stack.append(value)
+
+    def pop(self):
+        return self.stack.pop()
+
+    def popn(self, n: int) -> list:
+        if n == 0:
+            return []
+        values = self.stack[-n:]
+        del self.stack[-n:]
+        return values
+
+    def jump(self, inst):
+        self.ip = self.index_of[inst.argval]
+
+    # ------------------------------------------------------------------ services for trackers
+
+    def emit(self, fn, *args, **kwargs) -> v.VariableTracker:
+        """A NumPy operation on trackers: graph ops through the NumPy-semantics layer."""
+        operands = [self._operand(a) for a in args]
+        keywords = {k: self._operand(a) for k, a in kwargs.items()}
+        try:
+            result = self.output.emitter.call(fn, *operands, **keywords)
+        except NotImplementedError as e:
+            raise Unsupported(f"NumPy operation: {e}") from None
+        except (ValueError, TypeError, IndexError, ZeroDivisionError) as e:
+            raise v.UserError(e) from None
+        return self._tracker(result)
+
+    def _operand(self, tracker):
+        if isinstance(tracker, v.TensorVariable):
+            return tracker.tensor
+        if isinstance(tracker, v.BaseListVariable):
+            return tracker.python_type()(self._operand(i) for i in tracker.items)
+        if isinstance(tracker, v.SliceVariable):
+            return slice(*(self._operand(p) for p in (tracker.start, tracker.stop, tracker.step)))
+        if isinstance(tracker, v.NumpyCallableVariable) and tracker.self_var is None:
+            return tracker.fn  # dtype classes passed as arguments (astype(np.float32))
+        if isinstance(tracker, v.ClassVariable):
+            return tracker.cls
+        return tracker.as_constant()
+
+    def _tracker(self, result) -> v.VariableTracker:
+        from compiler.frontend.numpy_semantics import Tensor
+
+        if isinstance(result, Tensor):
+            return v.TensorVariable(result)
+        if isinstance(result, tuple):
+            return v.TupleVariable([self._tracker(r) for r in result])
+        if isinstance(result, list):
+            return v.ListVariable([self._tracker(r) for r in result])
+        return v.wrap_constant(result)
+
+    def array_attribute(self, array: v.TensorVariable, name: str) -> v.VariableTracker:
+        if name in ARRAY_METHODS:
+            return v.NumpyCallableVariable(name, array)
+        return self.emit(("attr", name), array) if name not in ("T",) else self.emit("T", array)
+
+    def object_attribute(self, obj: v.UserObjectVariable, name: str) -> v.VariableTracker:
+        try:
+            value = getattr(obj.value, name)
+        except AttributeError as e:
+            raise v.UserError(e) from None
+        static = inspect.getattr_static(obj.value, name, None)
+        if isinstance(static, property):
+            return self.inline_call(static.fget, [obj], {})
+        if isinstance(value, types.MethodType) and value.__self__ is obj.value:
+            source = AttrSource(AttrSource(obj.source, name), "__func__") if obj.source is not None else None
+            return v.PythonFunctionVariable(value.__func__, source, obj)
+        source = AttrSource(obj.source, name) if obj.source is not None else None
+        if source is None:
+            raise Unsupported(f"attribute {name!r} of an object without a source")
+        return wrapping.wrap(self, value, source)
+
+    def module_attribute(self, module: v.ModuleVariable, name: str) -> v.VariableTracker:
+        try:
+            value = getattr(module.module, name)
+        except AttributeError as e:
+            raise v.UserError(e) from None
+        if isinstance(value, (bool, int, float, str)) or value is None:
+            return v.ConstantVariable(value)  # module constants (np.pi): the module is guarded
+        return wrapping.wrap_identity(self, value, AttrSource(module.source, name) if module.source else None)
+
+    def wrap_global_like(self, value, source):
+        return wrapping.wrap(self, value, source) if source is not None else wrapping.wrap_identity(self, value, None)
+
+    def mark_mutated(self, container) -> None:
+        if container.source is not None and not container.mutated:
+            container.mutated = True
+            self.output.mutated.append(container)
+
+    def call_builtin(self, fn, args, kwargs) -> v.VariableTracker:
+        from compiler.frontend.builtins import call_builtin
+
+        return call_builtin(self, fn, args, kwargs)
+
+    def inline_call(self, fn, args: list, kwargs: dict, source: Source | None = None) -> v.VariableTracker:
+        """Trace a call of the Python function ``fn`` (reached through ``source``, if known)."""
+        if not isinstance(fn, types.FunctionType):
+            raise Unsupported(f"calling {fn!r}")
+        closure_source = AttrSource(source, "__closure__") if source is not None else None
+        return self.inline_code(fn.__code__, fn.__globals__, fn.__qualname__, args, kwargs,
+                                fn.__defaults__ or (), fn.__kwdefaults__ or {}, tuple(fn.__closure__ or ()),
+                                closure_source)
+
+    def inline_code(self, code, f_globals, name, args, kwargs, defaults=(), kwdefaults=None, closure=(),
+                    closure_source=None) -> v.VariableTracker:
+        if self.depth >= MAX_INLINE_DEPTH:
+            raise Unsupported("calls nested too deeply to inline (recursion?)")
+        if code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR):
+            raise Unsupported(f"calling the generator or coroutine {name}")
+        local_vars = bind_arguments(code, args, kwargs, defaults, kwdefaults or {})
+        child = InstructionTranslator(self.output, code, f_globals, local_vars, closure, closure_source, name,
+                                      self.depth + 1)
+        return child.run()
+
+    # ------------------------------------------------------------------ loads and stores
+
+    def RESUME(self, inst):
+        pass
+
+    NOP = RESUME
+    PRECALL = RESUME
+    COPY_FREE_VARS = RESUME
+
+    def LOAD_CONST(self, inst):
+        self.push(v.wrap_constant(inst.argval) if not isinstance(inst.argval, types.CodeType)
+                  else v.ConstantVariable(inst.argval))
+
+    def LOAD_FAST(self, inst):
+        if inst.argval not in self.locals:
+            raise v.UserError(UnboundLocalError(f"local variable {inst.argval!r} referenced before assignment"))
+        self.push(self.locals[inst.argval])
+
+    def STORE_FAST(self, inst):
+        self.locals[inst.argval] = self.pop()
+
+    def DELETE_FAST(self, inst):
+        self.locals.pop(inst.argval, None)
+
+    def LOAD_GLOBAL(self, inst):
+        if inst.arg & 1:
+            self.push(v.NullVariable())
+        name = inst.argval
+        if name in self.f_globals:
+            source = GlobalSource(name) if self.depth == 0 else _module_global_source(self.f_globals, name)
+            self.push(self.wrap_global_like(self.f_globals[name], source))
+        elif name in self.f_builtins:
+            self.push(wrapping.wrap_identity(self, self.f_builtins[name], None))
+        else:
+            raise v.UserError(NameError(f"name {name!r} is not defined"))
+
+    def STORE_GLOBAL(self, inst):
+        if self.depth != 0:
+            raise Unsupported("a global write inside an inlined function")
+        self.output.global_writes[inst.argval] = self.pop()
+
+    def MAKE_CELL(self, inst):
+        self.cells[inst.argval] = v.CellVariable(self.locals.pop(inst.argval, None))
+
+    def _cell(self, name):
+        """The trace-made cell ``name`` (for ``LOAD_CLOSURE``: closures made while tracing)."""
+        if name in self.cells:
+            return self.cells[name]
+        if name in self.code.co_freevars:
+            cell = self.closure[self.code.co_freevars.index(name)]
+            if isinstance(cell, v.CellVariable):
+                return cell
+        raise Unsupported(f"capturing the enclosing function's variable {name!r} in a new closure")
+
+    def LOAD_DEREF(self, inst):
+        name = inst.argval
+        if name in self.cells:
+            cell = self.cells[name]
+        elif name in self.code.co_freevars:
+            index = self.code.co_freevars.index(name)
+            cell = self.closure[index]
+            if not isinstance(cell, v.CellVariable):  # a real cell of a real function
+                self.push(self._closure_value(cell, index, name))
+                return
+        else:
+            raise Unsupported(f"cell {name!r}")
+        if cell.contents is None:
+            raise v.UserError(NameError(f"free variable {name!r} referenced before assignment"))
+        self.push(cell.contents)
+
+    def _closure_value(self, cell, index: int, name: str):
+        try:
+            value = cell.cell_contents
+        except ValueError:
+            raise v.UserError(NameError(f"free variable {name!r} referenced before assignment")) from None
+        if self.closure_source is None:
+            raise Unsupported(f"the closure variable {name!r} of a function reached without a source")
+        return wrapping.wrap(self, value, AttrSource(ItemSource(self.closure_source, index), "cell_contents"))
+
+    def STORE_DEREF(self, inst):
+        name = inst.argval
+        if name in self.cells:
+            self.cells[name].contents = self.pop()
+            return
+        raise Unsupported(f"assigning the closure variable {name!r} of an enclosing function")
+
+    def LOAD_CLOSURE(self, inst):
+        self.push(self._cell(inst.argval))
+
+    def LOAD_ATTR(self, inst):
+        obj = self.pop()
+        self.push(obj.getattr(self, inst.argval))
+
+    def LOAD_METHOD(self, inst):
+        obj = self.pop()
+        self.push(v.NullVariable())
+        self.push(obj.getattr(self, inst.argval))
+
+    def STORE_ATTR(self, inst):
+        obj, value = self.pop(), self.pop()
+        if isinstance(obj, v.UserObjectVariable) and obj.source is not None:
+            self.output.attribute_writes.append((obj, inst.argval, value))
+            return
+        raise Unsupported(f"setting attribute {inst.argval!r} of {obj}")
+
+    def BINARY_SUBSCR(self, inst):
+        index, obj = self.pop(), self.pop()
+        self.push(subscript(self, obj, index))
+
+    def STORE_SUBSCR(self, inst):
+        index, obj, value = self.pop(), self.pop(), self.pop()
+        if isinstance(obj, v.ListVariable):
+            self.mark_mutated(obj)
+            obj.items[index.as_constant()] = value
+        elif isinstance(obj, v.DictVariable):
+            self.mark_mutated(obj)
+            obj.items[index.as_constant()] = value
+        else:
+            raise Unsupported(f"item assignment on {obj}", hint="arrays are not written in place yet")
+
+    def DELETE_SUBSCR(self, inst):
+        index, obj = self.pop(), self.pop()
+        if isinstance(obj, (v.ListVariable, v.DictVariable)):
+            self.mark_mutated(obj)
+            del obj.items[index.as_constant()]
+        else:
+            raise Unsupported(f"del on an item of {obj}")
+
+    # ------------------------------------------------------------------ stack
+
+    def POP_TOP(self, inst):
+        self.pop()
+
+    def PUSH_NULL(self, inst):
+        self.push(v.NullVariable())
+
+    def COPY(self, inst):
+        self.push(self.stack[-inst.arg])
+
+    def SWAP(self, inst):
+        self.stack[-1], self.stack[-inst.arg] = self.stack[-inst.arg], self.stack[-1]
+
+    # ------------------------------------------------------------------ operators
+
+    def BINARY_OP(self, inst):
+        rhs, lhs = self.pop(), self.pop()
+        self.push(binary(self, inst.argrepr.rstrip("="), lhs, rhs))
+
+    def COMPARE_OP(self, inst):
+        rhs, lhs = self.pop(), self.pop()
+        self.push(binary(self, inst.argval, lhs, rhs))
+
+    def IS_OP(self, inst):
+        rhs, lhs = self.pop(), self.pop()
+        same = identical(lhs, rhs)
+        self.push(v.ConstantVariable(same != bool(inst.arg)))
+
+    def CONTAINS_OP(self, inst):
+        container, item = self.pop(), self.pop()
+        if isinstance(container, v.DictVariable):
+            found = item.as_constant() in container.items
+        else:
+            found = any(identical(item, x) or (item.is_constant() and x.is_constant()
+                                                and item.as_constant() == x.as_constant())
+                        for x in container.iterate(self))
+        self.push(v.ConstantVariable(found != bool(inst.arg)))
+
+    def UNARY_NEGATIVE(self, inst):
+        self.push(unary(self, "neg", self.pop()))
+
+    def UNARY_POSITIVE(self, inst):
+        self.push(unary(self, "pos", self.pop()))
+
+    def UNARY_INVERT(self, inst):
+        self.push(unary(self, "invert", self.pop()))
+
+    def UNARY_NOT(self, inst):
+        self.push(v.ConstantVariable(not self.pop().truth(self)))
+
+    # ------------------------------------------------------------------ building
+
+    def BUILD_TUPLE(self, inst):
+        self.push(v.TupleVariable(self.popn(inst.arg)))
+
+    def BUILD_LIST(self, inst):
+        self.push(v.ListVariable(self.popn(inst.arg)))
+
+    def BUILD_SET(self, inst):
+        items = self.popn(inst.arg)
+        self.push(v.ConstantVariable(frozenset(i.as_constant() for i in items)))  # for `in` tests
+
+    def BUILD_MAP(self, inst):
+        flat = self.popn(2 * inst.arg)
+        self.push(v.DictVariable({flat[i].as_constant(): flat[i + 1] for i in range(0, len(flat), 2)}))
+
+    def BUILD_CONST_KEY_MAP(self, inst):
+        keys = self.pop().as_constant()
+        self.push(v.DictVariable(dict(zip(keys, self.popn(inst.arg)))))
+
+    def BUILD_SLICE(self, inst):
+        parts = self.popn(inst.arg)
+        if len(parts) == 2:
+            parts.append(v.ConstantVariable(None))
+        self.push(v.SliceVariable(*parts))
+
+    def BUILD_STRING(self, inst):
+        self.push(v.ConstantVariable("".join(p.as_constant() for p in self.popn(inst.arg))))
+
+    def FORMAT_VALUE(self, inst):
+        spec = self.pop().as_constant() if inst.arg & 0x04 else ""
+        value = self.pop().as_constant()
+        convert = {0x01: str, 0x02: repr, 0x03: ascii}.get(inst.arg & 0x03)
+        self.push(v.ConstantVariable(format(convert(value) if convert else value, spec)))
+
+    def LIST_APPEND(self, inst):
+        item = self.pop()
+        self.stack[-inst.arg].items.append(item)
+
+    def LIST_EXTEND(self, inst):
+        items = self.pop().iterate(self)
+        self.stack[-inst.arg].items.extend(items)
+
+    def SET_ADD(self, inst):
+        raise Unsupported("set comprehensions")
+
+    def MAP_ADD(self, inst):
+        value, key = self.pop(), self.pop()
+        self.stack[-inst.arg].items[key.as_constant()] = value
+
+    def DICT_UPDATE(self, inst):
+        other = self.pop()
+        if not isinstance(other, v.DictVariable):
+            raise Unsupported("dict update from a non-dict")
+        self.stack[-inst.arg].items.update(other.items)
+
+    DICT_MERGE = DICT_UPDATE
+
+    def LIST_TO_TUPLE(self, inst):
+        self.push(v.TupleVariable(list(self.pop().items)))
+
+    def UNPACK_SEQUENCE(self, inst):
+        items = self.pop().iterate(self)
+        if len(items) != inst.arg:
+            raise v.UserError(ValueError(f"expected {inst.arg} values to unpack, got {len(items)}"))
+        self.stack.extend(reversed(items))
+
+    def UNPACK_EX(self, inst):
+        items = self.pop().iterate(self)
+        before, after = inst.arg & 0xFF, inst.arg >> 8
+        if len(items) < before + after:
+            raise v.UserError(ValueError("not enough values to unpack"))
+        middle = v.ListVariable(items[before:len(items) - after])
+        self.stack.extend(reversed(items[:before] + [middle] + items[len(items) - after:]))
+
+    # ------------------------------------------------------------------ control flow
+
+    def JUMP_FORWARD(self, inst):
+        self.jump(inst)
+
+    JUMP_BACKWARD = JUMP_FORWARD
+    JUMP_BACKWARD_NO_INTERRUPT = JUMP_FORWARD
+
+    def _pop_jump(self, inst, when: bool):
+        if self.pop().truth(self) == when:
+            self.jump(inst)
+
+    def POP_JUMP_FORWARD_IF_TRUE(self, inst):
+        self._pop_jump(inst, True)
+
+    def POP_JUMP_FORWARD_IF_FALSE(self, inst):
+        self._pop_jump(inst, False)
+
+    POP_JUMP_BACKWARD_IF_TRUE = POP_JUMP_FORWARD_IF_TRUE
+    POP_JUMP_BACKWARD_IF_FALSE = POP_JUMP_FORWARD_IF_FALSE
+
+    def _pop_jump_none(self, inst, when_none: bool):
+        value = self.pop()
+        is_none = value.is_constant() and value.as_constant() is None
+        if is_none == when_none:
+            self.jump(inst)
+
+    def POP_JUMP_FORWARD_IF_NONE(self, inst):
+        self._pop_jump_none(inst, True)
+
+    def POP_JUMP_FORWARD_IF_NOT_NONE(self, inst):
+        self._pop_jump_none(inst, False)
+
+    POP_JUMP_BACKWARD_IF_NONE = POP_JUMP_FORWARD_IF_NONE
+    POP_JUMP_BACKWARD_IF_NOT_NONE = POP_JUMP_FORWARD_IF_NOT_NONE
+
+    def JUMP_IF_TRUE_OR_POP(self, inst):
+        if self.stack[-1].truth(self):
+            self.jump(inst)
+        else:
+            self.pop()
+
+    def JUMP_IF_FALSE_OR_POP(self, inst):
+        if not self.stack[-1].truth(self):
+            self.jump(inst)
+        else:
+            self.pop()
+
+    def GET_ITER(self, inst):
+        self.push(v.IteratorVariable(self.pop().iterate(self)))
+
+    def FOR_ITER(self, inst):
+        item = self.stack[-1].next()
+        if item is None:
+            self.pop()
+            self.jump(inst)
+        else:
+            self.push(item)
+
+    def RETURN_VALUE(self, inst):
+        raise _Return(self.pop())
+
+    # ------------------------------------------------------------------ calls
+
+    def KW_NAMES(self, inst):
+        self.kw_names = self.code.co_consts[inst.arg]  # dis leaves argval unresolved for KW_NAMES
+
+    def CALL(self, inst):
+        args = self.popn(inst.arg)
+        second, first = self.pop(), self.pop()
+        if isinstance(first, v.NullVariable):
+            fn = second
+        else:
+            fn, args = first, [second] + args
+        names, self.kw_names = self.kw_names, ()
+        kwargs = dict(zip(names, args[len(args) - len(names):])) if names else {}
+        if names:
+            args = args[:len(args) - len(names)]
+        self.push(fn.call(self, args, kwargs))
+
+    def CALL_FUNCTION_EX(self, inst):
+        kwargs = self.pop() if inst.arg & 1 else v.DictVariable({})
+        args = self.pop()
+        fn = self.pop()
+        if self.stack and isinstance(self.stack[-1], v.NullVariable):
+            self.pop()
+        if not isinstance(kwargs, v.DictVariable):
+            raise Unsupported("** with a non-dict")
+        self.push(fn.call(self, args.iterate(self), dict(kwargs.items)))
+
+    def MAKE_FUNCTION(self, inst):
+        code = self.pop().as_constant()
+        closure = tuple(self.pop().items) if inst.arg & 0x08 else ()
+        if inst.arg & 0x04:
+            self.pop()  # annotations
+        kwdefaults = self.pop().items if inst.arg & 0x02 else {}
+        defaults = tuple(self.pop().items) if inst.arg & 0x01 else ()
+        self.push(v.NestedFunctionVariable(code, self.f_globals, code.co_qualname, defaults, kwdefaults, closure))
+
+    # ------------------------------------------------------------------ unsupported on purpose
+
+    def RAISE_VARARGS(self, inst):
+        raise Unsupported("raise", hint="the function raises: CPython runs it")
+
+    def BEFORE_WITH(self, inst):
+        raise Unsupported("a with block")
+
+
+# ---------------------------------------------------------------------- helpers
+
+
+ARRAY_METHODS = ("sum", "mean", "max", "min", "prod", "transpose", "reshape", "astype", "squeeze",
+                 "copy", "dot", "clip", "all", "any", "flatten", "ravel", "item", "tolist", "argmax", "argmin")
+
+
+def _module_global_source(f_globals, name):
+    """A global of another module, read by an inlined function: guarded through that module."""
+    module_name = f_globals.get("__name__")
+    import sys
+
+    module = sys.modules.get(module_name)
+    if module is None or module.__dict__ is not f_globals:
+        return None
+    return _ModuleAttr(module_name, name)
+
+
+class _ModuleAttr(Source):
+    def __init__(self, module_name, attr):
+        self.module_name, self.attr = module_name, attr
+
+    def expr(self):
+        return f"MODULES[{self.module_name!r}].{self.attr}"
+
+    def name(self):
+        return f"{self.module_name}.{self.attr}"
+
+    def __eq__(self, other):
+        return isinstance(other, _ModuleAttr) and (other.module_name, other.attr) == (self.module_name, self.attr)
+
+    def __hash__(self):
+        return hash((self.module_name, self.attr))
+
+
+def bind_arguments(code, args, kwargs, defaults, kwdefaults) -> dict:
+    """Bind trackers to a code object's parameters as CPython would."""
+    nargs, nkw = code.co_argcount, code.co_kwonlyargcount
+    names = code.co_varnames
+    positional, kwonly = names[:nargs], names[nargs:nargs + nkw]
+    has_varargs = bool(code.co_flags & inspect.CO_VARARGS)
+    has_varkw = bool(code.co_flags & inspect.CO_VARKEYWORDS)
+    bound: dict = {}
+    for name, value in zip(positional, args):
+        bound[name] = value
+    extra = list(args[nargs:])
+    if extra and not has_varargs:
+        raise v.UserError(TypeError(f"{code.co_name}() takes {nargs} positional arguments but {len(args)} were given"))
+    rest = {}
+    for key, value in kwargs.items():
+        if key in positional or key in kwonly:
+            if key in bound:
+                raise v.UserError(TypeError(f"{code.co_name}() got multiple values for argument {key!r}"))
+            bound[key] = value
+        elif has_varkw:
+            rest[key] = value
+        else:
+            raise v.UserError(TypeError(f"{code.co_name}() got an unexpected keyword argument {key!r}"))
+    for i, name in enumerate(positional):
+        if name not in bound:
+            j = i - (nargs - len(defaults))
+            if j < 0:
+                raise v.UserError(TypeError(f"{code.co_name}() missing required argument {name!r}"))
+            bound[name] = v.wrap_constant(defaults[j]) if _plain(defaults[j]) else _default_tracker(defaults[j])
+    for name in kwonly:
+        if name not in bound:
+            if name not in kwdefaults:
+                raise v.UserError(TypeError(f"{code.co_name}() missing keyword-only argument {name!r}"))
+            bound[name] = v.wrap_constant(kwdefaults[name]) if _plain(kwdefaults[name]) else \
+                _default_tracker(kwdefaults[name])
+    index = nargs + nkw
+    if has_varargs:
+        bound[names[index]] = v.TupleVariable(extra)
+        index += 1
+    if has_varkw:
+        bound[names[index]] = v.DictVariable(rest)
+    return bound
+
+
+def _plain(value) -> bool:
+    return isinstance(value, (bool, int, float, str, type(None), tuple)) and not isinstance(value, np.ndarray)
+
+
+def _default_tracker(value):
+    if isinstance(value, v.VariableTracker):
+        return value  # defaults of functions made inside the trace
+    raise Unsupported(f"a default argument of type {type(value).__name__}")
+
+
+def identical(a, b) -> bool:
+    if a is b:
+        return True
+    if a.is_constant() and b.is_constant():
+        x, y = a.as_constant(), b.as_constant()
+        return x is y or (x is None) == (y is None) and x is None
+    for t in (v.ModuleVariable, v.ClassVariable, v.PythonFunctionVariable):
+        if isinstance(a, t) and isinstance(b, t):
+            key = {"ModuleVariable": "module", "ClassVariable": "cls", "PythonFunctionVariable": "fn"}[t.__name__]
+            return getattr(a, key) is getattr(b, key)
+    if isinstance(a, v.TensorVariable) and isinstance(b, v.TensorVariable):
+        return a.tensor.value == b.tensor.value
+    if isinstance(a, v.UserObjectVariable) and isinstance(b, v.UserObjectVariable):
+        return a.value is b.value
+    return False
+
+
+_OPERATOR_NAMES = {"+": "add", "-": "sub", "*": "mul", "/": "truediv", "//": "floordiv", "%": "mod",
+                   "**": "pow", "@": "matmul", "&": "and", "|": "or", "^": "xor", "<": "lt", "<=": "le",
+                   "==": "eq", "!=": "ne", ">": "gt", ">=": "ge", "<<": "lshift", ">>": "rshift"}
+
+
+def binary(tx, op: str, lhs, rhs):
+    if isinstance(lhs, v.TensorVariable) or isinstance(rhs, v.TensorVariable):
+        return tx.emit(_OPERATOR_NAMES[op], lhs, rhs)
+    if isinstance(lhs, v.BaseListVariable) and isinstance(rhs, v.BaseListVariable) and op == "+":
+        return type(lhs)(lhs.items + rhs.items)
+    if isinstance(lhs, v.BaseListVariable) and op == "*":
+        return type(lhs)(lhs.items * rhs.as_constant())
+    if op in ("==", "!=") and not (lhs.is_constant() and rhs.is_constant()):
+        same = identical(lhs, rhs)
+        return v.ConstantVariable(same if op == "==" else not same)
+    fn = v.BINARY_OPERATORS.get(op) or v.COMPARE_OPERATORS[op]
+    try:
+        return v.wrap_constant(fn(lhs.as_constant(), rhs.as_constant()))
+    except Unsupported:
+        raise
+    except Exception as e:  # the user's error (1 / 0): CPython raises it again
+        raise v.UserError(e) from None
+
+
+def unary(tx, op: str, value):
+    if isinstance(value, v.TensorVariable):
+        return tx.emit({"neg": "neg", "pos": "pos", "invert": "invert"}[op], value)
+    fn = {"neg": lambda x: -x, "pos": lambda x: +x, "invert": lambda x: ~x}[op]
+    try:
+        return v.wrap_constant(fn(value.as_constant()))
+    except Unsupported:
+        raise
+    except Exception as e:
+        raise v.UserError(e) from None
+
+
+def subscript(tx, obj, index):
+    if isinstance(obj, v.TensorVariable):
+        return tx.emit("getitem", obj, index)
+    if isinstance(obj, v.DictVariable):
+        key = index.as_constant()
+        if key not in obj.items:
+            raise v.UserError(KeyError(key))
+        return obj.items[key]
+    if isinstance(obj, v.BaseListVariable):
+        if isinstance(index, v.SliceVariable):
+            return type(obj)(obj.items[index.as_constant()])
+        i = index.as_constant()
+        try:
+            return obj.items[i]
+        except (IndexError, TypeError) as e:
+            raise v.UserError(e) from None
+    if obj.is_constant():
+        try:
+            return v.wrap_constant(obj.as_constant()[index.as_constant()])
+        except Exception as e:
+            raise v.UserError(e) from None
+    raise Unsupported(f"indexing {obj}")

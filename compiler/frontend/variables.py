@@ -1,0 +1,479 @@
+"""Variable trackers: what the tracer knows about each value on its stack.
+
+One class per kind of value. A tracker knows how to answer the operations the
+bytecode applies to it (attribute reads, calls, iteration, item access) at trace
+time, either by computing a constant, by emitting graph ops (arrays), or by raising
+``Unsupported`` (the call then runs in CPython). Trackers for values that came from
+outside the function keep their *source*, from which guards and the generated entry
+code fetch them again.
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from compiler.errors import Unsupported
+from compiler.frontend.sources import Source
+
+CONSTANT_TYPES = (int, float, bool, str, type(None), bytes, complex, type(Ellipsis), type(NotImplemented))
+
+
+class VariableTracker:
+    source: Source | None = None
+
+    def python_type(self) -> type:
+        raise Unsupported(f"type() of {self}")
+
+    def is_constant(self) -> bool:
+        return False
+
+    def as_constant(self):
+        raise Unsupported(f"{self} is not a constant known while tracing")
+
+    def getattr(self, tx, name: str) -> "VariableTracker":
+        raise Unsupported(f"attribute {name!r} of {self}")
+
+    def call(self, tx, args: list, kwargs: dict) -> "VariableTracker":
+        raise Unsupported(f"calling {self}")
+
+    def iterate(self, tx) -> list["VariableTracker"]:
+        raise Unsupported(f"iterating over {self}")
+
+    def truth(self, tx) -> bool:
+        raise Unsupported(f"the truth value of {self}",
+                          hint="control flow that depends on array data is a graph break")
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+
+@dataclass(repr=False)
+class ConstantVariable(VariableTracker):
+    value: Any
+    source: Source | None = None
+
+    def python_type(self):
+        return type(self.value)
+
+    def is_constant(self):
+        return True
+
+    def as_constant(self):
+        return self.value
+
+    def truth(self, tx):
+        return bool(self.value)
+
+    def getattr(self, tx, name):
+        try:
+            attr = getattr(self.value, name)
+        except AttributeError as e:
+            raise UserError(e) from None
+        if callable(attr):
+            return BoundBuiltinVariable(attr)
+        return ConstantVariable(attr)
+
+    def iterate(self, tx):
+        if isinstance(self.value, (str, bytes, tuple)):
+            return [ConstantVariable(v) for v in self.value]
+        return super().iterate(tx)
+
+    def __repr__(self):
+        return f"ConstantVariable({self.value!r})"
+
+
+class UserError(Exception):
+    """An exception the user's own code raises while being traced (e.g. a bad attribute):
+    the call falls back to CPython, which raises it again, unchanged."""
+
+    def __init__(self, error: BaseException):
+        super().__init__(repr(error))
+        self.error = error
+
+
+@dataclass(repr=False)
+class TensorVariable(VariableTracker):
+    """An array in the graph: an SSA value of the traced function, and its type."""
+
+    tensor: Any  # numpy_semantics.Tensor
+    source: Source | None = None
+
+    def python_type(self):
+        return np.ndarray
+
+    def getattr(self, tx, name):
+        return tx.array_attribute(self, name)
+
+    def truth(self, tx):
+        raise Unsupported("the truth value of an array",
+                          hint="control flow that depends on array data is a graph break")
+
+    def iterate(self, tx):
+        t = self.tensor.type
+        if t.rank == 0 or t.shape[0] is None:
+            raise Unsupported("iterating over an array without a static leading size")
+        return [tx.emit("getitem", self, ConstantVariable(i)) for i in range(t.shape[0])]
+
+    def __repr__(self):
+        return f"TensorVariable({self.tensor.type})"
+
+
+@dataclass(repr=False)
+class BaseListVariable(VariableTracker):
+    items: list
+    source: Source | None = None
+    mutated: bool = False
+
+    def is_constant(self):
+        return all(i.is_constant() for i in self.items)
+
+    def as_constant(self):
+        return self.python_type()(i.as_constant() for i in self.items)
+
+    def iterate(self, tx):
+        return list(self.items)
+
+    def truth(self, tx):
+        return bool(self.items)
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.items!r})"
+
+
+class TupleVariable(BaseListVariable):
+    def python_type(self):
+        return tuple
+
+
+class ListVariable(BaseListVariable):
+    def python_type(self):
+        return list
+
+    def getattr(self, tx, name):
+        if name in LIST_METHODS:
+            return ListMethodVariable(self, name)
+        raise Unsupported(f"list method {name!r}")
+
+
+LIST_METHODS = ("append", "extend", "insert", "pop", "index", "count", "reverse", "clear", "copy")
+
+
+@dataclass(repr=False)
+class ListMethodVariable(VariableTracker):
+    target: ListVariable
+    name: str
+
+    def call(self, tx, args, kwargs):
+        items = self.target.items
+        if kwargs:
+            raise Unsupported(f"keyword arguments to list.{self.name}")
+        if self.name in ("append", "extend", "insert", "pop", "reverse", "clear"):
+            tx.mark_mutated(self.target)
+        if self.name == "append":
+            items.append(args[0])
+        elif self.name == "extend":
+            items.extend(args[0].iterate(tx))
+        elif self.name == "insert":
+            items.insert(args[0].as_constant(), args[1])
+        elif self.name == "pop":
+            index = args[0].as_constant() if args else -1
+            if not items:
+                raise UserError(IndexError("pop from empty list"))
+            return items.pop(index)
+        elif self.name == "reverse":
+            items.reverse()
+        elif self.name == "clear":
+            items.clear()
+        elif self.name == "copy":
+            return ListVariable(list(items))
+        else:
+            values = [i.as_constant() for i in items]
+            return ConstantVariable(getattr(values, self.name)(*[a.as_constant() for a in args]))
+        return ConstantVariable(None)
+
+
+@dataclass(repr=False)
+class DictVariable(VariableTracker):
+    items: dict  # constant key -> tracker
+    source: Source | None = None
+    mutated: bool = False
+
+    def python_type(self):
+        return dict
+
+    def iterate(self, tx):
+        return [ConstantVariable(k) for k in self.items]
+
+    def truth(self, tx):
+        return bool(self.items)
+
+    def is_constant(self):
+        return all(v.is_constant() for v in self.items.values())
+
+    def as_constant(self):
+        return {k: v.as_constant() for k, v in self.items.items()}
+
+    def getattr(self, tx, name):
+        if name in ("keys", "values", "items", "get", "update", "pop", "setdefault", "copy"):
+            return DictMethodVariable(self, name)
+        raise Unsupported(f"dict method {name!r}")
+
+
+@dataclass(repr=False)
+class DictMethodVariable(VariableTracker):
+    target: DictVariable
+    name: str
+
+    def call(self, tx, args, kwargs):
+        d = self.target.items
+        if self.name == "keys":
+            return ListIteratorSource([ConstantVariable(k) for k in d])
+        if self.name == "values":
+            return ListIteratorSource(list(d.values()))
+        if self.name == "items":
+            return ListIteratorSource([TupleVariable([ConstantVariable(k), v]) for k, v in d.items()])
+        if self.name == "get":
+            key = args[0].as_constant()
+            return d.get(key, args[1] if len(args) > 1 else ConstantVariable(None))
+        if self.name == "copy":
+            return DictVariable(dict(d))
+        tx.mark_mutated(self.target)
+        if self.name == "update":
+            other = args[0] if args else DictVariable({})
+            if not isinstance(other, DictVariable):
+                raise Unsupported("dict.update with a non-dict")
+            d.update(other.items)
+            d.update({k: v for k, v in kwargs.items()})
+            return ConstantVariable(None)
+        if self.name == "pop":
+            key = args[0].as_constant()
+            if key in d:
+                return d.pop(key)
+            if len(args) > 1:
+                return args[1]
+            raise UserError(KeyError(key))
+        key = args[0].as_constant()  # setdefault
+        return d.setdefault(key, args[1] if len(args) > 1 else ConstantVariable(None))
+
+
+@dataclass(repr=False)
+class ListIteratorSource(VariableTracker):
+    """A finite sequence produced while tracing (range, zip, enumerate, dict views)."""
+
+    items: list
+
+    def iterate(self, tx):
+        return list(self.items)
+
+
+@dataclass(repr=False)
+class IteratorVariable(VariableTracker):
+    """The iterator ``GET_ITER`` makes: items materialized, consumed by ``FOR_ITER``."""
+
+    items: list
+    index: int = 0
+
+    def next(self):
+        if self.index >= len(self.items):
+            return None
+        self.index += 1
+        return self.items[self.index - 1]
+
+
+@dataclass(repr=False)
+class NullVariable(VariableTracker):
+    """The NULL that 3.11 pushes below a callable (``PUSH_NULL``, ``LOAD_GLOBAL`` with NULL)."""
+
+
+@dataclass(repr=False)
+class CellVariable(VariableTracker):
+    """A cell created inside the traced code (``MAKE_CELL``), holding a tracker."""
+
+    contents: VariableTracker | None = None
+
+
+@dataclass(repr=False)
+class SliceVariable(VariableTracker):
+    start: VariableTracker
+    stop: VariableTracker
+    step: VariableTracker
+
+    def is_constant(self):
+        return all(v.is_constant() for v in (self.start, self.stop, self.step))
+
+    def as_constant(self):
+        return slice(self.start.as_constant(), self.stop.as_constant(), self.step.as_constant())
+
+
+@dataclass(repr=False)
+class BoundBuiltinVariable(VariableTracker):
+    """A method of a constant (``"a,b".split``): called on constants only."""
+
+    fn: Any
+
+    def call(self, tx, args, kwargs):
+        try:
+            result = self.fn(*[a.as_constant() for a in args], **{k: v.as_constant() for k, v in kwargs.items()})
+        except Exception as e:  # the user's own error: CPython will raise it again
+            raise UserError(e) from None
+        return wrap_constant(result)
+
+
+def wrap_constant(value) -> VariableTracker:
+    """A tracker for a value computed at trace time from constants."""
+    if isinstance(value, CONSTANT_TYPES) or isinstance(value, np.generic):
+        return ConstantVariable(value)
+    if isinstance(value, tuple):
+        return TupleVariable([wrap_constant(v) for v in value])
+    if isinstance(value, list):
+        return ListVariable([wrap_constant(v) for v in value])
+    if isinstance(value, dict):
+        return DictVariable({k: wrap_constant(v) for k, v in value.items()})
+    if isinstance(value, slice):
+        return ConstantVariable(value)
+    raise Unsupported(f"a value of type {type(value).__name__} computed while tracing")
+
+
+BINARY_OPERATORS = {
+    "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
+    "//": operator.floordiv, "%": operator.mod, "**": operator.pow, "@": operator.matmul,
+    "&": operator.and_, "|": operator.or_, "^": operator.xor, "<<": operator.lshift, ">>": operator.rshift,
+}
+COMPARE_OPERATORS = {
+    "<": operator.lt, "<=": operator.le, "==": operator.eq, "!=": operator.ne, ">": operator.gt, ">=": operator.ge,
+}
+
+
+@dataclass(repr=False)
+class PythonFunctionVariable(VariableTracker):
+    """A user-defined Python function, inlined when called."""
+
+    fn: Any
+    source: Source | None = None
+    self_var: VariableTracker | None = None  # bound methods
+
+    def python_type(self):
+        return type(self.fn)
+
+    def call(self, tx, args, kwargs):
+        if self.self_var is not None:
+            args = [self.self_var] + list(args)
+        return tx.inline_call(self.fn, args, kwargs, self.source)
+
+    def getattr(self, tx, name):
+        if name in ("__name__", "__qualname__", "__doc__"):
+            return ConstantVariable(getattr(self.fn, name))
+        raise Unsupported(f"attribute {name!r} of a function")
+
+
+@dataclass(repr=False)
+class NestedFunctionVariable(VariableTracker):
+    """A function made by ``MAKE_FUNCTION`` inside the traced code."""
+
+    code: Any
+    globals: dict
+    name: str
+    defaults: tuple = ()
+    kwdefaults: dict = field(default_factory=dict)
+    closure: tuple = ()  # CellVariable / sourced cell trackers
+
+    def call(self, tx, args, kwargs):
+        return tx.inline_code(self.code, self.globals, self.name, args, kwargs, self.defaults,
+                              self.kwdefaults, self.closure, None)
+
+
+@dataclass(repr=False)
+class PartialVariable(VariableTracker):
+    fn: VariableTracker
+    args: list
+    kwargs: dict
+
+    def call(self, tx, args, kwargs):
+        return self.fn.call(tx, list(self.args) + list(args), {**self.kwargs, **kwargs})
+
+
+@dataclass(repr=False)
+class UserObjectVariable(VariableTracker):
+    """An instance of a user class: attributes are read from the real object (and guarded)."""
+
+    value: Any
+    source: Source | None = None
+
+    def python_type(self):
+        return type(self.value)
+
+    def getattr(self, tx, name):
+        return tx.object_attribute(self, name)
+
+    def call(self, tx, args, kwargs):
+        call = type(self.value).__dict__.get("__call__")
+        if call is None:
+            raise Unsupported(f"calling a {type(self.value).__name__} object")
+        return tx.inline_call(call, [self] + list(args), kwargs)
+
+
+@dataclass(repr=False)
+class ModuleVariable(VariableTracker):
+    module: Any
+    source: Source | None = None
+
+    def python_type(self):
+        return type(self.module)
+
+    def getattr(self, tx, name):
+        return tx.module_attribute(self, name)
+
+
+@dataclass(repr=False)
+class NumpyCallableVariable(VariableTracker):
+    """A NumPy function (``np.sum``), dtype class (``np.float32``) or array method
+    bound to a traced array (``x.sum``): calls become graph ops."""
+
+    fn: Any  # the numpy callable, or a method name when ``self_var`` is set
+    self_var: VariableTracker | None = None
+
+    def call(self, tx, args, kwargs):
+        if self.self_var is not None:
+            return tx.emit(self.fn, self.self_var, *args, **kwargs)
+        return tx.emit(self.fn, *args, **kwargs)
+
+
+@dataclass(repr=False)
+class BuiltinVariable(VariableTracker):
+    """A Python builtin (``len``, ``range``, ``isinstance``...), run at trace time."""
+
+    fn: Any
+
+    def python_type(self):
+        return type(self.fn)
+
+    def call(self, tx, args, kwargs):
+        return tx.call_builtin(self.fn, args, kwargs)
+
+
+@dataclass(repr=False)
+class ClassVariable(VariableTracker):
+    """A class (``int``, a user class): used in isinstance and for its static methods."""
+
+    cls: Any
+    source: Source | None = None
+
+    def python_type(self):
+        return type(self.cls)
+
+    def is_constant(self):
+        return True
+
+    def as_constant(self):
+        return self.cls
+
+    def call(self, tx, args, kwargs):
+        return tx.call_builtin(self.cls, args, kwargs)
+
+    def getattr(self, tx, name):
+        attr = getattr(self.cls, name)
+        return tx.wrap_global_like(attr, None)

@@ -1,0 +1,89 @@
+"""Turning values from outside the traced function into trackers, with their guards.
+
+Arguments, globals, closure cells and attributes of user objects all enter the
+trace here. Each kind of value gets the guard that makes the trace valid for it:
+arrays their class/dtype/shape, constants their value, containers their length (and
+their elements in turn), functions/modules/classes their identity, other objects
+their type (their attributes are guarded when read).
+"""
+
+from __future__ import annotations
+
+import builtins
+import functools
+import types
+
+import numpy as np
+
+from compiler.errors import Unsupported
+from compiler.frontend import variables as v
+from compiler.frontend.sources import AttrSource, ItemSource, Source
+
+SCALAR_TYPES = (bool, int, float, str, type(None), bytes, complex)
+_BUILTIN_FUNCTIONS = {getattr(builtins, n) for n in dir(builtins) if callable(getattr(builtins, n))}
+
+
+def is_numpy_callable(value) -> bool:
+    module = getattr(value, "__module__", "") or ""
+    return isinstance(value, np.ufunc) or (callable(value) and module.startswith("numpy")
+                                           and not isinstance(value, type))
+
+
+def wrap(tx, value, source: Source) -> v.VariableTracker:
+    g = tx.output.guards
+    if isinstance(value, np.ndarray):
+        g.tensor_match(source, value)
+        return tx.output.add_input(source, value)
+    if isinstance(value, SCALAR_TYPES) or isinstance(value, np.generic):
+        g.constant_match(source, value)
+        return v.ConstantVariable(value, source)
+    if type(value) in (tuple, list):
+        g.length_match(source, value)
+        items = [wrap(tx, item, ItemSource(source, i)) for i, item in enumerate(value)]
+        cls = v.TupleVariable if type(value) is tuple else v.ListVariable
+        return cls(items, source)
+    if type(value) is dict:
+        if not all(isinstance(k, (str, int)) for k in value):
+            raise Unsupported("a dict whose keys are not all str or int")
+        g.keys_match(source, value)
+        return v.DictVariable({k: wrap(tx, item, ItemSource(source, k)) for k, item in value.items()}, source)
+    return wrap_identity(tx, value, source)
+
+
+def wrap_identity(tx, value, source: Source | None) -> v.VariableTracker:
+    """Values guarded by identity (or type, for plain objects)."""
+    g = tx.output.guards
+    if source is not None and not isinstance(value, (types.MethodType, functools.partial)):
+        if isinstance(value, (types.FunctionType, types.ModuleType, type, np.ufunc,
+                              types.BuiltinFunctionType)) or is_numpy_callable(value):
+            g.id_match(source, value)
+    if isinstance(value, types.FunctionType):
+        return v.PythonFunctionVariable(value, source)
+    if isinstance(value, types.MethodType):
+        self_var = wrap(tx, value.__self__, AttrSource(source, "__self__")) if source else None
+        fn = wrap_identity(tx, value.__func__, AttrSource(source, "__func__") if source else None)
+        if isinstance(fn, v.PythonFunctionVariable):
+            return v.PythonFunctionVariable(fn.fn, fn.source, self_var)
+        raise Unsupported(f"calling the method {value!r}")
+    if isinstance(value, functools.partial):
+        if source is not None:
+            g.type_match(source, value)
+        fn = wrap_identity(tx, value.func, AttrSource(source, "func") if source else None)
+        args = [wrap(tx, a, ItemSource(AttrSource(source, "args"), i)) for i, a in enumerate(value.args)]
+        kwargs = {k: wrap(tx, a, ItemSource(AttrSource(source, "keywords"), k)) for k, a in value.keywords.items()}
+        return v.PartialVariable(fn, args, kwargs)
+    if isinstance(value, types.ModuleType):
+        return v.ModuleVariable(value, source)
+    if is_numpy_callable(value) or (isinstance(value, type) and issubclass(value, np.generic)):
+        return v.NumpyCallableVariable(value)
+    if isinstance(value, type):
+        return v.ClassVariable(value, source)
+    if value in _BUILTIN_FUNCTIONS if isinstance(value, types.BuiltinFunctionType) else False:
+        return v.BuiltinVariable(value)
+    if isinstance(value, types.BuiltinFunctionType):
+        raise Unsupported(f"calling the C function {getattr(value, '__qualname__', value)!r}",
+                          hint="unknown C functions are graph breaks")
+    if source is None:
+        raise Unsupported(f"a {type(value).__name__} object reached without a source")
+    g.type_match(source, value)
+    return v.UserObjectVariable(value, source)

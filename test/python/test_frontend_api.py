@@ -1,0 +1,222 @@
+"""compile(): the forms it takes, what it returns, fallbacks, limits, side effects."""
+
+import functools
+import warnings
+
+import numpy as np
+import pytest
+
+import compiler
+from compiler import GraphBreakError, compile
+from compiler.errors import InvalidArgument
+
+
+@pytest.fixture(autouse=True)
+def _fresh():
+    compiler.reset()
+    yield
+    compiler.reset()
+
+
+def add_one(x):
+    """Adds one."""
+    return x + 1
+
+
+X = np.arange(6, dtype=np.float32)
+
+
+def test_bare_decorator_decorator_with_arguments_and_plain_call():
+    @compile
+    def a(x):
+        return x + 1
+
+    @compile(backend="eager", fullgraph=True)
+    def b(x):
+        return x + 1
+
+    c = compile(add_one, backend="cpu")
+    for f in (a, b, c):
+        np.testing.assert_array_equal(f(X), X + 1)
+
+
+def test_the_result_keeps_name_doc_and_wrapped():
+    c = compile(add_one)
+    assert c.__name__ == "add_one" and c.__doc__ == "Adds one." and c.__wrapped__ is add_one
+
+
+def test_lambdas_closures_methods_and_callables():
+    offset = 2.0
+    lam = compile(lambda x: x * 2)
+    clo = compile(lambda x: x + offset)
+
+    class Model:
+        def __init__(self, w):
+            self.w = w
+
+        @compile
+        def forward(self, x):
+            return x * self.w
+
+        def __call__(self, x):
+            return x - self.w
+
+    m = Model(np.float32(3))
+    bound = compile(m.forward.__wrapped__.__get__(m))
+    called = compile(m)
+    np.testing.assert_array_equal(lam(X), X * 2)
+    np.testing.assert_array_equal(clo(X), X + 2)
+    np.testing.assert_array_equal(m.forward(X), X * 3)
+    np.testing.assert_array_equal(bound(X), X * 3)
+    np.testing.assert_array_equal(called(X), X - 3)
+    m.w = np.float32(5)  # an attribute read through self is guarded
+    np.testing.assert_array_equal(m.forward(X), X * 5)
+
+
+def test_functools_partial_and_nested_functions_are_inlined():
+    def scale(x, k):
+        return x * k
+
+    @compile(fullgraph=True)
+    def f(x):
+        double = functools.partial(scale, k=2)
+
+        def inc(y, by=1):
+            return y + by
+
+        return inc(double(x), by=3)
+
+    np.testing.assert_array_equal(f(X), X * 2 + 3)
+
+
+def test_unsupported_code_runs_in_cpython_and_gives_the_right_answer(capsys):
+    @compile
+    def chatty(x):
+        print("hello from", "chatty")
+        return x + 1
+
+    np.testing.assert_array_equal(chatty(X), X + 1)
+    np.testing.assert_array_equal(chatty(X), X + 1)
+    assert capsys.readouterr().out == "hello from chatty\nhello from chatty\n"
+    entry = chatty.entries[0]
+    assert entry.graph_module is None and "print()" in entry.fallback_reason.reason
+
+
+def test_fullgraph_raises_graph_break_error_naming_reason_and_line():
+    @compile(fullgraph=True)
+    def chatty(x):
+        y = x + 1
+        print(y)
+        return y
+
+    with pytest.raises(GraphBreakError) as err:
+        chatty(X)
+    assert "print()" in str(err.value)
+    assert err.value.location.line == chatty.__wrapped__.__code__.co_firstlineno + 3  # decorator line first
+    assert err.value.location.filename.endswith("test_frontend_api.py")
+
+
+def test_data_dependent_branch_is_a_fallback():
+    @compile
+    def relu_sum(x):
+        if x.sum() > 0:
+            return x
+        return -x
+
+    np.testing.assert_array_equal(relu_sum(X), X)
+    np.testing.assert_array_equal(relu_sum(-X - 1), X + 1)
+
+
+def test_user_exceptions_propagate_unchanged():
+    class Boom(Exception):
+        pass
+
+    @compile
+    def bad(x, flag):
+        if flag:
+            raise Boom("no")
+        return x
+
+    with pytest.raises(Boom, match="no"):
+        bad(X, True)
+    with pytest.raises(ZeroDivisionError):
+        compile(lambda x: x / (1 // 0))(X)
+
+
+def test_recompile_limit_warns_once_then_runs_plain_python():
+    calls = []
+
+    def f(x, n):
+        calls.append(n)
+        return x * n
+
+    g = compile(f, options={"recompile_limit": 2})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for n in range(5):
+            np.testing.assert_array_equal(g(X, n), X * n)
+    limit_warnings = [w for w in caught if "recompile_limit=2" in str(w.message)]
+    assert len(limit_warnings) == 1 and len(g.entries) == 2
+
+
+def test_global_recompile_limit_from_config(monkeypatch):
+    monkeypatch.setattr(compiler.config, "recompile_limit", 1)
+    g = compile(lambda x, n: x + n)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for n in range(3):
+            np.testing.assert_array_equal(g(X, n), X + n)
+    assert len(g.entries) == 1
+
+
+def test_reset_drops_every_entry():
+    g = compile(lambda x: x + 1)
+    g(X)
+    assert len(g.entries) == 1
+    compiler.reset()
+    assert g.entries == []
+    np.testing.assert_array_equal(g(X), X + 1)
+
+
+def test_side_effects_are_replayed_once_in_order():
+    log = []
+    state = {"calls": 0}
+
+    class Box:
+        value = None
+
+    box = Box()
+
+    @compile
+    def f(x, log, state, box):
+        y = x * 2
+        log.append(y)
+        log.append("done")
+        state["calls"] = state["calls"] + 1
+        box.value = y + 1
+        return y
+
+    out = f(X, log, state, box)
+    out2 = f(X, log, state, box)
+    np.testing.assert_array_equal(out, X * 2)
+    assert [type(e) for e in log] == [np.ndarray, str, np.ndarray, str] and log[1] == "done"
+    np.testing.assert_array_equal(log[0], X * 2)
+    assert state == {"calls": 2}
+    np.testing.assert_array_equal(box.value, X * 2 + 1)
+    assert out2 is not out
+
+
+def test_returning_an_input_returns_the_same_object():
+    f = compile(lambda x, y: (x, y + 1))
+    a, b = f(X, X)
+    assert a is X
+    np.testing.assert_array_equal(b, X + 1)
+
+
+def test_bad_compile_arguments_are_clear_errors():
+    with pytest.raises(InvalidArgument, match="unknown option"):
+        compile(add_one, options={"speed": 11})
+    with pytest.raises(InvalidArgument, match="unknown backend 'tpu'"):
+        compile(add_one, backend="tpu")
+    with pytest.raises(InvalidArgument, match="cannot compile"):
+        compile(42)
