@@ -41,6 +41,12 @@ def _layout_holds() -> bool:
 fast_entry_supported = _layout_holds()
 
 
+def kernel_symbol(name: str) -> str:
+    """The symbol a graph named ``name`` gets in object code: prefixed, so a graph called
+    ``pow`` cannot capture the libm ``pow`` its own code calls."""
+    return f"ember_kernel_{name}"
+
+
 def entry_name(name: str) -> str:
     return f"ember_entry_{name}"
 
@@ -87,11 +93,11 @@ def _fill_descriptor(lines: list[str], array: str, rank: int, itemsize: int) -> 
 
 
 def entry_wrapper_ir(name: str, arrays: list[tuple[int, int]], parallel: bool) -> str:
-    """LLVM IR of ``ember_entry_<name>``; ``arrays`` is (rank, itemsize) of every input,
-    then every output, in the kernel's argument order."""
+    """LLVM IR of ``ember_entry_<name>`` calling ``_mlir_ciface_<kernel_symbol(name)>``;
+    ``arrays`` is (rank, itemsize) of every input, then every output, in order."""
     params = [f"ptr %a{i}" for i in range(len(arrays))] + (["i64 %part", "i64 %parts"] if parallel else [])
     lines = [f"define void @{entry_name(name)}({', '.join(params)}) {{", "entry:"]
     descriptors = [_fill_descriptor(lines, f"a{i}", rank, size) for i, (rank, size) in enumerate(arrays)]
     args = [f"ptr {d}" for d in descriptors] + (["i64 %part", "i64 %parts"] if parallel else [])
-    lines += [f"  call void @_mlir_ciface_{name}({', '.join(args)})", "  ret void", "}"]
+    lines += [f"  call void @_mlir_ciface_{kernel_symbol(name)}({', '.join(args)})", "  ret void", "}"]
     return "\n".join(lines) + "\n"

@@ -76,7 +76,7 @@ class Kernel:
             address = variant.loaded.address(abi.entry_name(self.signature.name))
         else:
             argtypes = [ctypes.POINTER(descriptor_type(t.rank)) for t in arrays]
-            address = variant.loaded.address(f"_mlir_ciface_{self.signature.name}")
+            address = variant.loaded.address(f"_mlir_ciface_{abi.kernel_symbol(self.signature.name)}")
         if variant.parallel:
             argtypes += [ctypes.c_int64, ctypes.c_int64]  # part, parts
         return ctypes.CFUNCTYPE(None, *argtypes)(address)

@@ -91,6 +91,33 @@ def to_destination_passing(fn) -> None:
     fn.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
 
 
+_INIT_OPS = ("tensor.empty", "linalg.fill")
+
+
+def unshare_inits(fn) -> None:
+    """One ``tensor.empty`` (and ``linalg.fill`` of it) per user.
+
+    CSE merges identical inits, so two reductions can share one zero-filled tensor.
+    ``eliminate-empty-tensors`` then turns that one init into the first output's
+    buffer for both — and the second reduction overwrites the first's result (seen:
+    ``x.sum(0), y.sum(0)`` returned the first sum twice). Giving each user its own
+    init keeps the elimination one-to-one.
+    """
+    inits = []
+
+    def visit(op):
+        if op.name in _INIT_OPS and len(op.results) == 1:
+            inits.append(op)
+        return ir.WalkResult.ADVANCE
+
+    fn.walk(visit)
+    for op in reversed(inits):  # fills before the empties they read: each clone is unshared in turn
+        for use in list(op.results[0].uses)[1:]:
+            owner = use.owner.operation if isinstance(use.owner, ir.OpView) else use.owner
+            clone = op.clone(ir.InsertionPoint(owner))
+            owner.operands[use.operand_number] = clone.results[0]
+
+
 def _arg_attr_dicts(fn) -> list[dict]:
     attrs = list(ir.ArrayAttr(fn.attributes["arg_attrs"])) if "arg_attrs" in fn.attributes else []
     count = len(fn.regions[0].blocks[0].arguments)
@@ -137,6 +164,7 @@ class EmberBufferize(EmberPass):
         for fn in functions(module):
             if NUM_OUTPUTS_ATTR not in fn.attributes:
                 to_destination_passing(fn)
+            unshare_inits(fn)
         run_upstream(module, ",".join([
             "eliminate-empty-tensors",
             "empty-tensor-to-alloc-tensor",

@@ -118,3 +118,15 @@ def test_generated_call_path_reads_like_hand_written_code():
     assert source.startswith("def call(a0):")
     assert "if type(a0) is not ndarray or a0.dtype is not IN0 or a0.ndim != 2:" in source
     assert "o0 = empty(shapes[0], OUT0)" in source
+
+
+@pytest.mark.parametrize("name", ["pow", "expf", "malloc", "free", "memcpy"])
+def test_graphs_named_like_c_library_functions_do_not_capture_them(name):
+    """Kernel symbols are prefixed: a graph called ``pow`` must not become the ``pow`` its
+    own code calls (that recursed until the stack ran out)."""
+    b = FunctionBuilder(name, [TensorType((3,), "f64")] * 2)
+    x, y = b.args
+    kernel = compile_module(b.finish([b.op("pow", x, y), b.op("exp", x)]))
+    got_pow, got_exp = kernel(np.array([2.0, 3.0, 4.0]), np.array([2.0, 2.0, 0.5]))
+    np.testing.assert_array_equal(got_pow, [4.0, 9.0, 2.0])
+    np.testing.assert_allclose(got_exp, np.exp([2.0, 3.0, 4.0]), rtol=1e-12)

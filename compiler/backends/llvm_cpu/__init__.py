@@ -46,9 +46,11 @@ def lower_to_object(module: ir.Module, entry: str, contiguous: tuple[bool, ...] 
     flagged in ``contiguous`` being C-contiguous; ``module`` is untouched."""
     with module.context:
         lowered = ir.Module.parse(str(module))
-        set_contiguous(entry_function(lowered, entry), contiguous)
+        fn = entry_function(lowered, entry)
+        set_contiguous(fn, contiguous)
+        fn.attributes["sym_name"] = ir.StringAttr.get(abi.kernel_symbol(entry))
     run_pipeline(lowered, "builtin.module(lower-to-loops)")
-    attrs = entry_function(lowered, entry).attributes
+    attrs = entry_function(lowered, abi.kernel_symbol(entry)).attributes
     parallel = PARALLEL_ATTR in attrs and ir.BoolAttr(attrs[PARALLEL_ATTR]).value
     run_pipeline(lowered, "builtin.module(loops-to-llvm)")
     signature = signature_of(entry_function(module, entry))
