@@ -8,6 +8,7 @@ failure, which is exactly the condition under which tracing would fail the same 
 
 from __future__ import annotations
 
+import dis
 import inspect
 import time
 import warnings
@@ -16,10 +17,11 @@ from dataclasses import dataclass, field
 from compiler.backends import EagerGraph, compile_graph
 from compiler.dialects.guard_metadata import GuardMetadata
 from compiler.errors import BackendError, GraphBreakError, Location, Unsupported
-from compiler.frontend import entry_codegen, logs
+from compiler import logs
+from compiler.frontend import entry_codegen
 from compiler.frontend import variables as v
 from compiler.frontend import wrap as wrapping
-from compiler.frontend.output_graph import TRACE_LOCK, OutputGraph
+from compiler.frontend.output_graph import TRACE_LOCK, OutputGraph, format_graph
 from compiler.frontend.sources import ClosureSource, LocalSource
 from compiler.frontend.symbolic_convert import InstructionTranslator
 
@@ -36,6 +38,9 @@ class Entry:
 
 
 def convert(fn, args: tuple, kwargs: dict, options) -> Entry:
+    if logs.enabled("bytecode"):
+        logs.log("bytecode", "ORIGINAL BYTECODE %s %s:%d\n%s", fn.__qualname__, fn.__code__.co_filename,
+                 fn.__code__.co_firstlineno, dis.Bytecode(fn.__code__).dis())
     with TRACE_LOCK:
         start = time.perf_counter()
         output = OutputGraph(_graph_name(fn))
@@ -93,7 +98,12 @@ def _finish(fn, output: OutputGraph, result, options, start) -> Entry:
     if plan.outputs:
         module = output.builder.finish([t.tensor.value for t in plan.outputs], GuardMetadata(
             output.guards.records(), [], [i.source.name() for i in output.inputs]))
-        logs.log("graph_code", "TRACED GRAPH %s\n%s", fn.__qualname__, _graph_text(module))
+        if logs.enabled("graph_code"):
+            logs.log("graph_code", "TRACED GRAPH %s (%s:%d)\n%s", fn.__qualname__, fn.__code__.co_filename,
+                     fn.__code__.co_firstlineno, format_graph(module, output.inputs))
+        if logs.enabled("graph_sizes"):
+            logs.log("graph_sizes", "GRAPH SIZES %s\n%s", fn.__qualname__, "\n".join(
+                f"  {i.source.name()}: {i.type}" for i in output.inputs))
         graph = _compile_graph(fn, module, output, options)
     guards = output.guards.ordered()
     entry = entry_codegen.build_entry(fn, guards, output.guards.objects, [i.source.expr() for i in output.inputs],
@@ -105,10 +115,6 @@ def _finish(fn, output: OutputGraph, result, options, start) -> Entry:
              (total - trace_time) * 1e3)
     return Entry(entry, guards, output.guards.objects, module, None, output.op_count() if module else 0,
                  {"trace": trace_time, "total": total})
-
-
-def _graph_text(module) -> str:
-    return module.operation.get_asm(enable_debug_info=True) if logs.enabled("graph_code") else ""
 
 
 def _compile_graph(fn, module, output, options):

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from compiler import config
 from compiler.errors import InvalidArgument
-from compiler.frontend import logs
+from compiler import logs
 from compiler.frontend.convert_frame import convert
 from compiler.frontend.entry_codegen import MISS
 from compiler.frontend.guards import failing_guards

@@ -8,6 +8,8 @@ effects) need. All traces share one MLIR context; tracing holds ``TRACE_LOCK``.
 
 from __future__ import annotations
 
+import linecache
+import re
 import threading
 from dataclasses import dataclass, field
 
@@ -82,3 +84,40 @@ class OutputGraph:
 
     def op_count(self) -> int:
         return len(list(self.builder.block.operations))
+
+
+_LOC = re.compile(r'loc\("(?P<file>[^"]+)":(?P<line>\d+):\d+\)')
+
+
+def format_graph(module, inputs: list[GraphInput]) -> str:
+    """The traced graph for the ``graph_code`` log: one line per op, with the source
+    line that produced it (``# mse.py:4  z = (x - y) ** 2``)."""
+    fn = module.body.operations[0]
+    block = fn.regions[0].blocks[0]
+    names = {}
+    lines = []
+    for i, (arg, graph_input) in enumerate(zip(block.arguments, inputs)):
+        names[arg] = f"%arg{i}"
+        lines.append(f"  %arg{i}: {arg.type}  <- {graph_input.source.name()}")
+    for op in block.operations:
+        op = op.operation
+        operands = ", ".join(names.get(o, "?") for o in op.operands)
+        if op.name == "func.return":
+            lines.append(f"  return {operands}")
+            continue
+        result = f"%{len(names) - len(inputs)}"
+        names[op.results[0]] = result
+        attrs = {name: str(op.attributes[name]) for name in op.attributes}
+        attr_text = " {" + ", ".join(f"{k}={v}" for k, v in attrs.items()) + "}" if attrs else ""
+        text = f"  {result} = {op.name}({operands}){attr_text} : {op.results[0].type}"
+        lines.append(f"{text:<72}{_source_comment(op.location)}")
+    return "\n".join(lines)
+
+
+def _source_comment(location) -> str:
+    m = _LOC.search(str(location))
+    if not m:
+        return ""
+    line = int(m["line"])
+    code = linecache.getline(m["file"], line).strip()
+    return f"  # {m['file'].rsplit('/', 1)[-1]}:{line}  {code}"

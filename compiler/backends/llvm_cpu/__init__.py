@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
+
+from compiler import logs
 
 from compiler import __version__
 from compiler.backends.llvm_cpu import blas
@@ -12,7 +15,7 @@ from compiler.dialects.types import TensorType
 from compiler.mlir import bindings_version, ir, translate_to_llvm_ir
 from compiler.passes.bufferize import set_contiguous
 from compiler.passes.parallel import PARALLEL_ATTR
-from compiler.passes.registry import run_pipeline
+from compiler.passes.registry import Element, expand, run_pipeline
 from runtime import abi
 from runtime.cache import ARTIFACTS, Artifact, artifact_key
 from runtime.kernel import Kernel, Signature, Variant
@@ -49,14 +52,30 @@ def lower_to_object(module: ir.Module, entry: str, contiguous: tuple[bool, ...] 
         fn = entry_function(lowered, entry)
         set_contiguous(fn, contiguous)
         fn.attributes["sym_name"] = ir.StringAttr.get(abi.kernel_symbol(entry))
-    run_pipeline(lowered, "builtin.module(lower-to-loops)")
+    start = time.perf_counter()
+    _run_stages(lowered, "lower-to-loops", entry)
     attrs = entry_function(lowered, abi.kernel_symbol(entry)).attributes
     parallel = PARALLEL_ATTR in attrs and ir.BoolAttr(attrs[PARALLEL_ATTR]).value
-    run_pipeline(lowered, "builtin.module(loops-to-llvm)")
+    _run_stages(lowered, "loops-to-llvm", entry)
     signature = signature_of(entry_function(module, entry))
     arrays = [(t.rank, t.numpy_dtype.itemsize) for t in signature.inputs + signature.outputs]
     llvm_ir = translate_to_llvm_ir(lowered) + "\n" + abi.entry_wrapper_ir(entry, arrays, parallel)
-    return Lowered(emit_object(optimize(llvm_ir)), llvm_ir, parallel)
+    mlir_done = time.perf_counter()
+    object_code = emit_object(optimize(llvm_ir))
+    logs.log("output_code", "LLVM IR %s\n%s", entry, llvm_ir)
+    logs.log("perf", "%s: MLIR passes %.1f ms, LLVM O3 + codegen %.1f ms", entry,
+             (mlir_done - start) * 1e3, (time.perf_counter() - mlir_done) * 1e3)
+    return Lowered(object_code, llvm_ir, parallel)
+
+
+def _run_stages(module: ir.Module, pipeline: str, entry: str) -> None:
+    """Run a named pipeline; with the ``ir`` log on, pass by pass, printing the IR after each."""
+    if not logs.enabled("ir"):
+        run_pipeline(module, f"builtin.module({pipeline})")
+        return
+    for element in expand([Element(pipeline)]):
+        run_pipeline(module, f"builtin.module({element.text()})")
+        logs.log("ir", "IR of %s after %s\n%s", entry, element.text(), module)
 
 
 def cache_key(module: ir.Module, entry: str, contiguous: tuple[bool, ...] = ()) -> str:
@@ -76,6 +95,13 @@ def object_code(module: ir.Module, entry: str, contiguous: tuple[bool, ...] = ()
     return artifact
 
 
+def _load(artifact: Artifact, entry: str) -> Variant:
+    start = time.perf_counter()
+    variant = Variant(LoadedObject(artifact.payload), artifact.meta["parallel"])
+    logs.log("perf", "%s: load %.1f ms", entry, (time.perf_counter() - start) * 1e3)
+    return variant
+
+
 def compile_module(module: ir.Module, entry: str | None = None) -> Kernel:
     """A native callable for ``module``'s function ``entry``.
 
@@ -87,8 +113,7 @@ def compile_module(module: ir.Module, entry: str | None = None) -> Kernel:
     signature = signature_of(func_op)
 
     def build(contiguous: tuple[bool, ...]) -> Variant:
-        artifact = object_code(module, signature.name, contiguous)
-        return Variant(LoadedObject(artifact.payload), artifact.meta["parallel"])
+        return _load(object_code(module, signature.name, contiguous), signature.name)
 
     kernel = Kernel(signature, ShapeProgram(func_op), build)
     kernel.variant((True,) * len(signature.inputs))
