@@ -56,6 +56,17 @@ def convert(fn, args: tuple, kwargs: dict, options) -> Entry:
             if options.fullgraph:
                 raise GraphBreakError(e) from None
             return _fallback(fn, output, e, options, tx)
+        except (GraphBreakError, BackendError):
+            raise
+        except Exception as bug:  # a bug of Ember's: the user still gets the right answer
+            if options.strict:
+                raise
+            where = tx.location() if tx is not None else None
+            warnings.warn(f"ember: internal error while compiling {fn.__qualname__}"
+                          f"{f' at {where}' if where else ''} ({type(bug).__name__}: {bug}); "
+                          "running it in CPython", RuntimeWarning, stacklevel=4)
+            return _fallback(fn, output, Unsupported(f"internal error {type(bug).__name__}: {bug}", where),
+                             options, tx)
 
 
 def _graph_name(fn) -> str:

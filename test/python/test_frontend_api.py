@@ -220,3 +220,18 @@ def test_bad_compile_arguments_are_clear_errors():
         compile(add_one, backend="tpu")
     with pytest.raises(InvalidArgument, match="cannot compile"):
         compile(42)
+
+
+def test_an_internal_error_warns_and_still_returns_the_right_answer(monkeypatch):
+    from compiler.frontend import symbolic_convert
+
+    def broken(self, inst):
+        raise AttributeError("simulated bug in the tracer")
+
+    monkeypatch.setattr(symbolic_convert.InstructionTranslator, "BINARY_OP", broken)
+    f = compile(lambda x: x * 2 + 1)
+    with pytest.warns(RuntimeWarning, match="internal error while compiling .*simulated bug"):
+        np.testing.assert_array_equal(f(X), X * 2 + 1)
+    strict = compile(lambda x: x * 2 + 1, options={"strict": True})
+    with pytest.raises(AttributeError, match="simulated bug"):
+        strict(X)
