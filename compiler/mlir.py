@@ -7,6 +7,8 @@ here, so switching to a plain upstream ``mlir`` package is a one-file change.
 
 from __future__ import annotations
 
+import functools
+
 from torch_mlir import ir, passmanager, rewrite  # noqa: F401  (re-exported)
 from torch_mlir.dialects import (  # noqa: F401  (re-exported)
     arith,
@@ -38,6 +40,7 @@ def capi_library_path() -> str:
     return os.path.join(os.path.dirname(_mlir_libs.__file__), "libTorchMLIRAggregateCAPI.so")
 
 
+@functools.cache
 def bindings_version() -> str:
     """Version string of the MLIR bindings, part of every artifact cache key."""
     from importlib.metadata import version

@@ -128,6 +128,12 @@ class Kernel:
             function(*descriptors)
         return tuple(outputs)
 
+    @property
+    def call_unchecked_arity(self):
+        """The call path without the argument-count check, for callers that already fix
+        the number of arguments (the frontend's generated entries)."""
+        return self._call
+
     def __call__(self, *arrays) -> tuple[np.ndarray, ...]:
         if len(arrays) != len(self.signature.inputs):
             raise TypeError(f"{self.signature.name} takes {len(self.signature.inputs)} arrays, got {len(arrays)}")

@@ -1,0 +1,58 @@
+"""benchmarks/call_overhead.py keeps running and its pieces compute the right thing.
+
+Correctness only, a handful of calls, no timing assertions; torch is not needed
+(and not run: its first compile takes seconds).
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+from benchmarks import call_overhead as co
+
+
+def test_warm_rows_are_right():
+    rows = co.warm_ember(calls=20, batches=1, experiments=True)
+    timed = {k: r for k, r in rows.items() if not k.startswith("_")}
+    assert "ember compile(lambda)(x, y)" in timed and "  guard code alone" in timed
+    assert any("patched" in k for k in timed)
+    for label, r in timed.items():
+        assert r["us"] > 0 and math.isfinite(r["us"]), label
+        assert r.get("ok", True), f"{label}: wrong result"
+    assert "GRAPH(" in rows["_entry_source"] and "def call(" in rows["_binder_source"]
+
+
+def test_breakdown_pieces_compute_x_plus_y():
+    import compiler
+
+    x, y = co.warm_inputs(np)
+    f = compiler.compile(lambda x, y: x + y)
+    np.testing.assert_array_equal(f(x, y), x + y)
+    parts = co.ember_parts(f, x, y)
+    fn, args = parts["guards"]
+    assert fn(*args) is True
+    assert fn(x.astype(np.float64), y) is not True  # the guards do reject other inputs
+    fn, args = parts["foreign"]
+    parts["_out"][:] = 0
+    fn(*args)
+    np.testing.assert_array_equal(parts["_out"], x + y)
+    for name, (fn, args) in co.patched_variants(f, x, y).items():
+        np.testing.assert_array_equal(fn(*args), x + y, err_msg=name)
+
+
+def test_cold_mse_in_fresh_processes():
+    want = co.mse_reference()
+    cold, warm = co.cold_pair("ember", "EMBER_CACHE_DIR")
+    for r in (cold, warm):
+        assert "error" not in r, r
+        assert abs(r["result"] - want) <= 1e-4 * abs(want)
+        assert r["first_s"] > 0 and r["import_s"] > 0
+    assert cold["cache_misses"] >= 1 and cold["cache_disk_hits"] == 0  # really cold
+    assert warm["cache_misses"] == 0 and warm["cache_disk_hits"] >= 1  # really from disk
+
+
+def test_numba_warm_worker():
+    pytest.importorskip("numba")
+    r = co.worker_warm("numba", calls=20, batches=1)
+    assert r["ok"] and r["us"] > 0
