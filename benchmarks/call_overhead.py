@@ -14,8 +14,6 @@
    again with the disk cache warm (same cache directory, second process); import times
    separately. The same for Numba (``cache=True``) and torch.compile (its inductor
    cache pointed at a fresh directory too).
-3. *Possible improvements*, measured by patching Ember's objects in this process only
-   (nothing under compiler/ or runtime/ is changed).
 """
 
 from __future__ import annotations
@@ -116,7 +114,7 @@ def ember_parts(compiled, x, y):
 
     entry = compiled.entries[0]
     run = entry.run
-    kernel = run.__globals__["GRAPH"]
+    kernel = entry.graph
     guards_only = entry_codegen.build_entry(compiled.__wrapped__, entry.guards, entry.guard_namespace, [], None, [],
                                             "True", {}, name="check")
     layout = (x.flags.c_contiguous, y.flags.c_contiguous)
@@ -127,73 +125,14 @@ def ember_parts(compiled, x, y):
         "guards": (guards_only, (x, y)),
         "kernel": (kernel, (x, y)),
         "binder": (kernel._call, (x, y)),
+        "trusted binder": (kernel.call_from_guarded_entry, (x, y)),
         "foreign": (foreign, (x, y, out)),
         "_variant": variant,
         "_out": out,
     }
 
 
-def lean_call_source(signature) -> str:
-    """A binder for a signature whose input shapes are all static, to be called from an
-    entry whose guards already checked type, dtype and shape: no re-checks, output shapes
-    constant (they depend only on the input shapes), the variant looked up as before."""
-    from compiler.dialects.types import DYN
-
-    assert all(d is not DYN for t in signature.inputs for d in t.shape)
-    n_in, n_out = len(signature.inputs), len(signature.outputs)
-    ins, outs = [f"a{i}" for i in range(n_in)], [f"o{j}" for j in range(n_out)]
-    layout = "".join(f"a{i}.flags.c_contiguous, " for i in range(n_in))
-    arrays = ", ".join(ins + outs)
-    lines = [f"def call({', '.join(ins)}):"]
-    lines += [f"    o{j} = empty(SHAPE{j}, OUT{j})" for j in range(n_out)]
-    lines += [
-        f"    found = variants.get(({layout}))",
-        "    if found is None:",
-        f"        found = variant(({layout}))",
-        "    if found[0].parallel:",
-        f"        run_parallel(found[1], ({arrays},))",
-        "    else:",
-        f"        found[1]({arrays})",
-        f"    return ({''.join(o + ', ' for o in outs)})",
-    ]
-    return "\n".join(lines) + "\n"
-
-
-def patched_variants(compiled, x, y) -> dict:
-    """Ember's entry with the proposed changes applied to copies of its objects (this
-    process only): {name: (callable, args, source note)}."""
-    import dataclasses
-    import types
-
-    entry = compiled.entries[0]
-    run = entry.run
-    kernel = run.__globals__["GRAPH"]
-
-    # (a) the entry calls the generated binder directly, not Kernel.__call__ (whose only
-    # work is an argument-count check the entry's own parameter list already makes).
-    direct = types.FunctionType(run.__code__, dict(run.__globals__, GRAPH=kernel._call), run.__name__)
-
-    # (b) (a) plus a binder without the checks the guards already made and with constant
-    # output shapes (static-shape signature).
-    sig = kernel.signature
-    scope = dict(kernel._call.__globals__)
-    key = tuple((N_WARM,) for _ in sig.inputs)
-    shapes = scope["shape_cache"].get(key) or kernel._shapes_for(key)
-    scope.update({f"SHAPE{j}": s for j, s in enumerate(shapes)})
-    exec(compile(lean_call_source(sig), "<lean call>", "exec"), scope)
-    lean = types.FunctionType(run.__code__, dict(run.__globals__, GRAPH=scope["call"]), run.__name__)
-
-    out = {"entry->binder": (direct, (x, y)), "entry->lean binder": (lean, (x, y))}
-
-    # (c) the whole wrapper with (b) in place of its entry.
-    clone = type(compiled).__new__(type(compiled))
-    clone.__dict__.update(compiled.__dict__)
-    clone._entries = [dataclasses.replace(entry, run=lean)]
-    out["wrapper+(b)"] = (clone, (x, y))
-    return out
-
-
-def warm_ember(calls: int, batches: int, experiments: bool = True) -> dict:
+def warm_ember(calls: int, batches: int) -> dict:
     """Rows of the warm-call table measured in this process (NumPy, a no-op and Ember)."""
     import numpy as np
 
@@ -216,6 +155,7 @@ def warm_ember(calls: int, batches: int, experiments: bool = True) -> dict:
         "guards": "  guard code alone",
         "kernel": "  GRAPH(x, y): Kernel.__call__",
         "binder": "  Kernel._call: generated binder",
+        "trusted binder": "  entry's binder (guards did the checks)",
         "foreign": "  foreign call alone (out preallocated)",
     }
     for key, label in labels.items():
@@ -234,11 +174,6 @@ def warm_ember(calls: int, batches: int, experiments: bool = True) -> dict:
     rows["_parallel"] = parts["_variant"].parallel
     rows["_entry_source"] = f.entries[0].run.__ember_source__
     rows["_binder_source"] = parts["binder"][0].__ember_source__
-    if experiments:
-        for name, (fn, args) in patched_variants(f, x, y).items():
-            result = fn(*args)
-            rows[f"  patched: {name}"] = dict(per_call_stats(fn, args, calls, batches),
-                                              ok=bool(np.array_equal(result, want)))
     return rows
 
 
@@ -380,7 +315,6 @@ def main(argv=None) -> int:
     p.add_argument("--no-numba", action="store_true")
     p.add_argument("--no-torch", action="store_true")
     p.add_argument("--no-cold", action="store_true", help="skip the first-result section")
-    p.add_argument("--no-experiments", action="store_true", help="skip the patched-Ember rows")
     p.add_argument("--show-source", action="store_true", help="print the entry's and binder's generated code")
     p.add_argument("--worker", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -400,7 +334,7 @@ def main(argv=None) -> int:
           f"load {os.getloadavg()[0]:.2f}; {batches} batches x {calls} calls, median")
     print()
     print(f"1. Warm call, lambda x, y: x + y on {N_WARM}-element float32 (target: Ember < 10 us)")
-    rows = warm_ember(calls, batches, experiments=not args.no_experiments)
+    rows = warm_ember(calls, batches)
     extra = []
     for kind, flag in (("numba", args.no_numba), ("torch", args.no_torch), ("jax", False)):
         label = {"numba": "numba @njit(x, y)", "torch": "torch.compile(lambda)(tx, ty)",
@@ -421,8 +355,7 @@ def main(argv=None) -> int:
     numpy_us = rows["numpy x + y (inline, no call)"]["us"]
     table = [(k, v) for k, v in rows.items() if not k.startswith("_")]
     main_rows = [r for r in table if not r[0].startswith("  ")]
-    breakdown = [r for r in table if r[0].startswith("  ") and "patched" not in r[0]]
-    patched = [r for r in table if "patched" in r[0]]
+    breakdown = [r for r in table if r[0].startswith("  ")]
     width = 46
     print(f"  {'':{width}} {'us/call':>8} {'best':>8}  {'x numpy':>7}  note")
 
@@ -446,10 +379,6 @@ def main(argv=None) -> int:
     print(f"    => wrapper (CompiledFunction.__call__ loop) ~ {ember_us - entry_us:.3f} us; "
           f"guards ~ {rows['  guard code alone']['us']:.3f} us incl. one Python call; "
           f"binder Python ~ {binder_us - foreign_us:.3f} us; foreign call {foreign_us:.3f} us")
-    if patched:
-        print("  Proposed changes, patched into copies in this process (see README):")
-        for label, r in patched:
-            line(label, r)
     if args.show_source:
         print("\n" + rows["_entry_source"] + "\n" + rows["_binder_source"])
 

@@ -51,11 +51,14 @@ class Kernel:
         self._lock = threading.Lock()
         self._shape_program = shape_program
         self._shape_cache: dict[tuple, list[tuple]] = {}
-        self._call = self._call_generic
+        self._call = self._call_trusted = self._call_generic
         if abi.fast_entry_supported:
-            self._call = binder.make_call(signature, {
-                "bad": self._reject, "shape_cache": self._shape_cache, "output_shapes": self._shapes_for,
-                "variants": self._variants, "variant": self.variant, "run_parallel": self._run_parallel})
+            namespace = {"bad": self._reject, "shape_cache": self._shape_cache, "output_shapes": self._shapes_for,
+                         "variants": self._variants, "variant": self.variant, "run_parallel": self._run_parallel}
+            self._call = self._call_trusted = binder.make_call(signature, namespace)
+            if all(t.is_static for t in signature.inputs):
+                shapes = self._shapes_for(tuple(t.shape for t in signature.inputs))
+                self._call_trusted = binder.make_call(signature, namespace, trusted_shapes=shapes)
 
     def variant(self, contiguous: tuple[bool, ...]):
         found = self._variants.get(contiguous)
@@ -129,10 +132,10 @@ class Kernel:
         return tuple(outputs)
 
     @property
-    def call_unchecked_arity(self):
-        """The call path without the argument-count check, for callers that already fix
-        the number of arguments (the frontend's generated entries)."""
-        return self._call
+    def call_from_guarded_entry(self):
+        """The call path for callers whose guards already fixed the number of arrays and
+        each one's class, dtype and static shape (the frontend's generated entries)."""
+        return self._call_trusted
 
     def __call__(self, *arrays) -> tuple[np.ndarray, ...]:
         if len(arrays) != len(self.signature.inputs):

@@ -32,6 +32,7 @@ class Entry:
     guards: list
     guard_namespace: dict
     graph_module: object = None  # the Ember module (None when the call runs in CPython)
+    graph: object = None  # the compiled graph (a CPU kernel, an eager graph, a custom backend's callable)
     fallback_reason: Unsupported | None = None
     op_count: int = 0
     compile_times: dict = field(default_factory=dict)
@@ -117,7 +118,7 @@ def _finish(fn, output: OutputGraph, result, options, start) -> Entry:
                 f"  {i.source.name()}: {i.type}" for i in output.inputs))
         graph = _compile_graph(fn, module, output, options)
     guards = output.guards.ordered()
-    call = getattr(graph, "call_unchecked_arity", graph)  # a CPU kernel: skip its len() check
+    call = getattr(graph, "call_from_guarded_entry", graph)  # a CPU kernel: the guards did its checks
     entry = entry_codegen.build_entry(fn, guards, output.guards.objects, [i.source.expr() for i in output.inputs],
                                       call, effects, result_expr, plan.namespace)
     logs.log("guards", "GUARDS %s\n%s", fn.__qualname__, "\n".join(f"  - {g.text}" for g in guards))
@@ -125,7 +126,7 @@ def _finish(fn, output: OutputGraph, result, options, start) -> Entry:
     total = time.perf_counter() - start
     logs.log("perf", "%s: trace %.1f ms, compile %.1f ms", fn.__qualname__, trace_time * 1e3,
              (total - trace_time) * 1e3)
-    return Entry(entry, guards, output.guards.objects, module, None, output.op_count() if module else 0,
+    return Entry(entry, guards, output.guards.objects, module, graph, None, output.op_count() if module else 0,
                  {"trace": trace_time, "total": total})
 
 
@@ -147,7 +148,7 @@ def _fallback(fn, output: OutputGraph, reason: Unsupported, options, tx) -> Entr
         reason.at(Location(fn.__qualname__, code.co_filename, code.co_firstlineno))
     logs.log("graph_breaks", "running %s in CPython: %s", fn.__qualname__, reason.describe())
     guards = output.guards.ordered()
-    return Entry(_eager_entry(fn, guards, output.guards.objects), guards, output.guards.objects, None, reason)
+    return Entry(_eager_entry(fn, guards, output.guards.objects), guards, output.guards.objects, None, None, reason)
 
 
 def _eager_entry(fn, guards, objects):
