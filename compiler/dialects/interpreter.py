@@ -328,6 +328,10 @@ def _step(op: ir.Operation, env: dict) -> None:
         value = np.asarray(IMPLS[short](*operands, attrs, out))
     except (ValueError, IndexError) as e:  # NumPy's own complaint, located at the op
         raise ValueError(f"'{name}' at {op.location}: {e}") from e
+    if value.dtype == declared.numpy_dtype and value.dtype.char != declared.numpy_dtype.char:
+        # MLIR's dense constants come back as ``longlong`` ('q'), equal to but not the same type as
+        # ``int64`` ('l'): results would be np.longlong scalars where NumPy gives np.int64
+        value = value.view(declared.numpy_dtype)
     problem = _mismatch(value, declared, out.shape)
     if problem:
         raise InterpreterError(f"'{name}' at {op.location}: the interpreter computed {value.dtype} "

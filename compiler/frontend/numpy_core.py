@@ -29,6 +29,7 @@ class Tensor:
 
     value: ir.Value
     type: TensorType
+    scalar: bool = False  # a 0-d result NumPy gives as a NumPy scalar (ufuncs, reductions), not an array
 
     @property
     def dtype(self) -> np.dtype:

@@ -108,7 +108,7 @@ def apply_ufunc(em: EmitterCore, ufunc: np.ufunc, *args, **kwargs) -> Tensor:
     em.broadcast_shape([x for x in operands if isinstance(x, Tensor)], fname)  # NumPy's next complaint
     promotion.check_supported(in_dtypes + [out_dtype], fname)
     if ufunc is np.power and in_dtypes[1].kind == "i":
-        _check_integer_exponent(operands[1])
+        _check_integer_exponent(args[1])
     tensors = em.broadcast([em.operand(x, d, fname) for x, d in zip(operands, in_dtypes)], fname)
     result = LOWERINGS[ufunc](em, *tensors)
     assert result.dtype == out_dtype, f"{fname}: lowering gave {result.dtype}, NumPy gives {out_dtype}"
@@ -116,7 +116,16 @@ def apply_ufunc(em: EmitterCore, ufunc: np.ufunc, *args, **kwargs) -> Tensor:
 
 
 def _check_integer_exponent(exponent):
-    if isinstance(exponent, int) and exponent < 0:
+    """NumPy raises ValueError for *any* negative element of an integer exponent, which
+    is a fact about the data: known for Python and NumPy scalars, unknown for a traced
+    array (an unsigned/bool one is never negative), which is then left to NumPy itself."""
+    if isinstance(exponent, Tensor):
+        if exponent.dtype.kind == "i":
+            raise NotImplementedError("np.power: an integer array exponent (NumPy raises on negative "
+                                      "elements, a data-dependent error)")
+        return
+    values = np.asarray(exponent)  # a scalar or a list of constants (em.array refused tensors in lists)
+    if values.dtype.kind == "i" and (values < 0).any():
         raise ValueError("Integers to negative integer powers are not allowed.")
 
 

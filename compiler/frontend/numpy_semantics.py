@@ -21,6 +21,7 @@ on the traced types and sizes is raised with NumPy's exception type and message.
 
 from __future__ import annotations
 
+import dataclasses
 import operator
 from typing import Callable
 
@@ -162,6 +163,38 @@ def _name(fn) -> str:
     return fn if isinstance(fn, str) else getattr(fn, "__name__", repr(fn))
 
 
+# 0-d results: NumPy scalars from ufuncs, reductions and matmul; arrays from these ...
+_ARRAY_RESULTS = {np.where, np.zeros_like, np.ones_like, np.full_like, np.expand_dims, np.concatenate, np.stack}
+# ... and whatever the operand was from these (a NumPy scalar's methods return scalars).
+_SAME_AS_OPERAND = {"astype", "reshape", np.reshape, "transpose", np.transpose, "T", "squeeze", np.squeeze,
+                    "ravel", "flatten", np.ravel}
+
+
+def returns_scalar(fn, args) -> bool:
+    """Whether NumPy returns a NumPy scalar (``np.float32``) rather than a 0-d array for a
+    0-d result of ``fn(*args)``: ``a.astype(f)`` of a 0-d array is a 0-d array, ``a[()]`` is
+    a scalar, ``a[...]`` an array, ``np.where`` always an array, ufuncs always a scalar."""
+    key = fn if _hashable(fn) else None
+    if key in _ARRAY_RESULTS:
+        return False
+    if key in _SAME_AS_OPERAND:
+        first = args[0] if args else None
+        return first.scalar if isinstance(first, Tensor) else isinstance(first, np.generic)
+    if key in ("getitem", operator.getitem):
+        index = args[1] if len(args) > 1 else None
+        items = index if isinstance(index, tuple) else (index,)
+        return all(isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.bool_)) for i in items)
+    return True
+
+
+def _hashable(fn) -> bool:
+    try:
+        hash(fn)
+        return True
+    except TypeError:
+        return False
+
+
 class Emitter(EmitterCore):
     """``Emitter(builder).call(fn, *args, **kwargs)``: emit NumPy's ``fn(*args, **kwargs)``.
 
@@ -174,7 +207,21 @@ class Emitter(EmitterCore):
             raise NotImplementedError(f"{_name(fn)} is not supported by Ember's NumPy semantics")
         if not _is_numpy(fn) and not any(isinstance(a, (Tensor, np.generic)) for a in args):
             raise NotImplementedError(f"{_name(fn)} of Python values is plain Python, not NumPy")
-        return rule(self, *args, **kwargs)
+        result = rule(self, *args, **kwargs)
+        if isinstance(result, Tensor) and result.ndim == 0:
+            result = dataclasses.replace(result, scalar=returns_scalar(fn, args))
+            if result.scalar and self._is_input(result):
+                result = self._fresh_scalar(result)
+        return result
+
+    def _is_input(self, t: Tensor) -> bool:
+        return any(t.value == arg for arg in self.b.args)
+
+    def _fresh_scalar(self, t: Tensor) -> Tensor:
+        """A NumPy scalar that is a 0-d *input* unchanged (``a[()]``, ``np.positive(a)``) must be
+        a graph output of its own: the entry returns an input as the caller's array itself."""
+        once = self.emit("expand_dims", t, axes=(0,))
+        return dataclasses.replace(self.emit("squeeze", once, axes=(0,)), scalar=True)
 
     def supports(self, fn) -> bool:
         return lookup(fn) is not None

@@ -136,9 +136,14 @@ class InstructionTranslator:
         return v.wrap_constant(result)
 
     def array_attribute(self, array: v.TensorVariable, name: str) -> v.VariableTracker:
+        """``x.sum`` (a method bound to the traced array) or ``x.shape``/``x.T``: the attribute
+        names are the NumPy-semantics table's own keys (``"shape"``, not ``("attr", "shape")``,
+        which no rule answers: every ``x.shape`` fell back to CPython)."""
         if name in ARRAY_METHODS:
             return v.NumpyCallableVariable(name, array)
-        return self.emit(("attr", name), array) if name not in ("T",) else self.emit("T", array)
+        if name in ARRAY_ATTRIBUTES:
+            return self.emit(name, array)
+        raise Unsupported(f"the array attribute {name!r}")
 
     def object_attribute(self, obj: v.UserObjectVariable, name: str) -> v.VariableTracker:
         try:
@@ -161,9 +166,16 @@ class InstructionTranslator:
             value = getattr(module.module, name)
         except AttributeError as e:
             raise v.UserError(e) from None
+        source = AttrSource(module.source, name) if module.source else None
         if isinstance(value, (bool, int, float, str)) or value is None:
-            return v.ConstantVariable(value)  # module constants (np.pi): the module is guarded
-        return wrapping.wrap_identity(self, value, AttrSource(module.source, name) if module.source else None)
+            # Guarding the module's identity says nothing of its attributes (``cfg.alpha = 3``
+            # between calls): constants are guarded by value, as any other read.
+            if source is not None:
+                return wrapping.wrap(self, value, source)
+            if not module.module.__name__.startswith("numpy"):
+                raise Unsupported(f"the attribute {name!r} of a module reached without a source")
+            return v.ConstantVariable(value)  # np.pi, np.newaxis: NumPy's constants do not change
+        return wrapping.wrap_identity(self, value, source)
 
     def wrap_global_like(self, value, source):
         return wrapping.wrap(self, value, source) if source is not None else wrapping.wrap_identity(self, value, None)
@@ -183,9 +195,21 @@ class InstructionTranslator:
         if not isinstance(fn, types.FunctionType):
             raise Unsupported(f"calling {fn!r}")
         closure_source = AttrSource(source, "__closure__") if source is not None else None
+        defaults, kwdefaults = self._sourced_defaults(fn, source)
         return self.inline_code(fn.__code__, fn.__globals__, fn.__qualname__, args, kwargs,
-                                fn.__defaults__ or (), fn.__kwdefaults__ or {}, tuple(fn.__closure__ or ()),
-                                closure_source)
+                                defaults, kwdefaults, tuple(fn.__closure__ or ()), closure_source)
+
+    def _sourced_defaults(self, fn, source: Source | None):
+        """``fn``'s default values as trackers read through ``fn.__defaults__`` (guarded):
+        the function's identity is guarded, but its defaults are mutable (a list default,
+        ``fn.__defaults__ = ...``), so they are guarded like any other value read. Without a
+        source the raw values stay (plain constants only, see ``bind_arguments``)."""
+        defaults, kwdefaults = fn.__defaults__ or (), fn.__kwdefaults__ or {}
+        if source is None:
+            return defaults, kwdefaults
+        base, kwbase = AttrSource(source, "__defaults__"), AttrSource(source, "__kwdefaults__")
+        return (tuple(wrapping.wrap(self, d, ItemSource(base, i)) for i, d in enumerate(defaults)),
+                {k: wrapping.wrap(self, d, ItemSource(kwbase, k)) for k, d in kwdefaults.items()})
 
     def inline_code(self, code, f_globals, name, args, kwargs, defaults=(), kwdefaults=None, closure=(),
                     closure_source=None) -> v.VariableTracker:
@@ -563,6 +587,7 @@ class InstructionTranslator:
 # ---------------------------------------------------------------------- helpers
 
 
+ARRAY_ATTRIBUTES = ("shape", "ndim", "dtype", "size", "T")
 ARRAY_METHODS = ("sum", "mean", "max", "min", "prod", "transpose", "reshape", "astype", "squeeze",
                  "copy", "dot", "clip", "all", "any", "flatten", "ravel", "item", "tolist", "argmax", "argmin")
 
@@ -667,7 +692,7 @@ def identical(a, b) -> bool:
 
 
 _OPERATOR_NAMES = {"+": "add", "-": "sub", "*": "mul", "/": "truediv", "//": "floordiv", "%": "mod",
-                   "**": "pow", "@": "matmul", "&": "and", "|": "or", "^": "xor", "<": "lt", "<=": "le",
+                   "**": "pow", "@": "matmul", "&": "and_", "|": "or_", "^": "xor", "<": "lt", "<=": "le",
                    "==": "eq", "!=": "ne", ">": "gt", ">=": "ge", "<<": "lshift", ">>": "rshift"}
 
 

@@ -325,8 +325,8 @@ class BoundBuiltinVariable(VariableTracker):
 
 def wrap_constant(value) -> VariableTracker:
     """A tracker for a value computed at trace time from constants."""
-    if isinstance(value, CONSTANT_TYPES) or isinstance(value, np.generic):
-        return ConstantVariable(value)
+    if isinstance(value, CONSTANT_TYPES) or isinstance(value, (np.generic, np.dtype)):
+        return ConstantVariable(value)  # ``x.dtype`` is a constant of the trace too
     if isinstance(value, tuple):
         return TupleVariable([wrap_constant(v) for v in value])
     if isinstance(value, list):
@@ -436,10 +436,33 @@ class NumpyCallableVariable(VariableTracker):
     fn: Any  # the numpy callable, or a method name when ``self_var`` is set
     self_var: VariableTracker | None = None
 
+    def _scalar_type(self) -> bool:
+        return self.self_var is None and isinstance(self.fn, type) and issubclass(self.fn, np.generic)
+
+    def is_constant(self):
+        """A dtype class (``np.float32``) is a constant: ``x.dtype == np.float32`` compares it."""
+        return self._scalar_type()
+
+    def as_constant(self):
+        if self._scalar_type():
+            return self.fn
+        return super().as_constant()
+
     def call(self, tx, args, kwargs):
         if self.self_var is not None:
             return tx.emit(self.fn, self.self_var, *args, **kwargs)
+        if self._scalar_type() and all(a.is_constant() for a in args) and not kwargs:
+            return _scalar_of_constants(self.fn, args)  # np.float32(0.5): a NumPy scalar constant
         return tx.emit(self.fn, *args, **kwargs)
+
+
+def _scalar_of_constants(scalar_type, args) -> VariableTracker:
+    try:
+        return wrap_constant(scalar_type(*[a.as_constant() for a in args]))
+    except Unsupported:
+        raise
+    except Exception as e:  # np.int32(2**40): NumPy's own error, raised again by CPython
+        raise UserError(e) from None
 
 
 @dataclass(repr=False)

@@ -66,8 +66,10 @@ def wrap_identity(tx, value, source: Source | None) -> v.VariableTracker:
             return v.PythonFunctionVariable(fn.fn, fn.source, self_var)
         raise Unsupported(f"calling the method {value!r}")
     if isinstance(value, functools.partial):
-        if source is not None:
+        if source is not None:  # which positional/keyword arguments it binds, not only their values
             g.type_match(source, value)
+            g.length_match(AttrSource(source, "args"), value.args)
+            g.keys_match(AttrSource(source, "keywords"), value.keywords)
         fn = wrap_identity(tx, value.func, AttrSource(source, "func") if source else None)
         args = [wrap(tx, a, ItemSource(AttrSource(source, "args"), i)) for i, a in enumerate(value.args)]
         kwargs = {k: wrap(tx, a, ItemSource(AttrSource(source, "keywords"), k)) for k, a in value.keywords.items()}

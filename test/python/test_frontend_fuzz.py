@@ -1,0 +1,123 @@
+"""Differential fuzzing of the frontend: random programs, compiled vs plain CPython.
+
+Each example is a generated module (``program_source.py``): its function ``f`` runs
+plainly and compiled (``cpu`` backend, sometimes ``eager``) on the same arguments.
+The compiled function is called twice on the first arguments (the second call must
+hit the cache) and once on other arguments of the same types (new values, maybe other
+ints/strings/bools: guards and recompiles). Results must match structurally: same
+Python types (``np.float32`` scalar vs 0-d array), dtypes, shapes, values (exact for
+ints and bools, NaN where NumPy has NaN), and the same exception type when the plain
+function raises. A failure prints the generated source.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import compiler
+from compiler import compile
+
+from program_source import PRELUDE, make_module, programs
+
+_modules = itertools.count()
+RTOL = {np.dtype(np.float16): 1e-3, np.dtype(np.float32): 1e-5, np.dtype(np.float64): 1e-12}
+
+
+@pytest.fixture(autouse=True)
+def _fresh():
+    compiler.reset()
+    yield
+    compiler.reset()
+
+
+def _call(fn, args):
+    """``("ok", result)`` or ``("raised", exception)``, NumPy's warnings silenced."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        try:
+            return "ok", fn(*args)
+        except Exception as e:  # the plain function may raise: the compiled one must too
+            return "raised", e
+
+
+def assert_same(want, got, path="result", rtol=0.0):
+    """``got`` is ``want``: types, dtypes, shapes, values; ``rtol`` raises the dtype's own
+    tolerance (a float64 result computed from float32 intermediates is float32-accurate)."""
+    assert type(got) is type(want), f"{path}: type {type(got).__name__}, plain Python gives {type(want).__name__}"
+    if isinstance(want, (np.ndarray, np.generic)):
+        assert got.dtype == want.dtype, f"{path}: dtype {got.dtype}, NumPy gives {want.dtype}"
+        assert np.shape(got) == np.shape(want), f"{path}: shape {np.shape(got)}, NumPy gives {np.shape(want)}"
+        _assert_values(np.asarray(want), np.asarray(got), path, rtol)
+    elif isinstance(want, (tuple, list)):
+        assert len(got) == len(want), f"{path}: length {len(got)}, plain Python gives {len(want)}"
+        for i, (w, g) in enumerate(zip(want, got)):
+            assert_same(w, g, f"{path}[{i}]", rtol)
+    elif isinstance(want, dict):
+        assert list(got) == list(want), f"{path}: keys {list(got)}, plain Python gives {list(want)}"
+        for k in want:
+            assert_same(want[k], got[k], f"{path}[{k!r}]", rtol)
+    elif isinstance(want, float) and math.isnan(want):
+        assert math.isnan(got), f"{path}: {got!r}, plain Python gives nan"
+    elif isinstance(want, float):
+        assert got == pytest.approx(want, rel=max(rtol, 1e-12), abs=1e-12), f"{path}: {got!r}, plain Python gives {want!r}"
+    else:
+        assert got == want, f"{path}: {got!r}, plain Python gives {want!r}"
+
+
+def _assert_values(want: np.ndarray, got: np.ndarray, path: str, rtol: float):
+    if want.dtype.kind in "biu":
+        np.testing.assert_array_equal(got, want, err_msg=path)
+        return
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want), err_msg=f"{path}: NaN positions")
+    finite = np.isfinite(want)
+    np.testing.assert_array_equal(got[~finite & ~np.isnan(want)], want[~finite & ~np.isnan(want)],
+                                  err_msg=f"{path}: infinities")
+    if finite.any():
+        rtol = max(RTOL[want.dtype], rtol)
+        scale = max(1.0, float(np.max(np.abs(want[finite]))))  # reductions and cancellations: absolute slack
+        np.testing.assert_allclose(got[finite], want[finite], rtol=rtol, atol=64 * rtol * scale, err_msg=path)
+
+
+def _assert_same_outcome(plain, compiled, what, rtol):
+    (p_kind, p_value), (c_kind, c_value) = plain, compiled
+    if p_kind == "raised":
+        assert c_kind == "raised", f"{what}: plain Python raised {p_value!r}, compiled returned {c_value!r}"
+        assert type(c_value) is type(p_value), f"{what}: compiled raised {c_value!r}, plain Python {p_value!r}"
+        return
+    assert c_kind == "ok", f"{what}: compiled raised {c_value!r}, plain Python returned {p_value!r}"
+    assert_same(p_value, c_value, what, rtol)
+
+
+def check_program(program, backend="cpu"):
+    name = f"_ember_fuzz_{next(_modules)}"
+    plain_fn = make_module(program.source, name).f
+    compiled_fn = compile(make_module(program.source, name + "_c").f, backend=backend)
+    float32 = "float32" in program.source or any(np.asarray(a).dtype == np.float32 for a in program.args)
+    rtol = RTOL[np.dtype(np.float32)] if float32 else 0.0
+    try:
+        want = _call(plain_fn, program.args)
+        _assert_same_outcome(want, _call(compiled_fn, program.args), "first call", rtol)
+        entries = len(compiled_fn.entries)
+        _assert_same_outcome(want, _call(compiled_fn, program.args), "second call (cache hit)", rtol)
+        assert len(compiled_fn.entries) == entries, "the same arguments again missed the cache"
+        _assert_same_outcome(_call(plain_fn, program.other_args), _call(compiled_fn, program.other_args),
+                             "call with other arguments", rtol)
+    except AssertionError as e:
+        function = program.source[len(PRELUDE):].strip()
+        raise AssertionError(f"{e}\n\n--- generated program (after program_source.PRELUDE) ---\n{function}\n"
+                             f"--- arguments ---\n"
+                             f"{program.arg_names}\n{program.args!r}\n--- other arguments ---\n"
+                             f"{program.other_args!r}") from None
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(program=programs(), eager=st.integers(0, 4))
+def test_random_programs_match_plain_python(program, eager):
+    check_program(program, backend="eager" if eager == 0 else "cpu")
