@@ -63,7 +63,9 @@ class ResultPlan:
             if tracker.source is not None:
                 return tracker.source.expr()  # the caller's own object (mutations are replayed)
             inner = ", ".join(self.expr(i) for i in tracker.items)
-            return f"({inner},)" if isinstance(tracker, v.TupleVariable) else f"[{inner}]"
+            if isinstance(tracker, v.TupleVariable):
+                return f"({inner},)" if inner else "()"
+            return f"[{inner}]"
         if isinstance(tracker, v.DictVariable):
             if tracker.source is not None:
                 return tracker.source.expr()
@@ -150,8 +152,13 @@ def build_entry(fn, guards, guard_objects: dict, input_exprs: list[str], graph, 
     scope.update(namespace)
     params = parameters_text(fn, scope)
     lines = [f"def {name}({params}):"]
-    if guards:
-        condition = " and\n                ".join(f"({g.expr})" for g in guards)
+    conditions = [g.expr for g in guards]
+    if fn.__defaults__ or fn.__kwdefaults__:
+        # The defaults above are today's objects: a reassigned __defaults__ is a new entry.
+        scope.update(FN=fn, FN_DEFAULTS=fn.__defaults__, FN_KWDEFAULTS=fn.__kwdefaults__)
+        conditions.insert(0, "FN.__defaults__ is FN_DEFAULTS and FN.__kwdefaults__ is FN_KWDEFAULTS")
+    if conditions:
+        condition = " and\n                ".join(f"({c})" for c in conditions)
         lines += ["    try:", f"        if not ({condition}):", "            return MISS",
                   "    except Exception:", "        return MISS"]
     if graph is not None:

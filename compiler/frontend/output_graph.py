@@ -76,9 +76,11 @@ class OutputGraph:
         return tracker
 
     def input_index(self, tracker: v.TensorVariable) -> int | None:
-        """Which graph input a tracker is, when it is one unchanged (``return x``)."""
-        for i, arg in enumerate(self.builder.args):
-            if arg == tracker.tensor.value:
+        """Which graph input ``tracker`` *is* (``return x`` gives the caller's own array
+        back). A different tracker of the same value — ``x.astype(x.dtype)``, which
+        NumPy copies — is not the input: it becomes a graph output, a fresh array."""
+        for i, graph_input in enumerate(self.inputs):
+            if self._by_source.get(graph_input.source) is tracker:
                 return i
         return None
 
