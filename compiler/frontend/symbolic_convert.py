@@ -581,7 +581,12 @@ class InstructionTranslator:
         raise Unsupported("raise", hint="the function raises: CPython runs it")
 
     def BEFORE_WITH(self, inst):
-        raise Unsupported("a with block")
+        manager = self.pop()
+        if not isinstance(manager, v.InertContextVariable):
+            raise Unsupported(f"a with block over {manager}",
+                              hint="only np.errstate and contextlib.nullcontext are traced through")
+        self.push(v.ExitVariable())
+        self.push(manager.enter(self))
 
 
 # ---------------------------------------------------------------------- helpers

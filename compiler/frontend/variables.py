@@ -10,6 +10,7 @@ code fetch them again.
 
 from __future__ import annotations
 
+import contextlib
 import operator
 from dataclasses import dataclass, field
 from typing import Any
@@ -500,3 +501,39 @@ class ClassVariable(VariableTracker):
     def getattr(self, tx, name):
         attr = getattr(self.cls, name)
         return tx.wrap_global_like(attr, None)
+
+
+@dataclass(repr=False)
+class InertContextVariable(VariableTracker):
+    """A context manager with no effect on compiled code: ``np.errstate(...)`` (it only
+    changes which floating-point warnings NumPy emits; kernels emit none) and
+    ``contextlib.nullcontext(value)``. ``with`` over it traces its body as is."""
+
+    enter_value: VariableTracker
+
+    def enter(self, tx) -> VariableTracker:
+        return self.enter_value
+
+
+@dataclass(repr=False)
+class InertContextFactory(VariableTracker):
+    """``np.errstate`` / ``contextlib.nullcontext`` themselves: calling one makes an
+    ``InertContextVariable``."""
+
+    factory: Any
+
+    def call(self, tx, args, kwargs):
+        for value in list(args) + list(kwargs.values()):
+            if not value.is_constant() and self.factory is not contextlib.nullcontext:
+                raise Unsupported(f"{self.factory.__name__} with arguments not known while tracing")
+        enter = args[0] if args and self.factory is contextlib.nullcontext else ConstantVariable(None)
+        return InertContextVariable(enter)
+
+
+@dataclass(repr=False)
+class ExitVariable(VariableTracker):
+    """The ``__exit__`` ``BEFORE_WITH`` leaves on the stack; called with three Nones when
+    the block ends normally (the exceptional path is never traced)."""
+
+    def call(self, tx, args, kwargs):
+        return ConstantVariable(None)

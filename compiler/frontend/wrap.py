@@ -10,6 +10,7 @@ their type (their attributes are guarded when read).
 from __future__ import annotations
 
 import builtins
+import contextlib
 import functools
 import types
 
@@ -76,6 +77,8 @@ def wrap_identity(tx, value, source: Source | None) -> v.VariableTracker:
         return v.PartialVariable(fn, args, kwargs)
     if isinstance(value, types.ModuleType):
         return v.ModuleVariable(value, source)
+    if value is np.errstate or value is contextlib.nullcontext:
+        return v.InertContextFactory(value)
     if is_numpy_callable(value) or (isinstance(value, type) and issubclass(value, np.generic)):
         return v.NumpyCallableVariable(value)
     if isinstance(value, type):

@@ -235,3 +235,34 @@ def test_an_internal_error_warns_and_still_returns_the_right_answer(monkeypatch)
     strict = compile(lambda x: x * 2 + 1, options={"strict": True})
     with pytest.raises(AttributeError, match="simulated bug"):
         strict(X)
+
+
+def test_with_blocks_over_inert_context_managers_are_traced():
+    import contextlib
+
+    @compile(fullgraph=True)
+    def safe_ratio(x, y):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = x / y
+        with contextlib.nullcontext(r) as same:
+            out = same + 1
+        return out
+
+    x, y = np.array([1.0, 0.0, -1.0]), np.array([0.0, 0.0, 2.0])
+    with np.errstate(all="ignore"):
+        want = x / y + 1
+    np.testing.assert_array_equal(safe_ratio(x, y), want)
+
+
+def test_other_with_blocks_fall_back():
+    import threading
+
+    lock = threading.Lock()
+
+    @compile
+    def locked(x):
+        with lock:
+            return x + 1
+
+    np.testing.assert_array_equal(locked(X), X + 1)
+    assert "with block" in locked.entries[0].fallback_reason.reason
