@@ -194,7 +194,9 @@ BINARY = {
     "add": _float_or_int(arith.addf, arith.addi),
     "sub": _float_or_int(arith.subf, arith.subi),
     "mul": _float_or_int(arith.mulf, arith.muli),
-    "div": lambda a, b, d: arith.divf(a, b),
+    # arcp: x / s with s invariant in the inner loop (a row's norm) becomes one reciprocal
+    # per row and a multiply per element (within a rounding of the quotient).
+    "div": lambda a, b, d: arith.divf(a, b, fastmath=ir.Attribute.parse("#arith.fastmath<arcp>")),
     "floordiv": _floordiv,
     "mod": _mod,
     "pow": _pow,
