@@ -16,3 +16,36 @@ def _private_artifact_cache():
             del os.environ["EMBER_CACHE_DIR"]
         else:
             os.environ["EMBER_CACHE_DIR"] = previous
+
+
+@pytest.fixture
+def fresh_compiler():
+    """Every compiled function's cache emptied before and after the test, logs off after."""
+    import compiler
+
+    compiler.reset()
+    yield
+    compiler.reset()
+    compiler.set_logs("")
+
+
+class CompileCounter:
+    """A backend that counts the graphs it is handed (as Dynamo's tests do) and their
+    Ember ops, then compiles them for the CPU."""
+
+    def __init__(self):
+        self.graphs = 0
+        self.ops = 0
+
+    def __call__(self, module, example_inputs):
+        from compiler.backends import compile_graph
+
+        self.graphs += 1
+        self.ops += sum(1 for op in module.body.operations[0].regions[0].blocks[0].operations
+                        if op.operation.name.startswith("ember."))
+        return compile_graph(module, "cpu")
+
+
+@pytest.fixture
+def compile_counter():
+    return CompileCounter()

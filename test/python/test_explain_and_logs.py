@@ -11,14 +11,9 @@ import pytest
 
 import compiler
 
+pytestmark = pytest.mark.usefixtures("fresh_compiler")
+
 REPO = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(autouse=True)
-def _fresh():
-    compiler.reset()
-    yield
-    compiler.set_logs("")
 
 
 def test_explain_a_whole_graph():

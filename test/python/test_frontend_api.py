@@ -10,12 +10,7 @@ import compiler
 from compiler import GraphBreakError, compile
 from compiler.errors import InvalidArgument
 
-
-@pytest.fixture(autouse=True)
-def _fresh():
-    compiler.reset()
-    yield
-    compiler.reset()
+pytestmark = pytest.mark.usefixtures("fresh_compiler")
 
 
 def add_one(x):

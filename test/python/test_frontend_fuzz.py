@@ -26,15 +26,10 @@ from compiler import compile
 
 from program_source import PRELUDE, make_module, programs
 
+pytestmark = pytest.mark.usefixtures("fresh_compiler")
+
 _modules = itertools.count()
 RTOL = {np.dtype(np.float16): 1e-3, np.dtype(np.float32): 1e-5, np.dtype(np.float64): 1e-12}
-
-
-@pytest.fixture(autouse=True)
-def _fresh():
-    compiler.reset()
-    yield
-    compiler.reset()
 
 
 def _call(fn, args):

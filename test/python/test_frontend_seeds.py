@@ -8,30 +8,9 @@ import pytest
 
 import compiler
 from compiler import compile
+from conftest import CompileCounter
 
-
-class CompileCounter:
-    """A backend that counts graphs (as Dynamo's tests do) and runs them on the CPU."""
-
-    def __init__(self):
-        self.graphs = 0
-        self.ops = 0
-
-    def __call__(self, module, example_inputs):
-        from compiler.backends import compile_graph
-
-        self.graphs += 1
-        self.ops += sum(1 for op in module.body.operations[0].regions[0].blocks[0].operations
-                        if op.operation.name.startswith("ember."))
-        return compile_graph(module, "cpu")
-
-
-@pytest.fixture(autouse=True)
-def _fresh():
-    compiler.reset()
-    yield
-    compiler.reset()
-    compiler.set_logs("")
+pytestmark = pytest.mark.usefixtures("fresh_compiler")
 
 
 def test_mse_compiles_and_matches_numpy():

@@ -20,28 +20,11 @@ import pytest
 
 import compiler
 from compiler import compile
+from conftest import CompileCounter
+
+pytestmark = pytest.mark.usefixtures("fresh_compiler")
 
 X = np.arange(6, dtype=np.float64).reshape(2, 3) - 2.5
-
-
-class CompileCounter:
-    """A backend counting graphs: ``backend(module, example_inputs) -> compile_graph(module, "cpu")``."""
-
-    def __init__(self):
-        self.graphs = 0
-
-    def __call__(self, module, example_inputs):
-        from compiler.backends import compile_graph
-
-        self.graphs += 1
-        return compile_graph(module, "cpu")
-
-
-@pytest.fixture(autouse=True)
-def _fresh():
-    compiler.reset()
-    yield
-    compiler.reset()
 
 
 def same(got, want):
