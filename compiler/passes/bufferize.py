@@ -16,7 +16,8 @@ bufferization do the rest:
 * copies that remain are ``linalg.copy`` (see ``copies_to_linalg``);
 * ``eliminate-empty-tensors`` makes the final op of each result write straight into
   its output buffer; temporaries remain only where a fused kernel needs them, and
-  the deallocation pipeline frees them.
+  they are allocated once per call at the largest tile's size, before the tile loop
+  (``tile_buffers.py``), and the deallocation pipeline frees them.
 
 Functions get ``llvm.emit_c_interface``: the runtime calls ``_mlir_ciface_<name>``
 with one memref descriptor pointer per argument.
@@ -29,6 +30,7 @@ from dataclasses import dataclass
 from compiler.mlir import bufferization, func, ir, linalg
 from compiler.passes.registry import EmberPass, PassFailure, register, run_upstream
 from compiler.passes.signature import add_arguments, sync_signature
+from compiler.passes.tile_buffers import hoist_tile_buffers
 from compiler.passes.tiling import functions
 
 LAYOUT_ATTR = "ember.layout"
@@ -170,9 +172,9 @@ class EmberBufferize(EmberPass):
             "empty-tensor-to-alloc-tensor",
             "one-shot-bufferize{bufferize-function-boundaries}",
             "canonicalize",
-            "buffer-deallocation-pipeline",
-            "canonicalize",
         ]))
+        hoist_tile_buffers(module)
+        run_upstream(module, "buffer-deallocation-pipeline,canonicalize")
         copies_to_linalg(module)
 
 
