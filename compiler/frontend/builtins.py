@@ -15,6 +15,7 @@ import numpy as np
 
 from compiler.errors import Unsupported
 from compiler.frontend import variables as v
+from compiler.frontend.operators import binary
 
 # Builtins that are pure functions of constant arguments.
 PURE = {abs, all, any, bool, bytes, callable, chr, complex, divmod, float, format, hash, hex, int,
@@ -118,8 +119,6 @@ def _abs(tx, x):
 
 
 def _sum(tx, iterable, start=None):
-    from compiler.frontend.symbolic_convert import binary
-
     total = start if start is not None else v.ConstantVariable(0)
     for item in iterable.iterate(tx):
         total = binary(tx, "+", total, item)

@@ -135,8 +135,6 @@ def parameters_text(fn, namespace: dict) -> str:
             star_done = True
         if kind is inspect.Parameter.VAR_POSITIONAL:
             star_done = True
-        if kind is inspect.Parameter.POSITIONAL_ONLY:
-            pass
         out.append(text)
     if any(k is inspect.Parameter.POSITIONAL_ONLY for k, _ in parts):
         last = max(i for i, (k, _) in enumerate(parts) if k is inspect.Parameter.POSITIONAL_ONLY)

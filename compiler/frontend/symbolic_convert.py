@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import builtins
 import dis
-import functools
 import inspect
 import types
 
-import numpy as np
 
 from compiler.errors import Location, Unsupported
 from compiler.frontend import variables as v
+from compiler.frontend.binding import bind_arguments
+from compiler.frontend.operators import binary, identical, subscript, unary
 from compiler.frontend import wrap as wrapping
 from compiler.frontend.sources import AttrSource, GlobalSource, ItemSource, Source
 
@@ -623,134 +623,3 @@ class _ModuleAttr(Source):
 
     def __hash__(self):
         return hash((self.module_name, self.attr))
-
-
-def bind_arguments(code, args, kwargs, defaults, kwdefaults) -> dict:
-    """Bind trackers to a code object's parameters as CPython would."""
-    nargs, nkw = code.co_argcount, code.co_kwonlyargcount
-    names = code.co_varnames
-    positional, kwonly = names[:nargs], names[nargs:nargs + nkw]
-    has_varargs = bool(code.co_flags & inspect.CO_VARARGS)
-    has_varkw = bool(code.co_flags & inspect.CO_VARKEYWORDS)
-    bound: dict = {}
-    for name, value in zip(positional, args):
-        bound[name] = value
-    extra = list(args[nargs:])
-    if extra and not has_varargs:
-        raise v.UserError(TypeError(f"{code.co_name}() takes {nargs} positional arguments but {len(args)} were given"))
-    rest = {}
-    for key, value in kwargs.items():
-        if key in positional or key in kwonly:
-            if key in bound:
-                raise v.UserError(TypeError(f"{code.co_name}() got multiple values for argument {key!r}"))
-            bound[key] = value
-        elif has_varkw:
-            rest[key] = value
-        else:
-            raise v.UserError(TypeError(f"{code.co_name}() got an unexpected keyword argument {key!r}"))
-    for i, name in enumerate(positional):
-        if name not in bound:
-            j = i - (nargs - len(defaults))
-            if j < 0:
-                raise v.UserError(TypeError(f"{code.co_name}() missing required argument {name!r}"))
-            bound[name] = v.wrap_constant(defaults[j]) if _plain(defaults[j]) else _default_tracker(defaults[j])
-    for name in kwonly:
-        if name not in bound:
-            if name not in kwdefaults:
-                raise v.UserError(TypeError(f"{code.co_name}() missing keyword-only argument {name!r}"))
-            bound[name] = v.wrap_constant(kwdefaults[name]) if _plain(kwdefaults[name]) else \
-                _default_tracker(kwdefaults[name])
-    index = nargs + nkw
-    if has_varargs:
-        bound[names[index]] = v.TupleVariable(extra)
-        index += 1
-    if has_varkw:
-        bound[names[index]] = v.DictVariable(rest)
-    return bound
-
-
-def _plain(value) -> bool:
-    return isinstance(value, (bool, int, float, str, type(None), tuple)) and not isinstance(value, np.ndarray)
-
-
-def _default_tracker(value):
-    if isinstance(value, v.VariableTracker):
-        return value  # defaults of functions made inside the trace
-    raise Unsupported(f"a default argument of type {type(value).__name__}")
-
-
-def identical(a, b) -> bool:
-    if a is b:
-        return True
-    if a.is_constant() and b.is_constant():
-        x, y = a.as_constant(), b.as_constant()
-        return x is y or (x is None) == (y is None) and x is None
-    for t in (v.ModuleVariable, v.ClassVariable, v.PythonFunctionVariable):
-        if isinstance(a, t) and isinstance(b, t):
-            key = {"ModuleVariable": "module", "ClassVariable": "cls", "PythonFunctionVariable": "fn"}[t.__name__]
-            return getattr(a, key) is getattr(b, key)
-    if isinstance(a, v.TensorVariable) and isinstance(b, v.TensorVariable):
-        return a.tensor.value == b.tensor.value
-    if isinstance(a, v.UserObjectVariable) and isinstance(b, v.UserObjectVariable):
-        return a.value is b.value
-    return False
-
-
-_OPERATOR_NAMES = {"+": "add", "-": "sub", "*": "mul", "/": "truediv", "//": "floordiv", "%": "mod",
-                   "**": "pow", "@": "matmul", "&": "and_", "|": "or_", "^": "xor", "<": "lt", "<=": "le",
-                   "==": "eq", "!=": "ne", ">": "gt", ">=": "ge", "<<": "lshift", ">>": "rshift"}
-
-
-def binary(tx, op: str, lhs, rhs):
-    if isinstance(lhs, v.TensorVariable) or isinstance(rhs, v.TensorVariable):
-        return tx.emit(_OPERATOR_NAMES[op], lhs, rhs)
-    if isinstance(lhs, v.BaseListVariable) and isinstance(rhs, v.BaseListVariable) and op == "+":
-        return type(lhs)(lhs.items + rhs.items)
-    if isinstance(lhs, v.BaseListVariable) and op == "*":
-        return type(lhs)(lhs.items * rhs.as_constant())
-    if op in ("==", "!=") and not (lhs.is_constant() and rhs.is_constant()):
-        same = identical(lhs, rhs)
-        return v.ConstantVariable(same if op == "==" else not same)
-    fn = v.BINARY_OPERATORS.get(op) or v.COMPARE_OPERATORS[op]
-    try:
-        return v.wrap_constant(fn(lhs.as_constant(), rhs.as_constant()))
-    except Unsupported:
-        raise
-    except Exception as e:  # the user's error (1 / 0): CPython raises it again
-        raise v.UserError(e) from None
-
-
-def unary(tx, op: str, value):
-    if isinstance(value, v.TensorVariable):
-        return tx.emit({"neg": "neg", "pos": "pos", "invert": "invert"}[op], value)
-    fn = {"neg": lambda x: -x, "pos": lambda x: +x, "invert": lambda x: ~x}[op]
-    try:
-        return v.wrap_constant(fn(value.as_constant()))
-    except Unsupported:
-        raise
-    except Exception as e:
-        raise v.UserError(e) from None
-
-
-def subscript(tx, obj, index):
-    if isinstance(obj, v.TensorVariable):
-        return tx.emit("getitem", obj, index)
-    if isinstance(obj, v.DictVariable):
-        key = index.as_constant()
-        if key not in obj.items:
-            raise v.UserError(KeyError(key))
-        return obj.items[key]
-    if isinstance(obj, v.BaseListVariable):
-        if isinstance(index, v.SliceVariable):
-            return type(obj)(obj.items[index.as_constant()])
-        i = index.as_constant()
-        try:
-            return obj.items[i]
-        except (IndexError, TypeError) as e:
-            raise v.UserError(e) from None
-    if obj.is_constant():
-        try:
-            return v.wrap_constant(obj.as_constant()[index.as_constant()])
-        except Exception as e:
-            raise v.UserError(e) from None
-    raise Unsupported(f"indexing {obj}")
