@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dis
 import inspect
+import sys
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -24,6 +25,11 @@ from compiler.frontend import wrap as wrapping
 from compiler.frontend.output_graph import TRACE_LOCK, OutputGraph, format_graph
 from compiler.frontend.sources import ClosureSource, LocalSource
 from compiler.frontend.symbolic_convert import InstructionTranslator
+
+
+# Opcodes and their stack effects differ between CPython versions; tracing another
+# version's bytecode with 3.11's rules could mis-read it, so other versions fall back.
+SUPPORTED_BYTECODE = (3, 11)
 
 
 @dataclass
@@ -47,6 +53,10 @@ def convert(fn, args: tuple, kwargs: dict, options) -> Entry:
         output = OutputGraph(_graph_name(fn))
         tx = None
         try:
+            if sys.version_info[:2] != SUPPORTED_BYTECODE:
+                raise Unsupported(f"Python {sys.version_info[0]}.{sys.version_info[1]} bytecode "
+                                  f"(the tracer reads {SUPPORTED_BYTECODE[0]}.{SUPPORTED_BYTECODE[1]}'s)",
+                                  hint="the function runs in CPython")
             tx = _root_translator(fn, args, kwargs, output)
             result = tx.run()
             return _finish(fn, output, result, options, start)

@@ -261,3 +261,12 @@ def test_other_with_blocks_fall_back():
 
     np.testing.assert_array_equal(locked(X), X + 1)
     assert "with block" in locked.entries[0].fallback_reason.reason
+
+
+def test_bytecode_of_another_python_version_is_not_traced(monkeypatch):
+    from compiler.frontend import convert_frame
+
+    monkeypatch.setattr(convert_frame, "SUPPORTED_BYTECODE", (3, 99))
+    f = compile(lambda x: x + 1)
+    np.testing.assert_array_equal(f(X), X + 1)
+    assert "bytecode" in f.entries[0].fallback_reason.reason
