@@ -270,3 +270,23 @@ def test_bytecode_of_another_python_version_is_not_traced(monkeypatch):
     f = compile(lambda x: x + 1)
     np.testing.assert_array_equal(f(X), X + 1)
     assert "bytecode" in f.entries[0].fallback_reason.reason
+
+
+@pytest.mark.parametrize("view", ["reversed", "strided", "broadcast", "transposed", "size0", "zero_d"])
+def test_odd_array_views_through_compile(view):
+    base = np.arange(24, dtype=np.float64).reshape(4, 6) - 7.5
+    base[1, 2] = np.nan
+    base[2, 3] = np.inf
+    x = {"reversed": base[::-1, ::-1], "strided": base[:, ::2], "broadcast": np.broadcast_to(base[0], (4, 6)),
+         "transposed": base.T, "size0": base[:0], "zero_d": np.array(3.5)}[view]
+
+    def f(a):
+        return np.tanh(a) * 2 + a.sum(axis=-1, keepdims=True) if a.ndim else np.tanh(a) * 2 + a
+
+    c = compile(f)
+    with np.errstate(all="ignore"):
+        want = f(x)
+        for _ in range(2):  # the miss, then the cache hit
+            got = c(x)
+            assert type(got) is type(want) and got.dtype == want.dtype and got.shape == want.shape
+            np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12, equal_nan=True)
