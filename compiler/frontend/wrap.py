@@ -60,18 +60,19 @@ def wrap_identity(tx, value, source: Source | None) -> v.VariableTracker:
             g.id_match(source, value)
     if isinstance(value, types.FunctionType):
         return v.PythonFunctionVariable(value, source)
+    if isinstance(value, (types.MethodType, functools.partial)) and source is None:
+        raise Unsupported(f"a {type(value).__name__} reached without a source (its parts cannot be guarded)")
     if isinstance(value, types.MethodType):
-        self_var = wrap(tx, value.__self__, AttrSource(source, "__self__")) if source else None
-        fn = wrap_identity(tx, value.__func__, AttrSource(source, "__func__") if source else None)
+        self_var = wrap(tx, value.__self__, AttrSource(source, "__self__"))
+        fn = wrap_identity(tx, value.__func__, AttrSource(source, "__func__"))
         if isinstance(fn, v.PythonFunctionVariable):
             return v.PythonFunctionVariable(fn.fn, fn.source, self_var)
         raise Unsupported(f"calling the method {value!r}")
     if isinstance(value, functools.partial):
-        if source is not None:  # which positional/keyword arguments it binds, not only their values
-            g.type_match(source, value)
-            g.length_match(AttrSource(source, "args"), value.args)
-            g.keys_match(AttrSource(source, "keywords"), value.keywords)
-        fn = wrap_identity(tx, value.func, AttrSource(source, "func") if source else None)
+        g.type_match(source, value)  # and which positional/keyword arguments it binds:
+        g.length_match(AttrSource(source, "args"), value.args)
+        g.keys_match(AttrSource(source, "keywords"), value.keywords)
+        fn = wrap_identity(tx, value.func, AttrSource(source, "func"))
         args = [wrap(tx, a, ItemSource(AttrSource(source, "args"), i)) for i, a in enumerate(value.args)]
         kwargs = {k: wrap(tx, a, ItemSource(AttrSource(source, "keywords"), k)) for k, a in value.keywords.items()}
         return v.PartialVariable(fn, args, kwargs)
@@ -83,7 +84,7 @@ def wrap_identity(tx, value, source: Source | None) -> v.VariableTracker:
         return v.NumpyCallableVariable(value)
     if isinstance(value, type):
         return v.ClassVariable(value, source)
-    if value in _BUILTIN_FUNCTIONS if isinstance(value, types.BuiltinFunctionType) else False:
+    if isinstance(value, types.BuiltinFunctionType) and value in _BUILTIN_FUNCTIONS:
         return v.BuiltinVariable(value)
     if isinstance(value, types.BuiltinFunctionType):
         raise Unsupported(f"calling the C function {getattr(value, '__qualname__', value)!r}",
