@@ -3,12 +3,13 @@
 After tiling, a kernel whose work is one top-level ``scf.forall`` (an elementwise
 chain, a fused softmax or layernorm, a matmul with its epilogue) can run on several
 threads with no synchronisation: its tiles are independent. We give such a function
-two trailing ``index`` arguments, ``part`` and ``parts``, and each tile runs only in
-the call whose ``part`` equals ``tile mod parts``. The runtime then calls the same
-kernel ``parts`` times concurrently, one call per worker thread (ctypes releases the
-GIL), each writing its own tiles of the output buffers. Tiles are dealt round-robin,
-so no call needs to know how many tiles there are, and the cost of the check is one
-remainder per tile, not per element.
+two trailing ``index`` arguments, ``part`` and ``parts``, and each call runs only its
+own contiguous block of tiles (``[n*part/parts, n*(part+1)/parts)``, round-robin where
+the trip count is not known). The runtime then calls the same kernel ``parts`` times
+concurrently, one call per worker thread (ctypes releases the GIL), each writing its
+own tiles of the output buffers; the check costs one comparison per tile, not per
+element. Contiguous blocks matter: dealt round-robin, two threads of a layernorm
+interleave 124 KiB tiles and ran no faster than one.
 
 A kernel with anything else at the top level (a reduction to a scalar, several
 loop nests that depend on each other) is left alone and runs on one thread; it
@@ -43,15 +44,41 @@ def _only_loop(fn):
     return loops[0]
 
 
+def _trip_count(loop):
+    """The tile count of a normalized ``scf.forall (%i) in (%n)`` (built before the loop)."""
+    bounds = list(ir.DenseI64ArrayAttr(loop.attributes["staticUpperBound"]))
+    lower = list(ir.DenseI64ArrayAttr(loop.attributes["staticLowerBound"]))
+    step = list(ir.DenseI64ArrayAttr(loop.attributes["staticStep"]))
+    if lower != [0] or step != [1]:
+        return None
+    if bounds[0] != ir.ShapedType.get_dynamic_size():
+        with ir.InsertionPoint(loop), loop.location:
+            return arith.constant(ir.IndexType.get(), bounds[0])
+    return loop.operands[0]
+
+
+def _my_tiles(loop, tile, part, parts):
+    """``lo <= tile < hi`` for this part's contiguous block of tiles (neighbouring tiles
+    on one thread: each thread streams through its own stretch of memory); where the
+    trip count is unknown, tiles are dealt round-robin (``tile mod parts == part``)."""
+    n = _trip_count(loop)
+    if n is None:
+        return arith.cmpi(arith.CmpIPredicate.eq, arith.remui(tile, parts), part)
+    with ir.InsertionPoint(loop), loop.location:
+        one = arith.constant(ir.IndexType.get(), 1)
+        lo = arith.divui(arith.muli(n, part), parts)
+        hi = arith.divui(arith.muli(n, arith.addi(part, one)), parts)
+    return arith.andi(arith.cmpi(arith.CmpIPredicate.uge, tile, lo), arith.cmpi(arith.CmpIPredicate.ult, tile, hi))
+
+
 def _guard_body(loop, part, parts) -> None:
-    """Wrap the loop body in ``scf.if (tile mod parts == part)``."""
+    """Wrap the loop body in ``scf.if`` (this part's tiles only)."""
     body = loop.regions[0].blocks[0]
     ops = list(body.operations)
     terminator = ops[-1]
     tile = body.arguments[0]
     with ir.InsertionPoint(terminator), loop.location:
-        mine = arith.cmpi(arith.CmpIPredicate.eq, arith.remui(tile, parts), part)
-        guard = scf.IfOp(mine)
+        guard = scf.IfOp(_my_tiles(loop, tile, part, parts))
     then = guard.then_block
     with ir.InsertionPoint(then), loop.location:
         scf.YieldOp([])

@@ -1,13 +1,20 @@
 // RUN: ember-opt %s --pass-pipeline='builtin.module(ember-parallel-parts)' | FileCheck %s
 
-// One top-level scf.forall: the kernel gets (part, parts) and each tile runs only
-// in the call whose part is tile mod parts.
+// One top-level scf.forall: the kernel gets (part, parts) and each call runs its
+// own contiguous block of tiles, [n*part/parts, n*(part+1)/parts).
 // CHECK-LABEL: func.func @one_loop
 // CHECK-SAME: (%[[IN:[a-z0-9_]+]]: memref<?xf32>, %[[OUT:[a-z0-9_]+]]: memref<?xf32>, %[[PART:[a-z0-9_]+]]: index, %[[PARTS:[a-z0-9_]+]]: index)
 // CHECK-SAME: ember.parallel = true
-// CHECK: scf.forall (%[[TILE:.*]]) in
-// CHECK-NEXT: %[[R:.*]] = arith.remui %[[TILE]], %[[PARTS]] : index
-// CHECK-NEXT: %[[MINE:.*]] = arith.cmpi eq, %[[R]], %[[PART]] : index
+// CHECK: %[[N:.*]] = memref.dim %[[IN]]
+// CHECK: %[[A:.*]] = arith.muli %[[N]], %[[PART]] : index
+// CHECK: %[[LO:.*]] = arith.divui %[[A]], %[[PARTS]] : index
+// CHECK: %[[NEXT:.*]] = arith.addi %[[PART]], %{{.*}} : index
+// CHECK: %[[B:.*]] = arith.muli %[[N]], %[[NEXT]] : index
+// CHECK: %[[HI:.*]] = arith.divui %[[B]], %[[PARTS]] : index
+// CHECK: scf.forall (%[[TILE:.*]]) in (%[[N]])
+// CHECK-NEXT: %[[GE:.*]] = arith.cmpi uge, %[[TILE]], %[[LO]] : index
+// CHECK-NEXT: %[[LT:.*]] = arith.cmpi ult, %[[TILE]], %[[HI]] : index
+// CHECK-NEXT: %[[MINE:.*]] = arith.andi %[[GE]], %[[LT]] : i1
 // CHECK-NEXT: scf.if %[[MINE]] {
 // CHECK: memref.subview %[[OUT]]
 // CHECK: linalg.copy
