@@ -177,10 +177,6 @@ def _one_of(positional, keyword, name):
     return None if value is NOVALUE else value
 
 
-def clip_method(em: EmitterCore, a, min=None, max=None, out=None, **kwargs):
-    return clip(em, a, min, max, out, **kwargs)
-
-
 # ----------------------------------------------------------------------------- *_like
 
 

@@ -210,18 +210,5 @@ class Emitter(EmitterCore):
         result = rule(self, *args, **kwargs)
         if isinstance(result, Tensor) and result.ndim == 0:
             result = dataclasses.replace(result, scalar=returns_scalar(fn, args))
-            if result.scalar and self._is_input(result):
-                result = self._fresh_scalar(result)
         return result
 
-    def _is_input(self, t: Tensor) -> bool:
-        return any(t.value == arg for arg in self.b.args)
-
-    def _fresh_scalar(self, t: Tensor) -> Tensor:
-        """A NumPy scalar that is a 0-d *input* unchanged (``a[()]``, ``np.positive(a)``) must be
-        a graph output of its own: the entry returns an input as the caller's array itself."""
-        once = self.emit("expand_dims", t, axes=(0,))
-        return dataclasses.replace(self.emit("squeeze", once, axes=(0,)), scalar=True)
-
-    def supports(self, fn) -> bool:
-        return lookup(fn) is not None

@@ -22,7 +22,6 @@ from compiler.dialects.types import ELEMENT_TYPES, NUMPY_DTYPES
 
 SUPPORTED = tuple(NUMPY_DTYPES.values())  # bool, int32, int64, float32, float64
 DEFAULT_INT = np.dtype(np.int_)  # what a Python int becomes when nothing else decides
-WEAK = (int, float)  # Python scalar kinds that promote weakly (NEP 50)
 
 
 def ember_dtype(dtype: np.dtype, what: str = "dtype") -> str:

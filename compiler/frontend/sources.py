@@ -79,16 +79,3 @@ class ItemSource(Source):
 
     def name(self) -> str:
         return f"{self.base.name()}[{self.key!r}]"
-
-
-@dataclass(frozen=True)
-class DefaultSource(Source):
-    """A parameter's default value (``fn.__defaults__``/``__kwdefaults__``), guarded like a global."""
-
-    param: str
-
-    def expr(self) -> str:
-        return f"DEFAULTS[{self.param!r}]"
-
-    def name(self) -> str:
-        return f"{self.param} (default)"
