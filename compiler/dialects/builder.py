@@ -71,6 +71,10 @@ class FunctionBuilder:
     def dim(self, value: ir.Value, axis: int) -> ir.Value:
         return self.op("dim", value, axis=axis)
 
+    def dynamic_sizes(self, like: ir.Value, result: TensorType) -> list[ir.Value]:
+        """``dim`` values of ``like`` for every ``?`` of ``result`` (same axes)."""
+        return [self.dim(like, axis) for axis in result.dynamic_axes()]
+
     def finish(self, results: list[ir.Value], metadata: GuardMetadata | None = None) -> ir.Module:
         with self.context, self._location:
             func.ReturnOp(results, ip=ir.InsertionPoint(self.block))
