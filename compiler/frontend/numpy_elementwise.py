@@ -14,6 +14,7 @@ from typing import Callable
 
 import numpy as np
 
+from compiler.dialects.types import DYN
 from compiler.frontend import promotion
 from compiler.frontend.numpy_core import NOVALUE, EmitterCore, Tensor, reject, reject_kwargs
 
@@ -105,20 +106,21 @@ def apply_ufunc(em: EmitterCore, ufunc: np.ufunc, *args, **kwargs) -> Tensor:
     reject_kwargs(fname, kwargs)
     operands = [_operand(em, x, fname) for x in args]
     in_dtypes, out_dtype = promotion.ufunc_loop(ufunc, [_key(x) for x in operands], check=False)
-    em.broadcast_shape([x for x in operands if isinstance(x, Tensor)], fname)  # NumPy's next complaint
+    shape, _ = em.broadcast_shape([x for x in operands if isinstance(x, Tensor)], fname)  # NumPy's next complaint
     promotion.check_supported(in_dtypes + [out_dtype], fname)
     if ufunc is np.power and in_dtypes[1].kind == "i":
-        _check_integer_exponent(args[1])
+        _check_integer_exponent(args[1], shape)
     tensors = em.broadcast([em.operand(x, d, fname) for x, d in zip(operands, in_dtypes)], fname)
     result = LOWERINGS[ufunc](em, *tensors)
     assert result.dtype == out_dtype, f"{fname}: lowering gave {result.dtype}, NumPy gives {out_dtype}"
     return result
 
 
-def _check_integer_exponent(exponent):
-    """NumPy raises ValueError for *any* negative element of an integer exponent, which
-    is a fact about the data: known for Python and NumPy scalars, unknown for a traced
-    array (an unsigned/bool one is never negative), which is then left to NumPy itself."""
+def _check_integer_exponent(exponent, shape: tuple):
+    """NumPy raises ValueError for *any* negative element of an integer exponent that
+    its loop meets (none when the result ``shape`` is empty), which is a fact about the
+    data: known for Python and NumPy scalars, unknown for a traced array (an
+    unsigned/bool one is never negative), which is then left to NumPy itself."""
     if isinstance(exponent, Tensor):
         if exponent.dtype.kind == "i":
             raise NotImplementedError("np.power: an integer array exponent (NumPy raises on negative "
@@ -126,7 +128,11 @@ def _check_integer_exponent(exponent):
         return
     values = np.asarray(exponent)  # a scalar or a list of constants (em.array refused tensors in lists)
     if values.dtype.kind == "i" and (values < 0).any():
-        raise ValueError("Integers to negative integer powers are not allowed.")
+        if DYN in shape:
+            raise NotImplementedError("np.power: a negative integer exponent raises unless the result is "
+                                      "empty, and this result's size is symbolic")
+        if 0 not in shape:
+            raise ValueError("Integers to negative integer powers are not allowed.")
 
 
 def ufunc(u: np.ufunc) -> Callable:

@@ -435,6 +435,13 @@ def test_promotion_matrix(op, lhs_kind, rhs_kind, shapes, value):
     _run_and_compare(info, [(lhs, rhs)], "eager")
 
 
+@pytest.mark.parametrize("base", [np.zeros(0, bool), np.zeros((2, 0), np.int32), np.ones(1, bool), np.arange(3)])
+def test_negative_integer_exponent_raises_only_where_numpy_meets_an_element(base):
+    """``x ** -2`` on integers raises in NumPy's loop, which never runs for an empty result."""
+    info = OpInfo("pow", lambda em, x, y: em.call("pow", x, y), operator.pow, None)
+    _run_and_compare(info, [(base, -2)], "cpu")  # compares with NumPy, or expects its ValueError
+
+
 def test_weak_scalars_follow_nep50():
     """The headline cases of NEP 50, spelled out (and checked against NumPy)."""
     f32, i32, b = (np.dtype(t) for t in (np.float32, np.int32, np.bool_))
