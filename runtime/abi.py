@@ -100,4 +100,28 @@ def entry_wrapper_ir(name: str, arrays: list[tuple[int, int]], parallel: bool) -
     descriptors = [_fill_descriptor(lines, f"a{i}", rank, size) for i, (rank, size) in enumerate(arrays)]
     args = [f"ptr {d}" for d in descriptors] + (["i64 %part", "i64 %parts"] if parallel else [])
     lines += [f"  call void @_mlir_ciface_{kernel_symbol(name)}({', '.join(args)})", "  ret void", "}"]
+    if parallel:
+        lines += _launcher_ir(name, len(arrays))
     return "\n".join(lines) + "\n"
+
+
+def launch_name(name: str) -> str:
+    return f"ember_launch_{name}"
+
+
+def _launcher_ir(name: str, n: int) -> list[str]:
+    """``ember_launch_<name>(arrays..., parts)``: one call from Python that runs every
+    part of a parallel kernel on the native worker pool (runtime/threads.py), which
+    calls back ``ember_task_<name>(argv, part, parts)`` once per part."""
+    arrays = ", ".join(f"ptr %a{i}" for i in range(n))
+    lines = [f"define internal void @ember_task_{name}(ptr %argv, i64 %part, i64 %parts) {{"]
+    for i in range(n):
+        lines += [f"  %p{i} = getelementptr ptr, ptr %argv, i64 {i}", f"  %a{i} = load ptr, ptr %p{i}, align 8"]
+    lines += [f"  call void @{entry_name(name)}({arrays}, i64 %part, i64 %parts)", "  ret void", "}",
+              "declare void @ember_pool_run(ptr, ptr, i64)",
+              f"define void @{launch_name(name)}({arrays}, i64 %parts) {{",
+              f"  %argv = alloca [{n} x ptr], align 8"]
+    for i in range(n):
+        lines += [f"  %p{i} = getelementptr ptr, ptr %argv, i64 {i}", f"  store ptr %a{i}, ptr %p{i}, align 8"]
+    lines += [f"  call void @ember_pool_run(ptr @ember_task_{name}, ptr %argv, i64 %parts)", "  ret void", "}"]
+    return lines

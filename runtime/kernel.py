@@ -74,14 +74,17 @@ class Kernel:
         """The foreign function to call: ``ember_entry_*`` taking the arrays themselves
         (see runtime/abi.py), or the C interface taking descriptors where it cannot."""
         arrays = self.signature.inputs + self.signature.outputs
-        if abi.fast_entry_supported:
+        name = self.signature.name
+        if abi.fast_entry_supported and variant.parallel:
+            argtypes = [ctypes.py_object] * len(arrays) + [ctypes.c_int64]  # parts
+            address = variant.loaded.address(abi.launch_name(name))
+        elif abi.fast_entry_supported:
             argtypes = [ctypes.py_object] * len(arrays)
-            address = variant.loaded.address(abi.entry_name(self.signature.name))
+            address = variant.loaded.address(abi.entry_name(name))
         else:
             argtypes = [ctypes.POINTER(descriptor_type(t.rank)) for t in arrays]
-            address = variant.loaded.address(f"_mlir_ciface_{abi.kernel_symbol(self.signature.name)}")
-        if variant.parallel:
-            argtypes += [ctypes.c_int64, ctypes.c_int64]  # part, parts
+            argtypes += [ctypes.c_int64, ctypes.c_int64] if variant.parallel else []  # part, parts
+            address = variant.loaded.address(f"_mlir_ciface_{abi.kernel_symbol(name)}")
         return ctypes.CFUNCTYPE(None, *argtypes)(address)
 
     @property
@@ -107,15 +110,9 @@ class Kernel:
         return list(arrays)
 
     @staticmethod
-    def _parts(arrays) -> int:
-        """Worker threads for one call: all of them, unless the data is small."""
-        return threads.num_threads() if sum(a.nbytes for a in arrays) >= threads.PARALLEL_MIN_BYTES else 1
-
-    @classmethod
-    def _run_parallel(cls, function, arrays, args=None) -> None:
-        parts = cls._parts(arrays)
-        args = arrays if args is None else args
-        threads.run_parts(lambda part: function(*args, part, parts), parts)
+    def _run_parallel(launch, arrays) -> None:
+        """One call of the kernel's launcher, which runs its parts on the worker pool."""
+        launch(*arrays, threads.parts_for(arrays))
 
     def _call_generic(self, *arrays) -> tuple[np.ndarray, ...]:
         """The call path through ctypes descriptors, where the fast entry is unsupported."""
@@ -125,10 +122,7 @@ class Kernel:
         outputs = [np.empty(shape, t.numpy_dtype) for shape, t in zip(shapes, self.signature.outputs)]
         variant, function = self.variant(tuple(a.flags.c_contiguous for a in inputs))
         descriptors = [ctypes.byref(descriptor(a)) for a in inputs + outputs]
-        if variant.parallel:
-            self._run_parallel(function, inputs + outputs, descriptors)
-        else:
-            function(*descriptors)
+        function(*descriptors, *((0, 1) if variant.parallel else ()))  # this fallback runs on one thread
         return tuple(outputs)
 
     @property

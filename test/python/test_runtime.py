@@ -1,5 +1,6 @@
 """The CPU runtime: argument binding, output allocation, threads."""
 
+import os
 import threading
 
 import numpy as np
@@ -58,6 +59,19 @@ def test_thread_count_from_the_environment(parts, monkeypatch):
     kernel = softmax_kernel()
     x = np.random.default_rng(1).standard_normal((1000, 33)).astype(np.float32)
     np.testing.assert_allclose(kernel(x)[0], softmax_ref(x), rtol=1e-5, atol=1e-6)
+
+
+def test_thread_count_option_overrides_the_environment(monkeypatch):
+    from compiler import config
+
+    monkeypatch.setenv("EMBER_NUM_THREADS", "5")
+    assert threads.num_threads() == 5
+    monkeypatch.setattr(config, "num_threads", 3)
+    assert threads.num_threads() == 3
+    monkeypatch.setattr(config, "num_threads", None)
+    monkeypatch.delenv("EMBER_NUM_THREADS")
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    assert threads.num_threads() == cores
 
 
 def test_bad_thread_count_is_a_clear_error(monkeypatch):

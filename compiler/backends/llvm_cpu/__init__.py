@@ -16,7 +16,7 @@ from compiler.mlir import bindings_version, ir, translate_to_llvm_ir
 from compiler.passes.bufferize import set_contiguous
 from compiler.passes.parallel import PARALLEL_ATTR
 from compiler.passes.registry import Element, expand, run_pipeline
-from runtime import abi
+from runtime import abi, threads
 from runtime.cache import ARTIFACTS, Artifact, artifact_key
 from runtime.kernel import Kernel, Signature, Variant
 from runtime.loader import LoadedObject
@@ -97,6 +97,8 @@ def object_code(module: ir.Module, entry: str, contiguous: tuple[bool, ...] = ()
 
 def _load(artifact: Artifact, entry: str) -> Variant:
     start = time.perf_counter()
+    if artifact.meta["parallel"]:
+        threads.register_symbols()  # its launcher calls the worker pool
     variant = Variant(LoadedObject(artifact.payload), artifact.meta["parallel"])
     logs.log("perf", "%s: load %.1f ms", entry, (time.perf_counter() - start) * 1e3)
     return variant
