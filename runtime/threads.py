@@ -323,7 +323,11 @@ define void @ember_pool_after_fork() {{
 
 class NativePool:
     """One compiled pool: ``run(task, args, parts)`` calls the C function
-    ``task(args, part, parts)`` once for every part, part 0 on the calling thread."""
+    ``task(args, part, parts)`` once for every part, part 0 on the calling thread.
+
+    A pool is never freed: its workers run (or sleep) in its code until the process
+    exits, so its engine must outlive every reference Python holds, interpreter
+    shutdown included — each pool keeps one extra reference to itself."""
 
     def __init__(self, max_workers: int = MAX_WORKERS, spin_ns: int = SPIN_NS):
         from compiler.backends.llvm_cpu.codegen import host_target, optimize, target_machine
@@ -335,6 +339,7 @@ class NativePool:
         self.run = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)(self.run_address)
         self.after_fork = ctypes.CFUNCTYPE(None)(self._engine.get_function_address("ember_pool_after_fork"))
         os.register_at_fork(after_in_child=self.after_fork)
+        ctypes.pythonapi.Py_IncRef(ctypes.py_object(self))
 
 
 @functools.cache

@@ -153,3 +153,17 @@ def test_a_forked_child_runs_parallel_kernels_on_workers_of_its_own(monkeypatch)
     os.kill(pid, 9)
     os.waitpid(pid, 0)
     pytest.fail("the forked child's parallel kernel hung")
+
+
+def test_a_pool_outlives_every_python_reference():
+    """Its workers keep running its code, so dropping the pool must not free that code."""
+    import gc
+    import weakref
+
+    pool = threads.NativePool(max_workers=1, spin_ns=0)
+    rec = Recorder()
+    run_with_deadline(lambda: pool.run(rec.address, None, 2))
+    ref = weakref.ref(pool)
+    del pool
+    gc.collect()
+    assert ref() is not None and rec.parts() == [0, 1]
