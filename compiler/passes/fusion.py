@@ -1,7 +1,14 @@
 """Ember's fusion (``ember-fuse``).
 
-Two steps, because upstream covers only the first:
+Three steps; upstream covers the second:
 
+0. An elementwise result read by several linalg ops (layernorm's ``x - mean``, read
+   by the variance and by the normalisation; softmax's ``exp``, read by the sum and
+   by the division) is duplicated, one copy per reader: each reader then fuses its
+   own copy and recomputes it, instead of one op storing it to memory for the
+   others to read back (what inductor does too). Recomputing a few flops per
+   element is cheaper than a store and a load per element; the limits below keep a
+   shared chain from being copied along every path of a large graph.
 1. Elementwise producer–consumer chains (and elementwise producers of reductions,
    such as the ``exp`` under softmax's ``sum``) become one ``linalg.generic`` —
    upstream ``linalg-fuse-elementwise-ops`` does this well, so we run it.
@@ -17,8 +24,43 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from compiler.mlir import ir
 from compiler.passes.registry import EmberPass, register, run_upstream
-from compiler.passes.tiling import functions, has_reduction, producers, roots, tile_and_fuse
+from compiler.passes.tiling import functions, has_reduction, is_elementwise, producers, roots, tile_and_fuse
+
+MAX_READERS = 4  # an elementwise result read by more linalg ops than this stays shared
+MAX_COPIES = 32  # copies made per function
+
+
+def _readers(op) -> dict | None:
+    """{reader: operand numbers} of ``op``'s result when every reader is a
+    ``linalg.generic`` taking it as an input (what elementwise fusion can absorb)."""
+    readers = {}
+    for use in op.results[0].uses:
+        owner = use.owner.operation if isinstance(use.owner, ir.OpView) else use.owner
+        if owner.name != "linalg.generic" or use.operand_number >= len(owner.opview.inputs):
+            return None
+        readers.setdefault(owner, []).append(use.operand_number)
+    return readers
+
+
+def duplicate_shared_elementwise(fn) -> int:
+    """Step 0 of the module doc; returns the number of copies made. Readers come
+    after their producers, so walking the body backwards copies a shared chain from
+    its end: the copies then read the chain's earlier ops, which get copied next."""
+    copies = 0
+    for op in reversed([op.operation for op in fn.regions[0].blocks[0].operations]):
+        if op.name != "linalg.generic" or len(op.results) != 1 or not is_elementwise(op):
+            continue
+        readers = _readers(op)
+        if not readers or not 2 <= len(readers) <= MAX_READERS or copies + len(readers) - 1 > MAX_COPIES:
+            continue
+        for reader, numbers in list(readers.items())[1:]:
+            copy = op.clone(ip=ir.InsertionPoint(reader))
+            for n in numbers:
+                reader.operands[n] = copy.results[0]
+            copies += 1
+    return copies
 
 
 @register
@@ -31,7 +73,9 @@ class EmberFuse(EmberPass):
     tile_bytes: int = 256 * 1024
 
     def run(self, module):
-        run_upstream(module, "func.func(linalg-fuse-elementwise-ops),canonicalize,cse")
+        for fn in functions(module):
+            duplicate_shared_elementwise(fn)
+        run_upstream(module, "func.func(linalg-fuse-elementwise-ops),canonicalize,cse")  # cse: rejoins unfused copies
         for fn in functions(module):
             for root in roots(fn):
                 if any(has_reduction(p) for p in producers(root)):

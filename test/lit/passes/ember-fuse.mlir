@@ -38,21 +38,23 @@ func.func @chain(%a: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<?xf32> {
   return %1 : tensor<?xf32>
 }
 
-// Softmax: the max and sum reductions, the exp and the division land in one
-// scf.forall over row tiles; nothing of the computation is left outside it.
+// Softmax: the max and sum reductions and the division land in one scf.forall over
+// row tiles; nothing of the computation is left outside it. The exp, read by the sum
+// and by the division, is recomputed in each (step 0), not stored between them.
 // CHECK-LABEL: func.func @softmax
 // CHECK-NOT: linalg.generic
 // CHECK: %[[OUT:.*]] = scf.forall (%[[ROW:.*]]) in (%{{.*}}) shared_outs(%[[ACC:.*]] = %{{.*}})
 // CHECK: %[[R0:.*]] = affine.apply #{{.*}}(%[[ROW]])
 // CHECK: %[[MAX:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
 // CHECK: arith.maximumf
-// CHECK: %[[EXP:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %[[MAX]] :
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]{{.*}} ins(%[[X:.*]], %[[MAX]] :
 // CHECK: arith.subf
 // CHECK-NEXT: math.exp
-// CHECK: %[[SUM:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]{{.*}} ins(%[[EXP]] :
-// CHECK: arith.addf
-// CHECK: linalg.generic {{.*}} ins(%[[EXP]], %[[SUM]] :
-// CHECK: arith.divf
+// CHECK-NEXT: arith.addf
+// CHECK: linalg.generic {{.*}} ins(%[[X]], %[[MAX]], %[[SUM]] :
+// CHECK: arith.subf
+// CHECK-NEXT: math.exp
+// CHECK-NEXT: arith.divf
 // CHECK: scf.forall.in_parallel
 // CHECK-NEXT: tensor.parallel_insert_slice {{.*}} into %[[ACC]][%[[R0]], 0]
 // CHECK-NOT: linalg.generic
@@ -90,4 +92,27 @@ func.func @softmax(%x: tensor<?x1024xf32>) -> tensor<?x1024xf32> {
     linalg.yield %r : f32
   } -> tensor<?x1024xf32>
   return %out : tensor<?x1024xf32>
+}
+
+// An elementwise result that is also returned must be stored anyway: it stays one op,
+// which the other reader reads (no copy is made for it).
+// CHECK-LABEL: func.func @shared_and_returned
+// CHECK: arith.subf
+// CHECK-NOT: arith.subf
+// CHECK: return
+func.func @shared_and_returned(%a: tensor<?xf32>, %b: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %a, %c0 : tensor<?xf32>
+  %e = tensor.empty(%n) : tensor<?xf32>
+  %0 = linalg.generic {indexing_maps = [#id1, #id1, #id1], iterator_types = ["parallel"]} ins(%a, %b : tensor<?xf32>, tensor<?xf32>) outs(%e : tensor<?xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.subf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<?xf32>
+  %1 = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]} ins(%0 : tensor<?xf32>) outs(%e : tensor<?xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %m = arith.mulf %x, %x : f32
+    linalg.yield %m : f32
+  } -> tensor<?xf32>
+  return %0, %1 : tensor<?xf32>, tensor<?xf32>
 }
