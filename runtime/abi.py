@@ -7,7 +7,9 @@ is ~0.7 µs), more than many kernels run. So each object also gets
 LLVM IR that reads data pointer, shape and strides straight from the arrays — the
 same fields NumPy's C API macros read — builds the descriptors on its stack and calls
 ``_mlir_ciface_<name>``; LLVM inlines it all. Python passes the arrays themselves
-(``ctypes.py_object``: a pointer, no conversion).
+(``ctypes.py_object``: a pointer, no conversion). A parallel kernel also gets
+``ember_launch_<name>(arrays..., parts)``, which runs the entry once per part on the
+native worker pool (``runtime/threads.py``).
 
 ``PYARRAY_LAYOUT`` holds the field offsets of ``PyArrayObject`` (after the object
 header: ``data``, ``nd``, ``dimensions``, ``strides``), checked against real arrays at

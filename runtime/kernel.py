@@ -3,9 +3,11 @@
 The kernel's C interface (``_mlir_ciface_<name>``) takes one memref descriptor
 pointer per input, then one per output (destination passing, see
 ``compiler/passes/bufferize.py``). A call checks the inputs against the graph's
-signature, picks the code variant compiled for its inputs' layouts, allocates the outputs as ordinary NumPy arrays the caller then owns
-(their shapes from the graph's shape program, memoized per input shapes), and makes
-one foreign call; ctypes releases the GIL for its duration.
+signature, picks the code variant compiled for its inputs' layouts, allocates the
+outputs as ordinary NumPy arrays the caller then owns (their shapes from the graph's
+shape program, memoized per input shapes), and makes one foreign call; ctypes
+releases the GIL for its duration. A parallel kernel's one call hands its parts to
+the native worker pool (``runtime/threads.py``) and returns when all are done.
 """
 
 from __future__ import annotations
@@ -72,7 +74,9 @@ class Kernel:
 
     def _function_of(self, variant: Variant):
         """The foreign function to call: ``ember_entry_*`` taking the arrays themselves
-        (see runtime/abi.py), or the C interface taking descriptors where it cannot."""
+        (see runtime/abi.py), or for a parallel kernel ``ember_launch_*``, which also
+        takes the number of parts; where the arrays cannot be read directly, the C
+        interface taking descriptors (a parallel one then runs as its only part)."""
         arrays = self.signature.inputs + self.signature.outputs
         name = self.signature.name
         if abi.fast_entry_supported and variant.parallel:

@@ -127,8 +127,8 @@ entry:
   %start = call i64 @now_ns()
   br label %spin
 spin:
-  %i = phi i64 [0, %entry], [%i1, %pause], [%i1, %clock], [0, %awake]
-  %start.s = phi i64 [%start, %entry], [%start.s, %pause], [%start.s, %clock], [%start.w, %awake]
+  %i = phi i64 [0, %entry], [%i1, %pause], [%i1, %clock], [0, %woken]
+  %start.s = phi i64 [%start, %entry], [%start.s, %pause], [%start.s, %clock], [%start.w, %woken]
   %g = load atomic i64, ptr %wantp seq_cst, align 8
   %new = icmp ne i64 %g, %seen
   br i1 %new, label %found, label %pause
@@ -159,8 +159,6 @@ woken:
   atomicrmw sub ptr @sleepers, i64 1 seq_cst
   call i32 @pthread_mutex_unlock(ptr @mutex)
   %start.w = call i64 @now_ns()
-  br label %awake
-awake:
   br label %spin
 found:
   ret i64 %g
