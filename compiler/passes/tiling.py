@@ -20,22 +20,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from compiler.mlir import ir, transform_interpreter
+from compiler.mlir import ir
 from compiler.passes.registry import EmberPass, PassFailure, register, run_upstream
+from compiler.passes.transform_scripts import apply, clear_marks, module_of, script
 
 ROOT_MARK = "ember.tile_root"
 LOOP_MARK = "ember.tile_loop"
 PRODUCER_MARK = "ember.fuse_producer"
 
-_HEADER = """
-module attributes {transform.with_named_sequence} {
-  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
-"""
-_FOOTER = """
-    transform.yield
-  }
-}
-"""
 _TILE = """
     %op = transform.structured.match attributes{ROOT} in %root : (!transform.any_op) -> !transform.any_op
     %tiled, %loop = transform.structured.tile_using_forall %op tile_sizes [SIZES]
@@ -48,13 +40,6 @@ _FUSE = """
     %fused, %new_loop = transform.structured.fuse_into_containing_op %producer into %loop
         : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
 """
-
-
-def _script(body: str, **names) -> ir.Module:
-    text = _HEADER + body + _FOOTER
-    for key, value in names.items():
-        text = text.replace(key, value)
-    return ir.Module.parse(text)
 
 
 def is_linalg(op) -> bool:
@@ -185,16 +170,6 @@ def fusion_group(root) -> list:
     return order
 
 
-def _module_of(op):
-    while op.name != "builtin.module":
-        op = op.parent
-    return op
-
-
-def _apply(module, script: ir.Module) -> None:
-    transform_interpreter.apply_named_sequence(module, script.body.operations[0], script.operation)
-
-
 def static_extent(op, loop: int) -> int | None:
     """The static trip count of ``op``'s loop ``loop``, when an operand shows it."""
     if "indexing_maps" not in op.attributes:  # named ops: their first loop is the output's dim 0
@@ -209,8 +184,9 @@ def static_extent(op, loop: int) -> int | None:
     return None
 
 
-def tile_and_fuse(op, tile_bytes: int) -> bool:
-    """Tile ``op`` along its first parallel loop into an scf.forall; fuse its group in.
+def tile_and_fuse(op, tile_bytes: int, rows: int | None = None) -> bool:
+    """Tile ``op`` along its first parallel loop into an scf.forall (``rows`` slices
+    per tile, else as many as ``tile_bytes`` holds); fuse its group in.
 
     An op that fits in one tile is left alone: a single-iteration loop is folded
     away by canonicalization, and that folding (upstream ``scf.forall``) swaps the
@@ -221,22 +197,22 @@ def tile_and_fuse(op, tile_bytes: int) -> bool:
         return False
     loop = kinds.index("parallel")
     sizes = [0] * len(kinds)
-    sizes[loop] = tile_rows(op, tile_bytes)
+    sizes[loop] = rows or tile_rows(op, tile_bytes)
     extent = static_extent(op, loop)
     if extent is not None and extent <= sizes[loop]:
         return False
     group = fusion_group(op)
-    module = _module_of(op)
+    module = module_of(op)
     op.attributes[ROOT_MARK] = ir.UnitAttr.get()
     try:
-        _apply(module, _script(_TILE, ROOT=ROOT_MARK, LOOP=LOOP_MARK, SIZES=", ".join(map(str, sizes))))
+        apply(module, script(_TILE, ROOT=ROOT_MARK, LOOP=LOOP_MARK, SIZES=", ".join(map(str, sizes))))
     except ValueError as e:
         raise PassFailure(f"tiling failed: {e}", op) from None
     finally:
-        _clear_marks(module)
+        clear_marks(module, ROOT_MARK, PRODUCER_MARK)
     for producer in group:
         _fuse_into_loop(module, producer)
-    _clear_marks(module, LOOP_MARK)
+    clear_marks(module, LOOP_MARK)
     # Canonicalize drops the untiled originals that fusion left without users.
     run_upstream(module, "canonicalize,cse")
     return True
@@ -245,23 +221,26 @@ def tile_and_fuse(op, tile_bytes: int) -> bool:
 def _fuse_into_loop(module, producer) -> None:
     producer.attributes[PRODUCER_MARK] = ir.UnitAttr.get()
     try:
-        _apply(module, _script(_FUSE, LOOP=LOOP_MARK, PRODUCER=PRODUCER_MARK))
+        apply(module, script(_FUSE, LOOP=LOOP_MARK, PRODUCER=PRODUCER_MARK))
     except ValueError:
         pass  # not reachable from the loop through slices: it stays outside, computed once
     finally:
-        _clear_marks(module, PRODUCER_MARK)
+        clear_marks(module, PRODUCER_MARK)
 
 
-def _clear_marks(module, *marks) -> None:
-    marks = marks or (ROOT_MARK, PRODUCER_MARK)
-
-    def visit(op):
-        for mark in marks:
-            if mark in op.attributes:
-                del op.attributes[mark]
-        return ir.WalkResult.ADVANCE
-
-    module.walk(visit)
+def shared_tile_rows(ops, tile_bytes: int) -> dict:
+    """One tile size for the roots whose results have the same shape (the smallest
+    any of them wants): equal tile counts let their loops fuse (sibling_loops.py)."""
+    groups: dict[tuple, list] = {}
+    for op in ops:
+        kinds = iterator_types(op)
+        if "parallel" in kinds and len(op.results) == 1 and isinstance(op.results[0].type, ir.ShapedType):
+            groups.setdefault((tuple(op.results[0].type.shape), kinds.index("parallel")), []).append(op)
+    rows = {}
+    for members in groups.values():
+        smallest = min(tile_rows(op, tile_bytes) for op in members)
+        rows.update({op: smallest for op in members})
+    return rows
 
 
 @register
@@ -274,6 +253,11 @@ class EmberTile(EmberPass):
     tile_bytes: int = 256 * 1024
 
     def run(self, module):
+        from compiler.passes.sibling_loops import fuse_sibling_loops
+
         for fn in functions(module):
-            for root in roots(fn):
-                tile_and_fuse(root, self.tile_bytes)
+            found = roots(fn)
+            rows = shared_tile_rows(found, self.tile_bytes)
+            for root in found:
+                tile_and_fuse(root, self.tile_bytes, rows.get(root))
+            fuse_sibling_loops(fn)

@@ -1,5 +1,7 @@
-"""``ember-fuse`` step 0: a shared elementwise result is recomputed by each reader
-(up to ``MAX_READERS``), and the compiled results do not change."""
+"""Fusion decisions, checked on the IR and against the reference interpreter:
+``ember-fuse`` recomputes a shared elementwise result in each reader (up to
+``MAX_READERS``); ``ember-tile`` merges sibling tile loops, so a function with several
+results still runs as one parallel loop."""
 
 import numpy as np
 import pytest
@@ -48,3 +50,22 @@ def test_shared_elementwise_is_recomputed_per_reader_up_to_the_limit(readers):
     got = compile_module(module)(x, y)
     for g, w in zip(got, want):
         np.testing.assert_array_equal(g, w)
+
+
+@pytest.mark.parametrize("n", [0, 1, 5, 100_003])
+def test_several_results_run_as_one_parallel_loop(n, monkeypatch):
+    import runtime.threads as threads
+
+    monkeypatch.setattr(threads, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setenv("EMBER_NUM_THREADS", "3")
+    b = FunctionBuilder("three", [TensorType((None,), "f32")])
+    (x,) = b.args
+    t = b.op("tanh", x)
+    module = b.finish([b.op("mul", x, x), b.op("add", t, x), t])
+    kernel = compile_module(module)
+    assert kernel.parallel  # one loop after sibling fusion (three before)
+    a = np.random.default_rng(n).standard_normal(n).astype(np.float32)
+    if n:
+        a[0] = np.nan
+    for got, want in zip(kernel(a), interpreter.run(module, a)):
+        np.testing.assert_allclose(got, want, rtol=2e-7, atol=0, equal_nan=True)
