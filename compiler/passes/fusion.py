@@ -69,7 +69,7 @@ class EmberFuse(EmberPass):
     """Fuse elementwise chains, then reductions with their elementwise consumers."""
 
     name = "ember-fuse"
-    summary = "fuse elementwise chains (upstream) and reductions with their consumers into one loop nest"
+    summary = "fuse elementwise chains (upstream; shared results recomputed per reader) and reductions with their consumers into one loop nest"
     tile_bytes: int = 256 * 1024
 
     def run(self, module):

@@ -8,9 +8,11 @@ says which). That gives:
 
 * one loop nest per root, whose iterations are independent: the runtime splits the
   ``scf.forall`` range across threads (and a GPU backend maps it to a grid);
+  independent roots over the same tiles then share one loop (``sibling_loops.py``);
 * tiles sized for cache: the tile size is the number of outer-dimension slices whose
   operands fit in ``tile_bytes`` (default 256 KiB, about half an L2), so the
-  temporaries a fused kernel keeps per tile stay cached.
+  temporaries a fused kernel keeps per tile stay cached; roots with results of one
+  shape get one size (the smallest), so their loops can merge.
 
 The transforms are upstream MLIR's (the transform dialect, applied from Python);
 the choice of roots and tile sizes is ours.
@@ -249,7 +251,7 @@ class EmberTile(EmberPass):
     """Tile every remaining root along its outermost parallel dimension (see module doc)."""
 
     name = "ember-tile"
-    summary = "tile roots' outermost parallel loop into scf.forall, fusing producers, tiles sized for cache"
+    summary = "tile roots' outermost parallel loop into scf.forall, fusing producers, tiles sized for cache, sibling loops merged"
     tile_bytes: int = 256 * 1024
 
     def run(self, module):
