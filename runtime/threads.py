@@ -17,9 +17,10 @@ parts one after another on its own thread, so concurrent callers never wait on e
 other's work. After ``fork`` the child has none of the parent's workers; it starts
 its own on first use.
 
-Small problems run as one part: the hand-off costs about 0.3 µs, but below
-``PARALLEL_MIN_BYTES`` a kernel has too few tiles to share (measured on two cores:
-``tanh(x*x)`` on 128 KiB runs no faster in two parts, on 384 KiB 1.45x faster).
+Small problems run as one part: the hand-off costs about 0.2 µs, but below
+``PARALLEL_MIN_BYTES`` a kernel has too few tiles to share (``ember-tile`` sizes tiles
+at 256 KiB of operands; ``python benchmarks/parallel_split.py`` on two cores:
+``tanh(x*x)`` on 256 KiB runs no faster in two parts, on 384 KiB 1.46x faster).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ import llvmlite.binding as llvm
 
 from compiler import config
 
-PARALLEL_MIN_BYTES = 256 << 10
+PARALLEL_MIN_BYTES = 384 << 10  # one and a half tiles of ember-tile's default size
 MAX_WORKERS = 255  # worker ids 1..MAX_WORKERS; part 0 runs on the calling thread
 SPIN_NS = 1_000_000  # a worker spins this long for the next job before it sleeps
 CLOCK_MONOTONIC = 1  # Linux

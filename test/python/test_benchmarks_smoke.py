@@ -1,5 +1,6 @@
 """The benchmark workloads stay correct: each Ember graph in benchmarks/workloads.py
-matches its NumPy reference (and the ``out=`` NumPy variant does too) at tiny sizes.
+matches its NumPy reference (and the ``out=`` NumPy variant does too) at tiny sizes,
+and benchmarks/parallel_split.py's two call forms compute what they time.
 
 Correctness only, no timing; Numba and torch are not needed.
 """
@@ -36,3 +37,14 @@ def test_rows_are_dynamic():
         (x,) = softmax.make_inputs(np.random.default_rng(rows), rows=rows, cols=24)
         ok, detail = check(softmax, kernel(x)[0], softmax.numpy(x))
         assert ok, detail
+
+
+def test_parallel_split_rows_are_right():
+    """benchmarks/parallel_split.py: both call forms compute tanh(x*x) (no timing checked)."""
+    import math
+
+    from benchmarks import parallel_split
+
+    rows = parallel_split.measure([1, 1000, 70_000], parts=3, quick=True)
+    assert [r["n"] for r in rows] == [1, 1000, 70_000]
+    assert all(r["ok"] and math.isfinite(r["one"]) and r["split"] > 0 for r in rows)
