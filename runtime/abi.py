@@ -94,16 +94,35 @@ def _fill_descriptor(lines: list[str], array: str, rank: int, itemsize: int) -> 
     return d
 
 
-def entry_wrapper_ir(name: str, arrays: list[tuple[int, int]], parallel: bool) -> str:
+def _scratch_descriptor(lines: list[str], buffer: str, slots: int) -> str:
+    """IR that builds the descriptor of a ``memref<slots x T>`` at raw pointer ``%buffer``."""
+    t, d = _descriptor_type(1), f"%{buffer}.desc"
+    fields = [f"ptr %{buffer}", f"ptr %{buffer}", "i64 0"]
+    lines.append(f"  {d} = alloca {t}, align 8")
+    for i, value in enumerate(fields):
+        lines += [f"  %{buffer}.f{i} = getelementptr inbounds {t}, ptr {d}, i32 0, i32 {i}",
+                  f"  store {value}, ptr %{buffer}.f{i}, align 8"]
+    for i, value in ((3, slots), (4, 1)):
+        lines += [f"  %{buffer}.f{i} = getelementptr inbounds {t}, ptr {d}, i32 0, i32 {i}, i64 0",
+                  f"  store i64 {value}, ptr %{buffer}.f{i}, align 8"]
+    return d
+
+
+def entry_wrapper_ir(name: str, arrays: list[tuple[int, int]], parallel: bool,
+                     scratch: list[tuple[int, int]] = ()) -> str:
     """LLVM IR of ``ember_entry_<name>`` calling ``_mlir_ciface_<kernel_symbol(name)>``;
-    ``arrays`` is (rank, itemsize) of every input, then every output, in order."""
-    params = [f"ptr %a{i}" for i in range(len(arrays))] + (["i64 %part", "i64 %parts"] if parallel else [])
+    ``arrays`` is (rank, itemsize) of every input, then every output, in order;
+    ``scratch`` (slots, itemsize) of each scratch buffer the kernel takes after them
+    (``compiler/passes/parallel_reduction.py``), passed to the entry as raw pointers."""
+    part = ["i64 %part", "i64 %parts"] if parallel else []
+    params = [f"ptr %a{i}" for i in range(len(arrays))] + [f"ptr %s{j}" for j in range(len(scratch))] + part
     lines = [f"define void @{entry_name(name)}({', '.join(params)}) {{", "entry:"]
     descriptors = [_fill_descriptor(lines, f"a{i}", rank, size) for i, (rank, size) in enumerate(arrays)]
-    args = [f"ptr {d}" for d in descriptors] + (["i64 %part", "i64 %parts"] if parallel else [])
+    descriptors += [_scratch_descriptor(lines, f"s{j}", slots) for j, (slots, _) in enumerate(scratch)]
+    args = [f"ptr {d}" for d in descriptors] + part
     lines += [f"  call void @_mlir_ciface_{kernel_symbol(name)}({', '.join(args)})", "  ret void", "}"]
     if parallel:
-        lines += _launcher_ir(name, len(arrays))
+        lines += _launcher_ir(name, len(arrays), scratch)
     return "\n".join(lines) + "\n"
 
 
@@ -111,19 +130,32 @@ def launch_name(name: str) -> str:
     return f"ember_launch_{name}"
 
 
-def _launcher_ir(name: str, n: int) -> list[str]:
+def _launcher_ir(name: str, n: int, scratch) -> list[str]:
     """``ember_launch_<name>(arrays..., parts)``: one call from Python that runs every
     part of a parallel kernel on the native worker pool (runtime/threads.py), which
-    calls back ``ember_task_<name>(argv, part, parts)`` once per part."""
-    arrays = ", ".join(f"ptr %a{i}" for i in range(n))
+    calls back ``ember_task_<name>(argv, part, parts)`` once per part. Scratch lives
+    on the launcher's stack, zeroed, shared by the parts of this call only; ``parts``
+    is capped at the first scratch buffer's slots (one per part)."""
+    pointers = [f"%a{i}" for i in range(n)] + [f"%s{j}" for j in range(len(scratch))]
+    total = len(pointers)
     lines = [f"define internal void @ember_task_{name}(ptr %argv, i64 %part, i64 %parts) {{"]
-    for i in range(n):
-        lines += [f"  %p{i} = getelementptr ptr, ptr %argv, i64 {i}", f"  %a{i} = load ptr, ptr %p{i}, align 8"]
-    lines += [f"  call void @{entry_name(name)}({arrays}, i64 %part, i64 %parts)", "  ret void", "}",
+    for i, p in enumerate(pointers):
+        lines += [f"  {p}.p = getelementptr ptr, ptr %argv, i64 {i}", f"  {p} = load ptr, ptr {p}.p, align 8"]
+    args = ", ".join(f"ptr {p}" for p in pointers)
+    lines += [f"  call void @{entry_name(name)}({args}, i64 %part, i64 %parts)", "  ret void", "}",
               "declare void @ember_pool_run(ptr, ptr, i64)",
-              f"define void @{launch_name(name)}({arrays}, i64 %parts) {{",
-              f"  %argv = alloca [{n} x ptr], align 8"]
-    for i in range(n):
-        lines += [f"  %p{i} = getelementptr ptr, ptr %argv, i64 {i}", f"  store ptr %a{i}, ptr %p{i}, align 8"]
-    lines += [f"  call void @ember_pool_run(ptr @ember_task_{name}, ptr %argv, i64 %parts)", "  ret void", "}"]
+              "declare void @llvm.memset.p0.i64(ptr, i8, i64, i1)",
+              f"define void @{launch_name(name)}({', '.join(f'ptr %a{i}' for i in range(n))}, i64 %parts.asked) {{",
+              f"  %argv = alloca [{total} x ptr], align 8"]
+    parts = "%parts.asked"
+    for j, (slots, itemsize) in enumerate(scratch):
+        lines += [f"  %s{j} = alloca [{slots * itemsize} x i8], align 64",
+                  f"  call void @llvm.memset.p0.i64(ptr %s{j}, i8 0, i64 {slots * itemsize}, i1 false)"]
+    if scratch:
+        lines += [f"  %parts.over = icmp sgt i64 %parts.asked, {scratch[0][0]}",
+                  f"  %parts = select i1 %parts.over, i64 {scratch[0][0]}, i64 %parts.asked"]
+        parts = "%parts"
+    for i, p in enumerate(pointers):
+        lines += [f"  {p}.slot = getelementptr ptr, ptr %argv, i64 {i}", f"  store ptr {p}, ptr {p}.slot, align 8"]
+    lines += [f"  call void @ember_pool_run(ptr @ember_task_{name}, ptr %argv, i64 {parts})", "  ret void", "}"]
     return lines

@@ -37,6 +37,7 @@ class Variant:
 
     loaded: LoadedObject
     parallel: bool  # takes (part, parts): see compiler/passes/parallel.py
+    scratch: tuple = ()  # (slots, dtype) per scratch buffer it takes after the outputs (runtime/abi.py)
 
 
 class Kernel:
@@ -77,16 +78,17 @@ class Kernel:
         (see runtime/abi.py), or for a parallel kernel ``ember_launch_*``, which also
         takes the number of parts; where the arrays cannot be read directly, the C
         interface taking descriptors (a parallel one then runs as its only part)."""
-        arrays = self.signature.inputs + self.signature.outputs
+        ranks = [t.rank for t in self.signature.inputs + self.signature.outputs]
         name = self.signature.name
         if abi.fast_entry_supported and variant.parallel:
-            argtypes = [ctypes.py_object] * len(arrays) + [ctypes.c_int64]  # parts
+            argtypes = [ctypes.py_object] * len(ranks) + [ctypes.c_int64]  # parts
             address = variant.loaded.address(abi.launch_name(name))
         elif abi.fast_entry_supported:
-            argtypes = [ctypes.py_object] * len(arrays)
+            argtypes = [ctypes.py_object] * len(ranks)
             address = variant.loaded.address(abi.entry_name(name))
         else:
-            argtypes = [ctypes.POINTER(descriptor_type(t.rank)) for t in arrays]
+            ranks += [1] * len(variant.scratch)
+            argtypes = [ctypes.POINTER(descriptor_type(rank)) for rank in ranks]
             argtypes += [ctypes.c_int64, ctypes.c_int64] if variant.parallel else []  # part, parts
             address = variant.loaded.address(f"_mlir_ciface_{abi.kernel_symbol(name)}")
         return ctypes.CFUNCTYPE(None, *argtypes)(address)
@@ -125,7 +127,8 @@ class Kernel:
         shapes = self._shape_cache.get(key) or self._shapes_for(key)
         outputs = [np.empty(shape, t.numpy_dtype) for shape, t in zip(shapes, self.signature.outputs)]
         variant, function = self.variant(tuple(a.flags.c_contiguous for a in inputs))
-        descriptors = [ctypes.byref(descriptor(a)) for a in inputs + outputs]
+        scratch = [np.zeros(slots, dtype) for slots, dtype in variant.scratch]
+        descriptors = [ctypes.byref(descriptor(a)) for a in inputs + outputs + scratch]
         function(*descriptors, *((0, 1) if variant.parallel else ()))  # this fallback runs on one thread
         return tuple(outputs)
 

@@ -12,9 +12,10 @@ element. Contiguous blocks matter: dealt round-robin, two threads of a layernorm
 interleave 124 KiB tiles and ran no faster than one.
 
 A kernel with anything else at the top level (a reduction to a scalar, several
-loop nests that depend on each other) is left alone and runs on one thread; it
-gets ``ember.parallel = false``. A GPU backend reads the same ``scf.forall`` as its
-grid instead.
+loop nests that depend on each other) is left alone; it gets ``ember.parallel =
+false`` and runs on one thread, unless ``ember-parallel-reduction`` later splits it
+(a reduction to one value, see ``parallel_reduction.py``). A GPU backend reads the
+same ``scf.forall`` as its grid instead.
 """
 
 from __future__ import annotations

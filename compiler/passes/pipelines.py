@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from compiler.passes import ember_to_linalg  # noqa: F401  (registers ember-to-linalg)
 from compiler.passes.registry import register_pipeline
-from compiler.passes import blas, bufferize, expand_math, fusion, parallel, tiling  # noqa: F401,E402  (register their passes)
+from compiler.passes import blas, bufferize, expand_math, fusion, parallel, parallel_reduction, tiling  # noqa: F401,E402  (register their passes)
 
 
 @register_pipeline("lower-to-loops", "Ember to scf loops over memrefs (for reading)")
@@ -19,6 +19,7 @@ def lower_to_loops() -> str:
         "func.func(convert-linalg-to-loops)",
         "canonicalize",
         "cse",
+        "ember-parallel-reduction",
     ])
 
 

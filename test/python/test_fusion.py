@@ -69,3 +69,76 @@ def test_several_results_run_as_one_parallel_loop(n, monkeypatch):
         a[0] = np.nan
     for got, want in zip(kernel(a), interpreter.run(module, a)):
         np.testing.assert_allclose(got, want, rtol=2e-7, atol=0, equal_nan=True)
+
+
+REDUCTIONS = [("sum", "f32"), ("sum", "i64"), ("max", "f32"), ("min", "i32"), ("prod", "f64"), ("max", "i1")]
+
+
+@pytest.mark.parametrize("op,dtype", REDUCTIONS)
+@pytest.mark.parametrize("shape", [(0,), (1,), (5,), (100_003,), (301, 7)])
+@pytest.mark.parametrize("threads_env", ["1", "3", "300"])  # 300: more than the partials' 256 slots
+def test_whole_array_reductions_split_across_threads(op, dtype, shape, threads_env, monkeypatch):
+    """ember-parallel-reduction: each part reduces its block into its slot, the last
+    part to finish combines the slots; equal to the reference for every thread count."""
+    import runtime.threads as threads
+    from compiler.dialects.types import NUMPY_DTYPES
+
+    monkeypatch.setattr(threads, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setenv("EMBER_NUM_THREADS", threads_env)
+    b = FunctionBuilder("whole", [TensorType((None,) * len(shape), dtype)])
+    (x,) = b.args
+    module = b.finish([b.op(op, b.op("abs", x) if dtype != "i1" else x, axes=tuple(range(len(shape))), keepdims=False)])
+    kernel = compile_module(module)
+    assert kernel.parallel
+    rng = np.random.default_rng(len(shape) + shape[0])
+    a = (rng.standard_normal(shape) * 3).astype(NUMPY_DTYPES[dtype])
+    if dtype == "f64":
+        a = 1 + a / 1e3  # a product that stays finite
+    if op in ("max", "min") and a.size == 0:
+        return  # NumPy refuses: no identity
+    (got,) = kernel(a)
+    (want,) = interpreter.run(module, a)
+    if want.dtype.kind == "f":
+        np.testing.assert_allclose(got, want, rtol=1e-5)
+    else:
+        np.testing.assert_array_equal(got, want)
+
+
+def test_concurrent_callers_of_a_split_reduction_get_their_own_scratch(monkeypatch):
+    import threading
+
+    import runtime.threads as threads
+
+    monkeypatch.setattr(threads, "PARALLEL_MIN_BYTES", 0)
+    b = FunctionBuilder("total", [TensorType((None,), "i64")])
+    (x,) = b.args
+    kernel = compile_module(b.finish([b.op("sum", x, axes=(0,), keepdims=False)]))
+    assert kernel.parallel
+    failures = []
+
+    def caller(seed):
+        rng = np.random.default_rng(seed)
+        for _ in range(50):
+            a = rng.integers(-1000, 1000, int(rng.integers(0, 50_000)))
+            if int(kernel(a)[0]) != int(a.sum()):
+                failures.append(seed)
+
+    callers = [threading.Thread(target=caller, args=(s,)) for s in range(6)]
+    for t in callers:
+        t.start()
+    for t in callers:
+        t.join()
+    assert failures == []
+
+
+def test_split_reduction_through_the_descriptor_fallback(monkeypatch):
+    """Where the arrays cannot be read directly, the runtime passes scratch itself."""
+    from runtime import abi
+
+    monkeypatch.setattr(abi, "fast_entry_supported", False)
+    b = FunctionBuilder("total", [TensorType((None,), "f64")])
+    (x,) = b.args
+    kernel = compile_module(b.finish([b.op("max", x, axes=(0,), keepdims=False)]))
+    a = np.random.default_rng(7).standard_normal(10_001)
+    assert kernel.parallel and float(kernel(a)[0]) == a.max()
+    assert float(kernel(a[::-3])[0]) == a[::-3].max()

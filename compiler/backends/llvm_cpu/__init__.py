@@ -5,6 +5,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+import numpy as np
+
 from compiler import logs
 
 from compiler import __version__
@@ -15,6 +17,7 @@ from compiler.dialects.types import TensorType
 from compiler.mlir import bindings_version, ir, translate_to_llvm_ir
 from compiler.passes.bufferize import set_contiguous
 from compiler.passes.parallel import PARALLEL_ATTR
+from compiler.passes.parallel_reduction import SCRATCH_ATTR
 from compiler.passes.registry import Element, expand, run_pipeline
 from runtime import abi, threads
 from runtime.cache import ARTIFACTS, Artifact, artifact_key
@@ -42,6 +45,7 @@ class Lowered:
     object_code: bytes
     llvm_ir: str
     parallel: bool  # the kernel takes (part, parts): see compiler/passes/parallel.py
+    scratch: tuple = ()  # (slots, dtype) of each scratch array: compiler/passes/parallel_reduction.py
 
 
 def lower_to_object(module: ir.Module, entry: str, contiguous: tuple[bool, ...] = ()) -> Lowered:
@@ -56,16 +60,27 @@ def lower_to_object(module: ir.Module, entry: str, contiguous: tuple[bool, ...] 
     _run_stages(lowered, "lower-to-loops", entry)
     attrs = entry_function(lowered, abi.kernel_symbol(entry)).attributes
     parallel = PARALLEL_ATTR in attrs and ir.BoolAttr(attrs[PARALLEL_ATTR]).value
-    _run_stages(lowered, "loops-to-llvm", entry)
     signature = signature_of(entry_function(module, entry))
+    scratch = _scratch(attrs, signature)
+    _run_stages(lowered, "loops-to-llvm", entry)
     arrays = [(t.rank, t.numpy_dtype.itemsize) for t in signature.inputs + signature.outputs]
-    llvm_ir = translate_to_llvm_ir(lowered) + "\n" + abi.entry_wrapper_ir(entry, arrays, parallel)
+    buffers = [(slots, np.dtype(dtype).itemsize) for slots, dtype in scratch]
+    llvm_ir = translate_to_llvm_ir(lowered) + "\n" + abi.entry_wrapper_ir(entry, arrays, parallel, buffers)
     mlir_done = time.perf_counter()
     object_code = emit_object(optimize(llvm_ir))
     logs.log("output_code", "LLVM IR %s\n%s", entry, llvm_ir)
     logs.log("perf", "%s: MLIR passes %.1f ms, LLVM O3 + codegen %.1f ms", entry,
              (mlir_done - start) * 1e3, (time.perf_counter() - mlir_done) * 1e3)
-    return Lowered(object_code, llvm_ir, parallel)
+    return Lowered(object_code, llvm_ir, parallel, scratch)
+
+
+def _scratch(attrs, signature) -> tuple:
+    """The scratch arrays the kernel takes after its outputs: a split reduction's
+    partials (of its output's dtype) and its int64 counter."""
+    if SCRATCH_ATTR not in attrs:
+        return ()
+    partials, counter = list(ir.DenseI64ArrayAttr(attrs[SCRATCH_ATTR]))
+    return ((partials, signature.outputs[0].numpy_dtype.str), (counter, "<i8"))
 
 
 def _run_stages(module: ir.Module, pipeline: str, entry: str) -> None:
@@ -90,7 +105,8 @@ def object_code(module: ir.Module, entry: str, contiguous: tuple[bool, ...] = ()
     artifact = ARTIFACTS.get(key)
     if artifact is None:
         lowered = lower_to_object(module, entry, contiguous)
-        artifact = Artifact(lowered.object_code, {"parallel": lowered.parallel, "entry": entry})
+        artifact = Artifact(lowered.object_code, {"parallel": lowered.parallel, "entry": entry,
+                                                  "scratch": [list(s) for s in lowered.scratch]})
         ARTIFACTS.put(key, artifact)
     return artifact
 
@@ -99,7 +115,8 @@ def _load(artifact: Artifact, entry: str) -> Variant:
     start = time.perf_counter()
     if artifact.meta["parallel"]:
         threads.register_symbols()  # its launcher calls the worker pool
-    variant = Variant(LoadedObject(artifact.payload), artifact.meta["parallel"])
+    variant = Variant(LoadedObject(artifact.payload), artifact.meta["parallel"],
+                      tuple((slots, np.dtype(dtype)) for slots, dtype in artifact.meta.get("scratch", ())))
     logs.log("perf", "%s: load %.1f ms", entry, (time.perf_counter() - start) * 1e3)
     return variant
 
