@@ -32,8 +32,32 @@ from compiler.passes.tiling import functions
 
 SCRATCH_ATTR = "ember.scratch"  # [partials slots, counter slots]: what the runtime allocates
 MAX_PARTS = 256  # partials slots: the runtime never splits such a kernel into more parts
-COMBINERS = {"arith.addf", "arith.addi", "arith.mulf", "arith.muli", "arith.maximumf", "arith.minimumf",
-             "arith.maxsi", "arith.minsi", "arith.maxui", "arith.minui", "arith.andi", "arith.ori", "arith.xori"}
+INF = float("inf")
+# combiner -> its identity: floats as Python floats, integers as functions of the bit width
+# (unsigned bit patterns). Every part's slot starts from the output's initial value, so
+# that value must be the identity (it is, for Ember's reductions) or parts would count it
+# once each.
+COMBINERS = {
+    "arith.addf": 0.0, "arith.mulf": 1.0, "arith.maximumf": -INF, "arith.minimumf": INF,
+    "arith.addi": lambda w: 0, "arith.muli": lambda w: 1, "arith.ori": lambda w: 0, "arith.xori": lambda w: 0,
+    "arith.maxui": lambda w: 0, "arith.minui": lambda w: (1 << w) - 1, "arith.andi": lambda w: (1 << w) - 1,
+    "arith.maxsi": lambda w: 1 << (w - 1), "arith.minsi": lambda w: (1 << (w - 1)) - 1,
+}
+
+
+def _is_identity(combiner: str, value) -> bool:
+    owner = value.owner
+    if not isinstance(owner, (ir.Operation, ir.OpView)) or _op(owner).name != "arith.constant":
+        return False
+    attr, identity = _op(owner).attributes["value"], COMBINERS[combiner]
+    if isinstance(attr, ir.FloatAttr):
+        return not callable(identity) and ir.FloatAttr(attr).value == identity
+    if isinstance(attr, ir.BoolAttr) and callable(identity):  # i1 constants come back as BoolAttr
+        return int(ir.BoolAttr(attr).value) == identity(1)
+    if isinstance(attr, ir.IntegerAttr) and callable(identity):
+        width = ir.IntegerType(attr.type).width
+        return ir.IntegerAttr(attr).value % (1 << width) == identity(width)
+    return False
 
 
 def _op(owner):
@@ -100,6 +124,8 @@ def _match(fn) -> _Reduction | None:
     combiner = _op(combiner)
     reads = {_op(o.owner) for o in combiner.operands if isinstance(o.owner, (ir.Operation, ir.OpView))}
     if len(loads) != 1 or loads[0] not in reads or len(list(loads[0].results[0].uses)) != 1:
+        return None
+    if not _is_identity(combiner.name, init.operands[0]):
         return None
     return _Reduction(out, init, loop, combiner)
 

@@ -67,3 +67,23 @@ func.func @not_a_combiner(%x: memref<?xf32> {llvm.noalias}, %out: memref<f32> {l
 func.func @already_parallel(%x: memref<?xf32>, %out: memref<f32>) attributes {ember.parallel = true} {
   return
 }
+
+// The output starts from 5, not from the identity of + (every part's slot would
+// start from it, counting it once per part): left alone.
+// CHECK-LABEL: func.func @not_the_identity
+// CHECK-SAME: ember.parallel = false
+// CHECK-NOT: atomic_rmw
+func.func @not_the_identity(%x: memref<?xf32> {llvm.noalias}, %out: memref<f32> {llvm.noalias}) attributes {ember.num_outputs = 1 : i64, ember.parallel = false} {
+  %c1 = arith.constant 1 : index
+  %c0 = arith.constant 0 : index
+  %init = arith.constant 5.000000e+00 : f32
+  memref.store %init, %out[] : memref<f32>
+  %n = memref.dim %x, %c0 : memref<?xf32>
+  scf.for %i = %c0 to %n step %c1 {
+    %a = memref.load %x[%i] : memref<?xf32>
+    %acc = memref.load %out[] : memref<f32>
+    %r = arith.addf %acc, %a : f32
+    memref.store %r, %out[] : memref<f32>
+  }
+  return
+}
