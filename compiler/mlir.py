@@ -31,6 +31,14 @@ from torch_mlir.dialects._ods_common import _cext  # noqa: F401  (dialect regist
 BINDINGS_DISTRIBUTION = "torch-mlir"
 
 
+def operation_of(owner):
+    """The ``ir.Operation`` behind an op handle (``OpView`` or ``Operation``); None for
+    anything else, such as the ``Block`` that owns a block argument."""
+    if isinstance(owner, ir.OpView):
+        return owner.operation
+    return owner if isinstance(owner, ir.Operation) else None
+
+
 def capi_library_path() -> str:
     """The bindings' aggregate C API library (the upstream pass list is read from it)."""
     import os

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from compiler.mlir import bufferization, func, ir, linalg
+from compiler.mlir import bufferization, func, ir, linalg, operation_of
 from compiler.passes.registry import EmberPass, PassFailure, register, run_upstream
 from compiler.passes.signature import add_arguments, sync_signature
 from compiler.passes.tile_buffers import hoist_tile_buffers
@@ -115,7 +115,7 @@ def unshare_inits(fn) -> None:
     fn.walk(visit)
     for op in reversed(inits):  # fills before the empties they read: each clone is unshared in turn
         for use in list(op.results[0].uses)[1:]:
-            owner = use.owner.operation if isinstance(use.owner, ir.OpView) else use.owner
+            owner = operation_of(use.owner)
             clone = op.clone(ir.InsertionPoint(owner))
             owner.operands[use.operand_number] = clone.results[0]
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from compiler.mlir import ir
+from compiler.mlir import ir, operation_of
 from compiler.passes.registry import EmberPass, register, run_upstream
 from compiler.passes.tiling import functions, has_reduction, is_elementwise, producers, roots, tile_and_fuse
 
@@ -37,7 +37,7 @@ def _readers(op) -> dict | None:
     ``linalg.generic`` taking it as an input (what elementwise fusion can absorb)."""
     readers = {}
     for use in op.results[0].uses:
-        owner = use.owner.operation if isinstance(use.owner, ir.OpView) else use.owner
+        owner = operation_of(use.owner)
         if owner.name != "linalg.generic" or use.operand_number >= len(owner.opview.inputs):
             return None
         readers.setdefault(owner, []).append(use.operand_number)

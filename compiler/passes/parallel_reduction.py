@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from compiler.mlir import arith, ir, memref, scf
+from compiler.mlir import arith, ir, memref, operation_of, scf
 from compiler.passes.parallel import PARALLEL_ATTR, _SERIAL_OK
 from compiler.passes.registry import EmberPass, register
 from compiler.passes.signature import add_arguments, sync_signature
@@ -45,11 +45,14 @@ COMBINERS = {
 }
 
 
+def _constant(value):
+    """The attribute of the ``arith.constant`` defining ``value``, else None."""
+    owner = operation_of(value.owner)
+    return owner.attributes["value"] if owner is not None and owner.name == "arith.constant" else None
+
+
 def _is_identity(combiner: str, value) -> bool:
-    owner = value.owner
-    if not isinstance(owner, (ir.Operation, ir.OpView)) or _op(owner).name != "arith.constant":
-        return False
-    attr, identity = _op(owner).attributes["value"], COMBINERS[combiner]
+    attr, identity = _constant(value), COMBINERS[combiner]
     if isinstance(attr, ir.FloatAttr):
         return not callable(identity) and ir.FloatAttr(attr).value == identity
     if isinstance(attr, ir.BoolAttr) and callable(identity):  # i1 constants come back as BoolAttr
@@ -60,16 +63,9 @@ def _is_identity(combiner: str, value) -> bool:
     return False
 
 
-def _op(owner):
-    return owner.operation if isinstance(owner, ir.OpView) else owner
-
-
 def _constant_index(value) -> int | None:
-    owner = value.owner
-    if isinstance(owner, (ir.Operation, ir.OpView)) and _op(owner).name == "arith.constant":
-        attr = _op(owner).attributes["value"]
-        return ir.IntegerAttr(attr).value if isinstance(attr, ir.IntegerAttr) else None
-    return None
+    attr = _constant(value)
+    return ir.IntegerAttr(attr).value if isinstance(attr, ir.IntegerAttr) else None
 
 
 @dataclass
@@ -85,7 +81,7 @@ def _uses_inside(value, loop, besides) -> list | None:
     outside the loop uses it too."""
     inside = []
     for use in value.uses:
-        op = _op(use.owner)
+        op = operation_of(use.owner)
         if op == besides:
             continue
         ancestor = op
@@ -118,11 +114,10 @@ def _match(fn) -> _Reduction | None:
     writes = [op for op in inside if op.name == "memref.store"]
     if len(writes) != 1 or len(loads) + 1 != len(inside):
         return None
-    combiner = writes[0].operands[0].owner
-    if not isinstance(combiner, (ir.Operation, ir.OpView)) or _op(combiner).name not in COMBINERS:
+    combiner = operation_of(writes[0].operands[0].owner)
+    if combiner is None or combiner.name not in COMBINERS:
         return None
-    combiner = _op(combiner)
-    reads = {_op(o.owner) for o in combiner.operands if isinstance(o.owner, (ir.Operation, ir.OpView))}
+    reads = {operation_of(o.owner) for o in combiner.operands} - {None}
     if len(loads) != 1 or loads[0] not in reads or len(list(loads[0].results[0].uses)) != 1:
         return None
     if not _is_identity(combiner.name, init.operands[0]):
@@ -144,7 +139,7 @@ def _rewrite(fn, r: _Reduction) -> None:
         mine = memref.ReinterpretCastOp(view_type, partials, [part], [], [], [ir.ShapedType.get_dynamic_stride_or_offset()],
                                         [], []).result
     for use in list(r.out.uses):  # the accumulator becomes this part's slot
-        op = _op(use.owner)
+        op = operation_of(use.owner)
         if op == r.init or op.name in ("memref.load", "memref.store"):
             op.operands[use.operand_number] = mine
     with ir.InsertionPoint(r.loop), r.loop.location:  # this part's block of the outer loop

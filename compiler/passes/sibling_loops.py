@@ -15,7 +15,7 @@ the two may read them either (the fused loop stands where the later one was).
 
 from __future__ import annotations
 
-from compiler.mlir import ir
+from compiler.mlir import ir, operation_of
 from compiler.passes.transform_scripts import apply, clear_marks, module_of, script
 
 FIRST_MARK = "ember.sibling_first"
@@ -26,10 +26,6 @@ _FUSE_SIBLING = """
     %second = transform.structured.match attributes{SECOND} in %root : (!transform.any_op) -> !transform.any_op
     %fused = transform.loop.fuse_sibling %first into %second : (!transform.any_op, !transform.any_op) -> !transform.any_op
 """
-
-
-def _op(owner):
-    return owner.operation if isinstance(owner, ir.OpView) else owner
 
 
 def _bounds(loop) -> tuple:
@@ -52,7 +48,8 @@ def _reads_results_of(op, loop) -> bool:
 
     def visit(inner):
         for operand in inner.operands:
-            if isinstance(operand.owner, (ir.Operation, ir.OpView)) and _op(operand.owner) == loop:
+            owner = operation_of(operand.owner)
+            if owner is not None and owner == loop:
                 found.append(inner)
                 return ir.WalkResult.INTERRUPT
         return ir.WalkResult.ADVANCE

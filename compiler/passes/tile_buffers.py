@@ -11,14 +11,13 @@ of the actual size keeps the original buffer type, so no user changes).
 
 from __future__ import annotations
 
-from compiler.mlir import arith, ir, memref
+from compiler.mlir import arith, ir, memref, operation_of
 
 
 def _inside(value, loop) -> bool:
     """Whether ``value`` is defined inside ``loop`` (its body or anything nested)."""
     owner = value.owner
-    op = owner.owner if isinstance(owner, ir.Block) else owner
-    op = op.operation if isinstance(op, ir.OpView) else op
+    op = operation_of(owner.owner if isinstance(owner, ir.Block) else owner)
     while op is not None:
         if op == loop:
             return True

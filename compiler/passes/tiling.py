@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from compiler.mlir import ir
+from compiler.mlir import ir, operation_of
 from compiler.passes.registry import EmberPass, PassFailure, register, run_upstream
 from compiler.passes.transform_scripts import apply, clear_marks, module_of, script
 
@@ -95,9 +95,9 @@ def roots(fn) -> list:
     consumed = set()
     for op in ops:
         for operand in op.operands:
-            owner = operand.owner
-            if isinstance(owner, ir.OpView) or isinstance(owner, ir.Operation):
-                consumed.add(owner.operation if isinstance(owner, ir.OpView) else owner)
+            owner = operation_of(operand.owner)
+            if owner is not None:
+                consumed.add(owner)
     return [op for op in ops if op not in consumed]
 
 
@@ -107,11 +107,8 @@ def producers(op) -> list:
     while stack:
         current = stack.pop()
         for operand in current.operands:
-            owner = operand.owner
-            if not isinstance(owner, (ir.OpView, ir.Operation)):
-                continue
-            owner = owner.operation
-            if owner in seen or not is_linalg(owner):
+            owner = operation_of(operand.owner)
+            if owner is None or owner in seen or not is_linalg(owner):
                 continue
             seen.add(owner)
             out.append(owner)
@@ -147,7 +144,7 @@ def _users(op) -> set:
     for result in op.results:
         for use in result.uses:
             if use.owner.name != "tensor.dim":
-                out.add(use.owner.operation if isinstance(use.owner, ir.OpView) else use.owner)
+                out.add(operation_of(use.owner))
     return out
 
 
