@@ -329,10 +329,16 @@ class NativePool:
     shutdown included — each pool keeps one extra reference to itself."""
 
     def __init__(self, max_workers: int = MAX_WORKERS, spin_ns: int = SPIN_NS):
-        from compiler.backends.llvm_cpu.codegen import host_target, optimize, target_machine
+        from compiler.backends.llvm_cpu.codegen import host_target, target_machine
 
-        module = optimize(pool_ir(host_target().triple, max_workers, spin_ns), opt_level=2)
-        self._engine = llvm.create_mcjit_compiler(module, target_machine(2))
+        # Unoptimized, and code generation at -O0: 4 ms instead of 35 ms at -O2, paid by
+        # every process that runs a parallel kernel; the pool's paths are a few dozen
+        # instructions either way (benchmarks/parallel_split.py's 1-element row).
+        machine = target_machine(0)
+        module = llvm.parse_assembly(pool_ir(host_target().triple, max_workers, spin_ns))
+        module.triple, module.data_layout = machine.triple, str(machine.target_data)
+        module.verify()
+        self._engine = llvm.create_mcjit_compiler(module, machine)
         self._engine.finalize_object()
         self.run_address = self._engine.get_function_address("ember_pool_run")
         self.run = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)(self.run_address)

@@ -63,6 +63,7 @@ def lower_to_object(module: ir.Module, entry: str, contiguous: tuple[bool, ...] 
     signature = signature_of(entry_function(module, entry))
     scratch = _scratch(attrs, signature)
     _run_stages(lowered, "loops-to-llvm", entry)
+    _one_copy_of_the_kernel(lowered, abi.kernel_symbol(entry))
     arrays = [(t.rank, t.numpy_dtype.itemsize) for t in signature.inputs + signature.outputs]
     buffers = [(slots, np.dtype(dtype).itemsize) for slots, dtype in scratch]
     llvm_ir = translate_to_llvm_ir(lowered) + "\n" + abi.entry_wrapper_ir(entry, arrays, parallel, buffers)
@@ -72,6 +73,19 @@ def lower_to_object(module: ir.Module, entry: str, contiguous: tuple[bool, ...] 
     logs.log("perf", "%s: MLIR passes %.1f ms, LLVM O3 + codegen %.1f ms", entry,
              (mlir_done - start) * 1e3, (time.perf_counter() - mlir_done) * 1e3)
     return Lowered(object_code, llvm_ir, parallel, scratch)
+
+
+def _one_copy_of_the_kernel(module: ir.Module, symbol: str) -> None:
+    """The kernel's body is big (vectorized loops), and LLVM inlined a small one into
+    each of its wrappers — the C interface, the entry, the launcher's task
+    (runtime/abi.py) — each one more copy for O3 and code generation (mse's cold
+    compile: 65-76 ms of LLVM instead of 31-33). ``noinline`` keeps one copy, which
+    the wrappers call once per kernel call; its ``noalias`` arguments stay its own."""
+    with module.context:
+        for op in module.body.operations:
+            name = ir.StringAttr(op.attributes["sym_name"]).value if "sym_name" in op.attributes else ""
+            if name == symbol:
+                op.attributes["passthrough"] = ir.Attribute.parse('["noinline"]')
 
 
 def _scratch(attrs, signature) -> tuple:
