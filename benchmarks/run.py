@@ -310,7 +310,6 @@ def main(args) -> int:
 
     from compiler.backends import compile_graph
     from runtime import threads
-    from runtime.cache import ARTIFACTS
 
     blas = [v for v in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE") if v in os.environ]
     if blas:

@@ -160,10 +160,10 @@ def test_a_pool_outlives_every_python_reference():
     import gc
     import weakref
 
-    pool = threads.NativePool(max_workers=1, spin_ns=0)
+    pools = [threads.NativePool(max_workers=1, spin_ns=0)]
     rec = Recorder()
-    run_with_deadline(lambda: pool.run(rec.address, None, 2))
-    ref = weakref.ref(pool)
-    del pool
+    run_with_deadline(lambda: pools[0].run(rec.address, None, 2))
+    ref = weakref.ref(pools[0])
+    pools.clear()
     gc.collect()
     assert ref() is not None and rec.parts() == [0, 1]
