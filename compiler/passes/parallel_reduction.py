@@ -3,15 +3,18 @@
 ``sum``, ``mse``, ``max``... reduce a whole array into a 0-d output: no parallel loop,
 so ``ember-parallel-parts`` leaves them on one thread, which on a 2-core machine runs
 ``((x-y)**2).sum()`` over 16M floats at two thirds of torch.compile's speed. After
-``convert-linalg-to-loops`` such a kernel is ``out = init; for i: out = out (+) f(i)``.
-We give it two scratch arguments that the runtime allocates per call and every part
-shares — ``partials`` (one slot per part) and a zeroed ``counter`` — and rewrite it to:
+``convert-linalg-to-loops`` such a kernel is ``acc = init; for i: acc = acc (+) f(i)``,
+then perhaps a few scalar ops on the total (``mean`` divides it into the output). We
+give it two scratch arguments that the kernel's launcher allocates (zeroed, on its
+stack, per call; ``runtime/abi.py``) and every part of the call shares —
+``partials`` (one slot per part) and a ``counter`` — and rewrite it to:
 
     partials[part] = init
     for i in this part's contiguous block of the outer loop: partials[part] (+)= f(i)
     if atomic_add(counter, 1) == parts - 1:          # the last part to finish
-        out = init
-        for p in 0..parts: out = out (+) partials[p]
+        acc = init
+        for p in 0..parts: acc = acc (+) partials[p]
+        <the ops on the total>
 
 The atomic add is acquire-release, so the last part sees every other part's slot.
 The parts combine in a fixed order; the result is the same for a given number of
@@ -70,59 +73,60 @@ def _constant_index(value) -> int | None:
 
 @dataclass
 class _Reduction:
-    out: ir.Value  # the 0-d output argument
+    acc: ir.Value  # the 0-d accumulator: the output argument, or a buffer (mean's sum)
     init: object  # the memref.store of the initial value, before the loop
     loop: object  # the outer scf.for
     combiner: object  # the op folding one value into the accumulator
+    finish: list  # ops after the loop that read the total (mean's division, its store)
 
 
-def _uses_inside(value, loop, besides) -> list | None:
-    """Ops nested in ``loop`` using ``value``; None if an op other than ``besides``
-    outside the loop uses it too."""
-    inside = []
-    for use in value.uses:
-        op = operation_of(use.owner)
-        if op == besides:
-            continue
-        ancestor = op
-        while ancestor is not None and ancestor != loop:
-            ancestor = ancestor.parent if ancestor.name != "func.func" else None
-        if ancestor is None:
-            return None
-        inside.append(op)
-    return inside
+_FINISH_OK = ("arith.", "memref.load", "memref.store")
+
+
+def _nested_in(op, loop) -> bool:
+    while op is not None and op != loop:
+        op = op.parent if op.name != "func.func" else None
+    return op is not None
 
 
 def _match(fn) -> _Reduction | None:
-    """``fn`` as ``store init -> out[]; scf.for { ... out[] = out[] (+) v ... }``, or None."""
+    """``fn`` as ``acc[] = init; scf.for { ... acc[] = acc[] (+) v ... }; finish``, or None."""
     body = [op.operation for op in fn.regions[0].blocks[0].operations]
     loops = [op for op in body if op.name == "scf.for"]
-    stores = [op for op in body if op.name == "memref.store"]
-    rest = [op for op in body if op not in loops + stores and not op.name.startswith(_SERIAL_OK)]
-    if len(loops) != 1 or len(stores) != 1 or rest or body.index(stores[0]) > body.index(loops[0]):
+    if len(loops) != 1:
         return None
-    loop, init = loops[0], stores[0]
-    out = init.operands[1]
-    if not isinstance(out.type, ir.MemRefType) or out.type.rank != 0 or not isinstance(out.owner, ir.Block):
+    loop = loops[0]
+    before, after = body[:body.index(loop)], body[body.index(loop) + 1:-1]
+    stores = [op for op in before if op.name == "memref.store"]
+    if len(stores) != 1 or any(op not in stores and not op.name.startswith(_SERIAL_OK) for op in before):
+        return None
+    finish = [op for op in after if op.name != "memref.dealloc"]
+    if not all(op.name.startswith(_FINISH_OK) for op in finish):
+        return None
+    init = stores[0]
+    acc = init.operands[1]
+    if not isinstance(acc.type, ir.MemRefType) or acc.type.rank != 0:
         return None
     if _constant_index(loop.operands[0]) != 0 or _constant_index(loop.operands[2]) != 1:
         return None
-    inside = _uses_inside(out, loop, init)
-    if inside is None:
+    users = [operation_of(use.owner) for use in acc.uses]
+    inside = [op for op in users if _nested_in(op, loop)]
+    outside = [op for op in users if op not in inside and op != init]
+    if not all(op in after and op.name in ("memref.load", "memref.dealloc") for op in outside):
         return None
     loads = [op for op in inside if op.name == "memref.load"]
     writes = [op for op in inside if op.name == "memref.store"]
-    if len(writes) != 1 or len(loads) + 1 != len(inside):
+    if len(writes) != 1 or len(loads) != 1 or len(inside) != 2:
         return None
     combiner = operation_of(writes[0].operands[0].owner)
     if combiner is None or combiner.name not in COMBINERS:
         return None
     reads = {operation_of(o.owner) for o in combiner.operands} - {None}
-    if len(loads) != 1 or loads[0] not in reads or len(list(loads[0].results[0].uses)) != 1:
+    if loads[0] not in reads or len(list(loads[0].results[0].uses)) != 1:
         return None
     if not _is_identity(combiner.name, init.operands[0]):
         return None
-    return _Reduction(out, init, loop, combiner)
+    return _Reduction(acc, init, loop, combiner, finish)
 
 
 def _index(value: int):
@@ -130,7 +134,7 @@ def _index(value: int):
 
 
 def _rewrite(fn, r: _Reduction) -> None:
-    element = ir.MemRefType(r.out.type).element_type
+    element = ir.MemRefType(r.acc.type).element_type
     partials, counter, part, parts = add_arguments(fn, [
         ir.MemRefType.get([MAX_PARTS], element), ir.MemRefType.get([1], ir.IntegerType.get_signless(64)),
         ir.IndexType.get(), ir.IndexType.get()])
@@ -138,9 +142,9 @@ def _rewrite(fn, r: _Reduction) -> None:
         view_type = ir.MemRefType.get([], element, ir.Attribute.parse("strided<[], offset: ?>"))
         mine = memref.ReinterpretCastOp(view_type, partials, [part], [], [], [ir.ShapedType.get_dynamic_stride_or_offset()],
                                         [], []).result
-    for use in list(r.out.uses):  # the accumulator becomes this part's slot
+    for use in list(r.acc.uses):  # the accumulator becomes this part's slot
         op = operation_of(use.owner)
-        if op == r.init or op.name in ("memref.load", "memref.store"):
+        if op == r.init or _nested_in(op, r.loop):
             op.operands[use.operand_number] = mine
     with ir.InsertionPoint(r.loop), r.loop.location:  # this part's block of the outer loop
         n = r.loop.operands[1]
@@ -160,16 +164,18 @@ def _merge_when_last(r: _Reduction, partials, counter, parts) -> None:
         last = arith.cmpi(arith.CmpIPredicate.eq, old, arith.index_cast(i64, arith.subi(parts, one)))
         branch = scf.IfOp(last)
         with ir.InsertionPoint(branch.then_block):
-            memref.StoreOp(r.init.operands[0], r.out, [])
+            memref.StoreOp(r.init.operands[0], r.acc, [])
             loop = scf.ForOp(zero, parts, one)
             with ir.InsertionPoint(loop.body):
-                acc = memref.LoadOp(r.out, []).result
+                acc = memref.LoadOp(r.acc, []).result
                 value = memref.LoadOp(partials, [loop.induction_variable]).result
                 combined = r.combiner.clone(ip=ir.InsertionPoint.current)
                 combined.operands[0], combined.operands[1] = acc, value
-                memref.StoreOp(combined.results[0], r.out, [])
+                memref.StoreOp(combined.results[0], r.acc, [])
                 scf.YieldOp([])
-            scf.YieldOp([])
+            done = scf.YieldOp([])
+        for op in r.finish:  # what reads the total runs once, on the total
+            op.move_before(done)
 
 
 def split_reduction(fn) -> bool:

@@ -87,3 +87,41 @@ func.func @not_the_identity(%x: memref<?xf32> {llvm.noalias}, %out: memref<f32> 
   }
   return
 }
+
+// A mean: the sum accumulates in a buffer and is divided into the output after the
+// loop. The division runs once, on the combined total, in the last part; every part
+// frees its own buffer.
+// CHECK-LABEL: func.func @mean
+// CHECK: %[[BUF:.*]] = memref.alloc()
+// CHECK: scf.for
+// CHECK: memref.atomic_rmw
+// CHECK: scf.if
+// CHECK: memref.store %{{.*}}, %[[BUF]][]
+// CHECK: scf.for
+// CHECK: arith.sitofp
+// CHECK-NEXT: %[[TOTAL:.*]] = memref.load %[[BUF]][]
+// CHECK-NEXT: %[[MEAN:.*]] = arith.divf %[[TOTAL]]
+// CHECK-NEXT: memref.store %[[MEAN]], %arg1[]
+// CHECK-NEXT: }
+// CHECK-NEXT: memref.dealloc %[[BUF]]
+func.func @mean(%x: memref<?xf32> {llvm.noalias}, %out: memref<f32> {llvm.noalias}) attributes {ember.num_outputs = 1 : i64, ember.parallel = false} {
+  %c1 = arith.constant 1 : index
+  %c0 = arith.constant 0 : index
+  %init = arith.constant -0.000000e+00 : f32
+  %buf = memref.alloc() : memref<f32>
+  memref.store %init, %buf[] : memref<f32>
+  %n = memref.dim %x, %c0 : memref<?xf32>
+  scf.for %i = %c0 to %n step %c1 {
+    %a = memref.load %x[%i] : memref<?xf32>
+    %acc = memref.load %buf[] : memref<f32>
+    %r = arith.addf %acc, %a : f32
+    memref.store %r, %buf[] : memref<f32>
+  }
+  %ni = arith.index_cast %n : index to i64
+  %nf = arith.sitofp %ni : i64 to f32
+  %total = memref.load %buf[] : memref<f32>
+  %mean = arith.divf %total, %nf : f32
+  memref.store %mean, %out[] : memref<f32>
+  memref.dealloc %buf : memref<f32>
+  return
+}
