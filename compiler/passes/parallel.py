@@ -28,8 +28,8 @@ from compiler.passes.signature import add_arguments, sync_signature
 from compiler.passes.tiling import functions
 
 PARALLEL_ATTR = "ember.parallel"
-_SERIAL_OK = ("arith.", "memref.dim", "memref.alloc", "memref.dealloc", "affine.apply",
-              "affine.min", "affine.max", "index.", "func.return")
+BOOKKEEPING_OPS = ("arith.", "memref.dim", "memref.alloc", "memref.dealloc", "affine.apply",  # cheap set-up
+                   "affine.min", "affine.max", "index.", "func.return")
 
 
 def _only_loop(fn):
@@ -40,7 +40,7 @@ def _only_loop(fn):
         return None
     for op in block.operations:
         name = op.operation.name
-        if op.operation != loops[0] and not name.startswith(_SERIAL_OK):
+        if op.operation != loops[0] and not name.startswith(BOOKKEEPING_OPS):
             return None
     return loops[0]
 

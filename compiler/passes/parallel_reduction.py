@@ -28,12 +28,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from compiler.mlir import arith, ir, memref, operation_of, scf
-from compiler.passes.parallel import PARALLEL_ATTR, _SERIAL_OK
+from compiler.passes.parallel import PARALLEL_ATTR, BOOKKEEPING_OPS
 from compiler.passes.registry import EmberPass, register
 from compiler.passes.signature import add_arguments, sync_signature
 from compiler.passes.tiling import functions
 
-SCRATCH_ATTR = "ember.scratch"  # [partials slots, counter slots]: what the runtime allocates
+SCRATCH_ATTR = "ember.scratch"  # [partials slots, counter slots]: what the launcher allocates
 MAX_PARTS = 256  # partials slots: the runtime never splits such a kernel into more parts
 INF = float("inf")
 # combiner -> its identity: floats as Python floats, integers as functions of the bit width
@@ -98,7 +98,7 @@ def _match(fn) -> _Reduction | None:
     loop = loops[0]
     before, after = body[:body.index(loop)], body[body.index(loop) + 1:-1]
     stores = [op for op in before if op.name == "memref.store"]
-    if len(stores) != 1 or any(op not in stores and not op.name.startswith(_SERIAL_OK) for op in before):
+    if len(stores) != 1 or any(op not in stores and not op.name.startswith(BOOKKEEPING_OPS) for op in before):
         return None
     finish = [op for op in after if op.name != "memref.dealloc"]
     if not all(op.name.startswith(_FINISH_OK) for op in finish):
