@@ -50,6 +50,13 @@ def num_threads() -> int:
             return max(1, int(value))
         except ValueError:
             raise ValueError(f"EMBER_NUM_THREADS must be an integer, got {value!r}") from None
+    return _cores()
+
+
+@functools.cache
+def _cores() -> int:
+    """The cores this process may run on, read once: ``num_threads`` runs on every
+    parallel kernel call, and the affinity mask is a system call."""
     if hasattr(os, "sched_getaffinity"):
         return max(1, len(os.sched_getaffinity(0)))
     return os.cpu_count() or 1

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from compiler.mlir import ir, operation_of
 from compiler.passes.registry import EmberPass, PassFailure, register, run_upstream
+from compiler.passes.sibling_loops import fuse_sibling_loops
 from compiler.passes.transform_scripts import apply, clear_marks, module_of, script
 
 ROOT_MARK = "ember.tile_root"
@@ -252,8 +253,6 @@ class EmberTile(EmberPass):
     tile_bytes: int = 256 * 1024
 
     def run(self, module):
-        from compiler.passes.sibling_loops import fuse_sibling_loops
-
         for fn in functions(module):
             found = roots(fn)
             rows = shared_tile_rows(found, self.tile_bytes)
