@@ -48,7 +48,7 @@ def call_source(signature, trusted_shapes: list | None = None) -> str:
         "    if found is None:",
         f"        found = variant(({layout}))",
         "    if found[0].parallel:",
-        f"        run_parallel(found[1], ({arrays},))",
+        f"        found[1]({arrays}, parts_for(({arrays},)))",  # the launcher: all parts, one call
         "    else:",
         f"        found[1]({arrays})",
         f"    return ({''.join(o + ', ' for o in outs)})",
@@ -58,7 +58,7 @@ def call_source(signature, trusted_shapes: list | None = None) -> str:
 
 def make_call(signature, namespace: dict, trusted_shapes: list | None = None):
     """The generated call function; ``namespace`` supplies bad, shape_cache,
-    output_shapes, variants, variant and run_parallel."""
+    output_shapes, variants, variant and parts_for."""
     scope = dict(namespace, ndarray=np.ndarray, empty=np.empty)
     scope.update({f"IN{i}": t.numpy_dtype for i, t in enumerate(signature.inputs)})
     scope.update({f"OUT{j}": t.numpy_dtype for j, t in enumerate(signature.outputs)})

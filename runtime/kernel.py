@@ -57,7 +57,7 @@ class Kernel:
         self._call = self._call_trusted = self._call_generic
         if abi.fast_entry_supported:
             namespace = {"bad": self._reject, "shape_cache": self._shape_cache, "output_shapes": self._shapes_for,
-                         "variants": self._variants, "variant": self.variant, "run_parallel": self._run_parallel}
+                         "variants": self._variants, "variant": self.variant, "parts_for": threads.parts_for}
             self._call = self._call_trusted = binder.make_call(signature, namespace)
             if all(t.is_static for t in signature.inputs):
                 shapes = self._shapes_for(tuple(t.shape for t in signature.inputs))
@@ -114,11 +114,6 @@ class Kernel:
                     d is not DYN and d != s for d, s in zip(t.shape, a.shape)):
                 self._reject(i, a)
         return list(arrays)
-
-    @staticmethod
-    def _run_parallel(launch, arrays) -> None:
-        """One call of the kernel's launcher, which runs its parts on the worker pool."""
-        launch(*arrays, threads.parts_for(arrays))
 
     def _call_generic(self, *arrays) -> tuple[np.ndarray, ...]:
         """The call path through ctypes descriptors, where the fast entry is unsupported."""
