@@ -210,9 +210,10 @@ def run_worker(kind, names, scale, target, threads, notes):
 # ----------------------------------------------------------------------------- the in-process columns
 
 
-def measure_in_process(w, scale, target, notes, compile_ms, kernels) -> dict:
-    """NumPy, NumPy ``out=`` and Ember for one workload. Ember is compiled on the first
-    round only (cold: empty caches; warm: memory cleared, loaded from the disk cache)."""
+def measure_in_process(w, scale, target, notes, compile_ms, kernels) -> tuple[dict, int]:
+    """NumPy, NumPy ``out=`` and Ember for one workload, and the bytes it moves. Ember is
+    compiled on the first round only (cold: empty caches; warm: memory cleared, loaded
+    from the disk cache)."""
     from compiler.backends import compile_graph
     from runtime.cache import ARTIFACTS
 
@@ -245,9 +246,8 @@ def measure_in_process(w, scale, target, notes, compile_ms, kernels) -> dict:
     kernel = kernels[w.name]
     res["ember"] = (run_one("ember", lambda: kernel, reference, w, inputs, target, notes,
                             unwrap=lambda r: r[0]) if kernel is not None else Result(status="ERR"))
-    res["moved"] = (inputs, reference)
     print(" done", flush=True)
-    return res
+    return res, w.bytes_moved(inputs, reference)
 
 
 def merge_best(cells: dict, measured: dict) -> None:
@@ -340,8 +340,7 @@ def main(args) -> int:
         if args.rounds > 1:
             print(f" round {round_no + 1} of {args.rounds}", flush=True)
         for w in selected:
-            measured = measure_in_process(w, scale, target, notes, compile_ms, kernels)
-            moved[w.name] = w.bytes_moved(*measured.pop("moved"))
+            measured, moved[w.name] = measure_in_process(w, scale, target, notes, compile_ms, kernels)
             merge_best(results.setdefault(w.name, {}), measured)
         for kind, skip in (("numba", args.no_numba), ("torch", args.no_torch)):
             if skip:
