@@ -1,7 +1,28 @@
 """Global settings (per-function ones go in ``compile(..., options={...})``)."""
 
+import sys
+import types
+
+from runtime import threads
+
 recompile_limit = 8  # entries per code object before further misses run in CPython
 
-# Worker threads a parallel kernel call splits into (like torch.set_num_threads). None:
-# the EMBER_NUM_THREADS environment variable, else the cores this process may run on.
-num_threads: int | None = None
+
+class _Config(types.ModuleType):
+    """This module's class: ``num_threads`` is a property, so that reading and setting
+    it reads and sets the runtime's own setting (the runtime runs the threads, and
+    must not import the compiler to find out how many)."""
+
+    @property
+    def num_threads(self) -> int | None:
+        """Worker threads a parallel kernel call splits into (like torch.set_num_threads).
+        None: the EMBER_NUM_THREADS environment variable, else the cores this process
+        may run on."""
+        return threads.configured_threads()
+
+    @num_threads.setter
+    def num_threads(self, value: int | None) -> None:
+        threads.set_num_threads(value)
+
+
+sys.modules[__name__].__class__ = _Config

@@ -26,7 +26,6 @@ from torch_mlir.dialects import (  # noqa: F401  (re-exported)
     transform,
 )
 from torch_mlir.dialects.transform import interpreter as transform_interpreter  # noqa: F401
-from torch_mlir.dialects._ods_common import _cext  # noqa: F401  (dialect registration hooks)
 
 BINDINGS_DISTRIBUTION = "torch-mlir"
 
@@ -37,6 +36,73 @@ def operation_of(owner):
     if isinstance(owner, ir.OpView):
         return owner.operation
     return owner if isinstance(owner, ir.Operation) else None
+
+
+def walk_ops(op) -> list[ir.Operation]:
+    """Every op nested in ``op`` and ``op`` itself, in the order of MLIR's walk
+    (post-order); collected first, so the caller may change or erase them."""
+    found = []
+
+    def visit(inner):
+        found.append(inner.operation)
+        return ir.WalkResult.ADVANCE
+
+    op.operation.walk(visit)
+    return found
+
+
+def collect(op, predicate) -> list[ir.Operation]:
+    """The ops of ``walk_ops(op)`` for which ``predicate(op)`` holds."""
+    return [inner for inner in walk_ops(op) if predicate(inner)]
+
+
+class NoSuchFunction(LookupError, ValueError):
+    """A module has no ``func.func`` of the name asked for."""
+
+
+def symbol_name(op) -> str:
+    return ir.StringAttr(op.attributes["sym_name"]).value
+
+
+def functions(module, declarations: bool = False) -> list[ir.Operation]:
+    """The ``func.func`` ops at the top of ``module`` (an ``ir.Module`` or its op);
+    definitions only unless ``declarations`` (a declaration has no body to work on)."""
+    return [op.operation for op in module.operation.regions[0].blocks[0].operations
+            if op.operation.name == "func.func" and (declarations or len(op.operation.regions[0].blocks))]
+
+
+def function_named(module, name: str | None = None) -> ir.Operation:
+    """The ``func.func`` of ``module`` called ``name`` (the first one when None)."""
+    funcs = functions(module, declarations=True)
+    if not funcs:
+        raise NoSuchFunction("module has no func.func")
+    if name is None:
+        return funcs[0]
+    for fn in funcs:
+        if symbol_name(fn) == name:
+            return fn
+    raise NoSuchFunction(f"no function @{name} in module (has {', '.join('@' + symbol_name(f) for f in funcs)})")
+
+
+def load_python_dialect(dialect: type, context: ir.Context) -> None:
+    """Register a dialect defined in Python (an ``ext.Dialect`` subclass) in ``context``.
+
+    The bindings have no public call for this: the IRDL definition is emitted and
+    loaded, then each op class is registered with the bindings' private hooks so that
+    parsed ops come back as our Python classes. This function is the only user of
+    those private APIs, so a bindings upgrade that moves them breaks one place.
+    """
+    from torch_mlir.dialects._ods_common import _cext
+
+    with context, ir.Location.unknown():
+        definition = ir.Module.create()
+        with ir.InsertionPoint(definition.body):
+            dialect._emit_dialect()
+        irdl.load_dialects(definition)
+        for cls in dialect.operations:
+            cls._attach_traits()
+            _cext.register_operation(dialect, replace=True)(cls)
+    _cext.globals._register_dialect_impl(dialect.DIALECT_NAMESPACE, dialect, replace=True)
 
 
 def capi_library_path() -> str:
@@ -58,16 +124,8 @@ def bindings_version() -> str:
 
 def non_llvm_ops(module: ir.Module) -> list[str]:
     """Names of ops that the LLVM IR translation cannot handle."""
-    found: set[str] = set()
-
-    def visit(op):
-        name = op.operation.name
-        if not (name.startswith("llvm.") or name == "builtin.module"):
-            found.add(name)
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit)
-    return sorted(found)
+    return sorted({op.name for op in walk_ops(module)
+                   if not (op.name.startswith("llvm.") or op.name == "builtin.module")})
 
 
 def translate_to_llvm_ir(module: ir.Module) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from compiler.dialects.types import DYN
+from runtime.abi import DYN
 
 
 def _check_line(i: int, t) -> str:
@@ -60,8 +60,8 @@ def make_call(signature, namespace: dict, trusted_shapes: list | None = None):
     """The generated call function; ``namespace`` supplies bad, shape_cache,
     output_shapes, variants, variant and parts_for."""
     scope = dict(namespace, ndarray=np.ndarray, empty=np.empty)
-    scope.update({f"IN{i}": t.numpy_dtype for i, t in enumerate(signature.inputs)})
-    scope.update({f"OUT{j}": t.numpy_dtype for j, t in enumerate(signature.outputs)})
+    scope.update({f"IN{i}": t.dtype for i, t in enumerate(signature.inputs)})
+    scope.update({f"OUT{j}": t.dtype for j, t in enumerate(signature.outputs)})
     source = call_source(signature, trusted_shapes)
     exec(compile(source, f"<ember call {signature.name}>", "exec"), scope)
     call = scope["call"]

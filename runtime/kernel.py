@@ -1,8 +1,7 @@
 """A compiled Ember graph as a Python callable over NumPy arrays.
 
-The kernel's C interface (``_mlir_ciface_<name>``) takes one memref descriptor
-pointer per input, then one per output (destination passing, see
-``compiler/passes/bufferize.py``). A call checks the inputs against the graph's
+The kernel takes its inputs, then its outputs (destination passing), as
+``runtime/abi.py`` describes. A call checks the inputs against the graph's
 signature, picks the code variant compiled for its inputs' layouts, allocates the
 outputs as ordinary NumPy arrays the caller then owns (their shapes from the graph's
 shape program, memoized per input shapes), and makes one foreign call; ctypes
@@ -18,8 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from compiler.dialects.types import DYN, TensorType
 from runtime import abi, binder, threads
+from runtime.abi import DYN, ArraySpec
 from runtime.loader import LoadedObject
 from runtime.memref import descriptor, descriptor_type
 
@@ -27,8 +26,8 @@ from runtime.memref import descriptor, descriptor_type
 @dataclass(frozen=True)
 class Signature:
     name: str
-    inputs: tuple[TensorType, ...]
-    outputs: tuple[TensorType, ...]
+    inputs: tuple[ArraySpec, ...]
+    outputs: tuple[ArraySpec, ...]
 
 
 @dataclass(frozen=True)
@@ -36,8 +35,17 @@ class Variant:
     """One compiled specialization of a kernel (see ``Kernel``)."""
 
     loaded: LoadedObject
-    parallel: bool  # takes (part, parts): see compiler/passes/parallel.py
-    scratch: tuple = ()  # (slots, dtype) per scratch buffer it takes after the outputs (runtime/abi.py)
+    parallel: bool  # takes (part, parts): abi.PARALLEL_ATTR
+    scratch: tuple = ()  # (slots, dtype) per scratch buffer it takes after the outputs (abi.scratch_buffers)
+
+
+def load_variant(object_code: bytes, meta: dict) -> Variant:
+    """Link object code into this process as a variant; ``meta`` is what was stored
+    beside it: ``parallel`` (bool) and ``scratch`` (``[slots, dtype]`` per buffer)."""
+    if meta["parallel"]:
+        threads.register_symbols()  # its launcher calls the worker pool
+    return Variant(LoadedObject(object_code), meta["parallel"],
+                   tuple((slots, np.dtype(dtype)) for slots, dtype in meta.get("scratch", ())))
 
 
 class Kernel:
@@ -90,7 +98,7 @@ class Kernel:
             ranks += [1] * len(variant.scratch)
             argtypes = [ctypes.POINTER(descriptor_type(rank)) for rank in ranks]
             argtypes += [ctypes.c_int64, ctypes.c_int64] if variant.parallel else []  # part, parts
-            address = variant.loaded.address(f"_mlir_ciface_{abi.kernel_symbol(name)}")
+            address = variant.loaded.address(abi.c_interface_name(name))
         return ctypes.CFUNCTYPE(None, *argtypes)(address)
 
     @property
@@ -109,9 +117,9 @@ class Kernel:
 
     def _check(self, arrays) -> list[np.ndarray]:
         sig = self.signature
-        for i, (a, t) in enumerate(zip(arrays, sig.inputs)):
-            if not isinstance(a, np.ndarray) or a.dtype != t.numpy_dtype or a.ndim != t.rank or any(
-                    d is not DYN and d != s for d, s in zip(t.shape, a.shape)):
+        for i, (a, t) in enumerate(zip(arrays, sig.inputs, strict=True)):
+            if not isinstance(a, np.ndarray) or a.dtype != t.dtype or a.ndim != t.rank or any(
+                    d is not DYN and d != s for d, s in zip(t.shape, a.shape, strict=True)):
                 self._reject(i, a)
         return list(arrays)
 
@@ -120,7 +128,7 @@ class Kernel:
         inputs = self._check(arrays)
         key = tuple(a.shape for a in inputs)
         shapes = self._shape_cache.get(key) or self._shapes_for(key)
-        outputs = [np.empty(shape, t.numpy_dtype) for shape, t in zip(shapes, self.signature.outputs)]
+        outputs = [np.empty(shape, t.dtype) for shape, t in zip(shapes, self.signature.outputs, strict=True)]
         variant, function = self.variant(tuple(a.flags.c_contiguous for a in inputs))
         scratch = [np.zeros(slots, dtype) for slots, dtype in variant.scratch]
         descriptors = [ctypes.byref(descriptor(a)) for a in inputs + outputs + scratch]

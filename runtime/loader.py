@@ -8,13 +8,12 @@ as any function from it is in use.
 
 from __future__ import annotations
 
-import functools
 import threading
 
 import llvmlite.binding as llvm
 
-from compiler.backends.llvm_cpu import blas
-from compiler.backends.llvm_cpu.codegen import target_machine
+from runtime import blas_symbols
+from runtime.target import new_target_machine
 
 _lock = threading.Lock()
 
@@ -23,15 +22,20 @@ class LoadedObject:
     """One object file linked into the process; ``address(name)`` of its functions."""
 
     def __init__(self, object_code: bytes):
-        blas.register_symbols()
+        blas_symbols.register_symbols()
         with _lock:
-            self._engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), target_machine())
+            self._engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), new_target_machine())
             self._engine.add_object_file(llvm.ObjectFileRef.from_data(object_code))
             self._engine.finalize_object()
+        # Per instance, not functools.cache on the method: that cache would hold every
+        # LoadedObject (its ``self`` key) and so its engine and code forever.
+        self._addresses: dict[str, int] = {}
 
-    @functools.cache
     def address(self, name: str) -> int:
-        addr = self._engine.get_function_address(name)
-        if not addr:
-            raise LookupError(f"symbol {name!r} not found in the loaded object")
+        addr = self._addresses.get(name)
+        if addr is None:
+            addr = self._engine.get_function_address(name)
+            if not addr:
+                raise LookupError(f"symbol {name!r} not found in the loaded object")
+            self._addresses[name] = addr
         return addr

@@ -29,12 +29,15 @@ class DumpFilter:
     after_all: bool = False
     before: tuple[str, ...] = ()
     after: tuple[str, ...] = ()
+    after_failure: bool = False  # the dump MLIR prints after a pass that failed
 
     @property
     def enabled(self) -> bool:
-        return self.before_all or self.after_all or bool(self.before) or bool(self.after)
+        return self.before_all or self.after_all or bool(self.before) or bool(self.after) or self.after_failure
 
     def keeps(self, when: str, pass_name: str, argument: str) -> bool:
+        if self.after_failure and when == "After" and pass_name.endswith(" Failed"):
+            return True
         everything, names = (self.before_all, self.before) if when == "Before" else (self.after_all, self.after)
         return everything or argument in names or pass_name in names
 

@@ -11,7 +11,7 @@ import re
 import sys
 
 from compiler.mlir import capi_library_path, ir, passmanager
-from compiler.passes.registry import UPSTREAM_LIST
+from compiler.passes.registry import upstream_list
 
 # Short names the byte scan can miss (their strings sit next to other text).
 SEEDS = {"cse", "canonicalize", "inline", "sccp", "symbol-dce", "mem2reg", "sroa", "print-ir",
@@ -37,9 +37,9 @@ def _is_pass(name: str) -> bool:
 def main() -> int:
     with ir.Context():
         names = sorted(n for n in _candidates() if _is_pass(n))
-    with open(UPSTREAM_LIST, "w") as f:
-        f.write("\n".join(names) + "\n")
-    print(f"{len(names)} upstream passes -> {UPSTREAM_LIST}")
+    target = upstream_list()  # the file in this source tree
+    target.write_text("\n".join(names) + "\n")
+    print(f"{len(names)} upstream passes -> {target}")
     return 0
 
 

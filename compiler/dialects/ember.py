@@ -29,7 +29,7 @@ import numpy as np
 
 from compiler.dialects import ops
 from compiler.dialects.types import TensorType, mlir_element_type
-from compiler.mlir import _cext, ext, ir, irdl
+from compiler.mlir import ext, ir, load_python_dialect
 
 
 class Ember(ext.Dialect, name="ember"):
@@ -68,15 +68,7 @@ def load(context: ir.Context | None = None) -> None:
     context = context or ir.Context.current
     if context.is_dialect_loaded(Ember.DIALECT_NAMESPACE):
         return
-    with context, ir.Location.unknown():
-        definition = ir.Module.create()
-        with ir.InsertionPoint(definition.body):
-            Ember._emit_dialect()
-        irdl.load_dialects(definition)
-        for cls in Ember.operations:
-            cls._attach_traits()
-            _cext.register_operation(Ember, replace=True)(cls)
-    _cext.globals._register_dialect_impl(Ember.DIALECT_NAMESPACE, Ember, replace=True)
+    load_python_dialect(Ember, context)
 
 
 def new_context() -> ir.Context:

@@ -27,7 +27,7 @@ import numpy as np
 
 from compiler.dialects import ember, ops
 from compiler.dialects.types import DYN, TensorType
-from compiler.mlir import ir
+from compiler.mlir import function_named, ir, symbol_name
 
 
 class InterpreterError(RuntimeError):
@@ -166,10 +166,7 @@ def _slice(x, attrs, out):
     """
     index = []
     for axis, (size, start, step, length) in enumerate(zip(x.shape, attrs["starts"], attrs["steps"], out.shape)):
-        first = start + size if start < 0 else start
-        last = first + (length - 1) * step
-        if length > 0 and not (0 <= first < size and 0 <= last < size):
-            raise ValueError(f"dimension {axis}: {length} elements from {start} by {step} leave the size {size}")
+        first = ops.slice_first(axis, size, start, step, length)
         stop = first + length * step
         index.append(slice(first, None if stop < 0 else stop, step))
     return x[tuple(index)]
@@ -238,7 +235,7 @@ def run(module, *arrays, entry: str | None = None) -> tuple:
             module = ir.Module.parse(module)
     operation = module.operation if hasattr(module, "operation") else module
     with operation.context:
-        fn = _find_function(operation, entry)
+        fn = function_named(operation, entry)
         block = fn.regions[0].blocks[0]
         env: dict = dict(zip(block.arguments, _check_inputs(fn, block, arrays)))
         with np.errstate(all="ignore"), warnings.catch_warnings():
@@ -248,30 +245,13 @@ def run(module, *arrays, entry: str | None = None) -> tuple:
                 if name == "func.return":
                     return tuple(_copy(env[v]) for v in op.operands)
                 _step(op.operation, env)
-    raise InterpreterError(f"function @{_sym_name(fn)} has no func.return")
-
-
-def _find_function(operation, entry):
-    funcs = [op.operation for op in operation.regions[0].blocks[0].operations
-             if op.operation.name == "func.func"]
-    if not funcs:
-        raise ValueError("module has no func.func")
-    if entry is None:
-        return funcs[0]
-    for fn in funcs:
-        if _sym_name(fn) == entry:
-            return fn
-    raise ValueError(f"no function @{entry} in module (has {', '.join('@' + _sym_name(f) for f in funcs)})")
-
-
-def _sym_name(fn) -> str:
-    return ir.StringAttr(fn.attributes["sym_name"]).value
+    raise InterpreterError(f"function @{symbol_name(fn)} has no func.return")
 
 
 def _check_inputs(fn, block, arrays) -> list:
     """Arguments as NumPy arrays, after checking them against the argument types."""
     types = [a.type for a in block.arguments]
-    name = _sym_name(fn)
+    name = symbol_name(fn)
     if len(arrays) != len(types):
         raise ValueError(f"@{name} takes {len(types)} arguments, got {len(arrays)}")
     values = []

@@ -174,6 +174,17 @@ def slice_length(size: int, start: int, step: int) -> int:
     return len(range(size)[slice(start, None, step)])
 
 
+def slice_first(axis: int, size: int, start: int, step: int, length: int) -> int:
+    """Where ``length`` elements from ``start`` (counted from the end when negative)
+    by ``step`` begin along dimension ``axis`` of ``size``; TypeRuleError when any of
+    them falls outside the dimension."""
+    first = start + size if start < 0 else start
+    last = first + (length - 1) * step
+    _require(length == 0 or (0 <= first < size and 0 <= last < size),
+             f"dimension {axis}: {length} elements from {start} by {step} leave the size {size}")
+    return first
+
+
 def _slice_rule(x, attrs, result):
     starts, steps = attrs["starts"], attrs["steps"]
     _require(len(starts) == x.rank and len(steps) == x.rank,
@@ -181,12 +192,8 @@ def _slice_rule(x, attrs, result):
     _require(result.dtype == x.dtype and result.rank == x.rank, f"slice result {result} does not fit {x}")
     for i, (d, start, step, out) in enumerate(zip(x.shape, starts, steps, result.shape)):
         _require(step != 0, f"step of dimension {i} is zero")
-        if d is DYN or out is DYN or out == 0:
-            continue
-        first = start + d if start < 0 else start
-        last = first + (out - 1) * step
-        _require(0 <= first < d and 0 <= last < d,
-                 f"dimension {i}: {out} elements from {start} by {step} leave the size {d}")
+        if d is not DYN and out is not DYN:
+            slice_first(i, d, start, step, out)
     return result
 
 

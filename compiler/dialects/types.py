@@ -14,8 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from compiler.mlir import ir
-
-DYN = None
+from runtime.abi import DYN  # the runtime's marker, so a signature needs no translating of sizes
 
 # Ember element type name -> NumPy dtype. Integers are signed (MLIR signless, read as signed).
 NUMPY_DTYPES = {

@@ -2,9 +2,10 @@
 
 An entry is one generated function with the *same parameters as the user's
 function*, so Python itself binds positional, keyword and default arguments. Its
-body checks the guards (cheapest first), fetches the graph's inputs through their
-sources, calls the compiled graph, replays the side effects the traced code had on
-outside objects, and rebuilds the return value from graph outputs and constants::
+body checks the guards (in installation order, so a container's length is checked
+before its elements are read), fetches the graph's inputs through their sources,
+calls the compiled graph, replays the side effects the traced code had on outside
+objects, and rebuilds the return value from graph outputs and constants::
 
     def entry(x, y):
         if not (type(x) is OBJ0 and x.dtype is OBJ1 and x.shape == (8,) and ...):

@@ -1,5 +1,11 @@
 """``compile()``: the wrapper whose calls go through the guarded cache.
 
+The name follows TorchDynamo's ``eval_frame.py``, but Ember installs no frame
+evaluation hook (PEP 523): that needs C, and Ember is pure Python. Only calls that
+go through the wrapper ``compile()`` returns are compiled; a frame the user reaches
+another way (the plain function, a callee of a compiled function that is not
+inlined) runs in CPython as usual.
+
 A call tries the entries cached for the function's code object (most recent first);
 each is generated code that checks its guards and, when they hold, runs the
 compiled graph. A miss traces the call (``convert_frame``) and adds an entry. Past
@@ -126,7 +132,7 @@ def _compile_callable(fn, options: Options):
         return types.MethodType(_compile_callable(fn.__func__, options), fn.__self__)
     if isinstance(fn, types.FunctionType):
         return CompiledFunction(fn, options)
-    call = getattr(type(fn), "__call__", None)
+    call = getattr(type(fn), "__call__", None)  # noqa: B004  (the class's own __call__, not callable())
     if isinstance(call, types.FunctionType):
         return types.MethodType(CompiledFunction(call, options), fn)
     raise InvalidArgument(f"compile(): cannot compile {fn!r}: expected a Python function, method or an "

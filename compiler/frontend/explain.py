@@ -7,11 +7,12 @@ with their reasons and locations, the ops per graph, the guards and the times.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import types
+from dataclasses import dataclass, field, replace
 
 from compiler.frontend.convert_frame import convert
 from compiler.frontend.entry_codegen import MISS
-from compiler.frontend.eval_frame import Options
+from compiler.frontend.eval_frame import CompiledFunction, Options
 
 
 @dataclass(frozen=True)
@@ -42,9 +43,18 @@ class ExplainOutput:
         return "\n".join(lines)
 
 
-def explain(fn, *, backend="cpu"):
+def explain(fn, *, backend=None):
+    """``fn``: a plain function, or what ``compile()`` returned (bound, for a compiled
+    method). A compiled function is explained through the function it wraps, with its
+    options -- backend (unless ``backend=`` is given), ``dynamic``, ``strict`` -- but not
+    ``fullgraph``: a break is reported here where its call would raise GraphBreakError.
+    Its own cache of compiled entries is left as it was."""
+    fn, bound, options = _plain(fn)
+    options = replace(options, fullgraph=False, backend=options.backend if backend is None else backend)
+
     def run(*args, **kwargs) -> ExplainOutput:
-        entry = convert(fn, args, kwargs, Options(backend=backend))
+        args = bound + args  # a compiled method traces its function with self first, as its calls do
+        entry = convert(fn, args, kwargs, options)
         result = entry.run(*args, **kwargs)
         if result is MISS:
             result = fn(*args, **kwargs)
@@ -58,3 +68,13 @@ def explain(fn, *, backend="cpu"):
                              [g.text for g in entry.guards], dict(entry.compile_times), result)
 
     return run
+
+
+def _plain(fn) -> tuple:
+    """The plain function behind ``fn``, the arguments bound before the caller's
+    (``self`` of a compiled method) and the options it is compiled with."""
+    if isinstance(fn, types.MethodType) and isinstance(fn.__func__, CompiledFunction):
+        return fn.__func__.__wrapped__, (fn.__self__,), fn.__func__._options
+    if isinstance(fn, CompiledFunction):
+        return fn.__wrapped__, (), fn._options
+    return fn, (), Options()

@@ -79,7 +79,8 @@ class InstructionTranslator:
         except _Return as r:
             return r.value
         except Unsupported as e:
-            raise e.at(self.location())
+            e.at(self.location())
+            raise
 
     def push(self, value):
         self.stack.append(value)
@@ -186,7 +187,7 @@ class InstructionTranslator:
             self.output.mutated.append(container)
 
     def call_builtin(self, fn, args, kwargs) -> v.VariableTracker:
-        from compiler.frontend.builtins import call_builtin
+        from compiler.frontend.builtin_calls import call_builtin
 
         return call_builtin(self, fn, args, kwargs)
 

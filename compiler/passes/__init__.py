@@ -1,3 +1,5 @@
-"""Ember's passes; importing the package registers all of them."""
+"""Ember's passes (one module each), the named pipelines, and the pipeline machinery.
 
-from compiler.passes import pipelines  # noqa: F401
+Importing the package imports nothing: ``registry`` lists the passes by name and
+imports a pass module only when its class is asked for.
+"""

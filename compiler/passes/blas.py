@@ -2,7 +2,7 @@
 
 After bufferization, every ``linalg.matmul`` on ``f32``/``f64`` buffers becomes a
 call to a small helper function, added once per element type, that asks BLAS's
-``?gemm`` to do it (see ``compiler/backends/llvm_cpu/blas.py`` for where the BLAS
+``?gemm`` to do it (see ``runtime/blas_symbols.py`` for where the BLAS
 comes from). The helper checks at run time what BLAS needs — unit stride along rows,
 leading dimensions of at least the row length, no empty dimension — and otherwise
 runs the original ``linalg.matmul`` as loops, so any NumPy view still works.
@@ -10,7 +10,7 @@ runs the original ``linalg.matmul`` as loops, so any NumPy view still works.
 is ``gemm`` with ``alpha = beta = 1``.
 
 Matmuls are library calls, so ``ember-fuse`` and ``ember-tile`` leave them whole
-(``tiling.is_library_call``); their elementwise epilogues form their own loop nest.
+(``linalg_utils.is_library_call``); their elementwise epilogues form their own loop nest.
 Without a BLAS in the process the pass does nothing.
 """
 
@@ -18,10 +18,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from compiler.backends.llvm_cpu import blas
-from compiler.mlir import func, ir, memref
-from compiler.passes.registry import EmberPass, register
-from compiler.passes.tiling import functions
+from compiler.mlir import collect, func, functions, ir, memref, symbol_name
+from compiler.passes.base import EmberPass
+from runtime import blas_symbols
 
 _HELPER = """
 func.func private @ember_blas_GEMM(i32, i32, i32, i64, i64, i64, ELEM, !llvm.ptr, i64, !llvm.ptr, i64, ELEM, !llvm.ptr, i64)
@@ -91,23 +90,14 @@ def helper_text(element: str) -> str:
             .replace("ELEM", element))
 
 
-def _float_matmuls(module) -> list:
-    found = []
-
-    def visit(op):
-        if op.name == "linalg.matmul" and isinstance(op.operands[0].type, ir.MemRefType) \
-                and str(op.operands[0].type.element_type) in _GEMM_LETTER \
-                and len({str(v.type.element_type) for v in op.operands}) == 1:
-            found.append(op)
-        return ir.WalkResult.ADVANCE
-
-    module.walk(visit)
-    return found
+def _is_float_matmul(op) -> bool:
+    return (op.name == "linalg.matmul" and isinstance(op.operands[0].type, ir.MemRefType)
+            and str(op.operands[0].type.element_type) in _GEMM_LETTER
+            and len({str(v.type.element_type) for v in op.operands}) == 1)
 
 
 def _add_helper(module, element: str) -> None:
-    if any(ir.StringAttr(op.attributes["sym_name"]).value == f"ember_matmul_{element}"
-           for op in functions(module)):
+    if any(symbol_name(op) == f"ember_matmul_{element}" for op in functions(module)):
         return
     parsed = ir.Module.parse(helper_text(element))
     body = module.regions[0].blocks[0]
@@ -124,7 +114,6 @@ def _replace(op) -> None:
     op.erase()
 
 
-@register
 @dataclass
 class EmberMatmulToBlas(EmberPass):
     """Float matmuls on buffers call BLAS ``?gemm`` (with a loop fallback for odd strides)."""
@@ -134,9 +123,9 @@ class EmberMatmulToBlas(EmberPass):
     force: bool = False  # emit the calls even if this process has no BLAS (for tests of the IR)
 
     def run(self, module):
-        if not (self.force or blas.available()):
+        if not (self.force or blas_symbols.available()):
             return
-        matmuls = _float_matmuls(module)
+        matmuls = collect(module, _is_float_matmul)
         for element in sorted({str(op.operands[0].type.element_type) for op in matmuls}):
             _add_helper(module, element)
         for op in matmuls:

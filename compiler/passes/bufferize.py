@@ -27,14 +27,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from compiler.mlir import bufferization, func, ir, linalg, operation_of
-from compiler.passes.registry import EmberPass, PassFailure, register, run_upstream
+from compiler.mlir import bufferization, collect, func, functions, ir, linalg, operation_of
+from compiler.passes.base import EmberPass, PassFailure, run_upstream
 from compiler.passes.signature import add_arguments, sync_signature
 from compiler.passes.tile_buffers import hoist_tile_buffers
-from compiler.passes.tiling import functions
-
-LAYOUT_ATTR = "ember.layout"
-NUM_OUTPUTS_ATTR = "ember.num_outputs"
+from runtime.abi import LAYOUT_ATTR, NUM_OUTPUTS_ATTR
 
 
 def strided_memref(t: ir.RankedTensorType) -> ir.MemRefType:
@@ -77,6 +74,15 @@ def _results_to_outputs(fn, ret) -> int:
     return len(outputs)
 
 
+def has_tensors(fn) -> bool:
+    """Whether ``fn``'s signature has a tensor. A function of scalars and memrefs
+    (plain upstream input, say) has nothing to turn into caller buffers: it is left
+    as it is, not rejected."""
+    signature = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)
+    return any(isinstance(t, (ir.RankedTensorType, ir.UnrankedTensorType))
+               for t in [*signature.inputs, *signature.results])
+
+
 def to_destination_passing(fn) -> None:
     block = fn.regions[0].blocks[0]
     ret = block.operations[len(block.operations) - 1]
@@ -105,14 +111,7 @@ def unshare_inits(fn) -> None:
     ``x.sum(0), y.sum(0)`` returned the first sum twice). Giving each user its own
     init keeps the elimination one-to-one.
     """
-    inits = []
-
-    def visit(op):
-        if op.name in _INIT_OPS and len(op.results) == 1:
-            inits.append(op)
-        return ir.WalkResult.ADVANCE
-
-    fn.walk(visit)
+    inits = collect(fn, lambda op: op.name in _INIT_OPS and len(op.results) == 1)
     for op in reversed(inits):  # fills before the empties they read: each clone is unshared in turn
         for use in list(op.results[0].uses)[1:]:
             owner = operation_of(use.owner)
@@ -154,7 +153,6 @@ def _mark_noalias(fn) -> None:
     fn.attributes["arg_attrs"] = ir.ArrayAttr.get(marked)
 
 
-@register
 @dataclass
 class EmberBufferize(EmberPass):
     """Outputs become caller-provided buffers; one-shot bufferization does the rest."""
@@ -164,7 +162,7 @@ class EmberBufferize(EmberPass):
 
     def run(self, module):
         for fn in functions(module):
-            if NUM_OUTPUTS_ATTR not in fn.attributes:
+            if NUM_OUTPUTS_ATTR not in fn.attributes and has_tensors(fn):
                 to_destination_passing(fn)
             unshare_inits(fn)
         run_upstream(module, ",".join([
@@ -185,15 +183,7 @@ def copies_to_linalg(module) -> None:
     ``memrefCopy`` from MLIR's C runner library, which a kernel loaded on its own
     does not have; ``linalg.copy`` lowers to plain loops.
     """
-    found = []
-
-    def visit(op):
-        if op.name == "memref.copy":
-            found.append(op)
-        return ir.WalkResult.ADVANCE
-
-    module.walk(visit)
-    for op in found:
+    for op in collect(module, lambda op: op.name == "memref.copy"):
         with ir.InsertionPoint(op), op.location:
             linalg.copy(op.operands[0], outs=[op.operands[1]])
         op.erase()

@@ -25,10 +25,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from compiler.dialects import ember, ops
-from compiler.dialects.types import DYN, TensorType
-from compiler.mlir import arith, ir, linalg, tensor
+from compiler.dialects.types import DYN, TensorType, mlir_element_type
+from compiler.mlir import arith, collect, ir, linalg, operation_of, tensor
 from compiler.passes import scalar_semantics as scalar
-from compiler.passes.registry import EmberPass, PassFailure, register
+from compiler.passes.base import EmberPass, PassFailure
 
 _DYNAMIC = ir.ShapedType.get_dynamic_size()
 
@@ -56,20 +56,15 @@ def _dim(value: ir.Value, axis: int) -> ir.Value | int:
     if size is not DYN:
         return size
     source = _size_source(value)
-    owner = _producer(source)
+    owner = operation_of(source.owner)
     if owner is not None and owner.name == "tensor.empty":
         return owner.operands[_type(source).shape[:axis].count(DYN)]
     return tensor.dim(source, _index(axis))
 
 
-def _producer(value: ir.Value) -> ir.Operation | None:
-    owner = value.owner
-    return None if isinstance(owner, ir.Block) else owner.operation
-
-
 def _size_source(value: ir.Value) -> ir.Value:
     """The value whose sizes ``value`` inherits: follow inits of single-result DPS ops."""
-    while (owner := _producer(value)) is not None:
+    while (owner := operation_of(value.owner)) is not None:
         if owner.name.startswith("linalg.") and len(owner.results) == 1:
             value = owner.operands[len(owner.operands) - 1]
         elif owner.name == "tensor.insert_slice":
@@ -98,7 +93,7 @@ def _sizes_like(t: TensorType, like: ir.Value, axes=None) -> list:
 def _empty(t: TensorType, sizes: list) -> ir.Value:
     """``tensor.empty`` of ``t``; ``sizes`` holds ints (static) or index values (``?``)."""
     mixed = [s if d is DYN else d for d, s in zip(t.shape, sizes)]
-    return tensor.EmptyOp(mixed, scalar.element_type(t.dtype)).result
+    return tensor.EmptyOp(mixed, mlir_element_type(t.dtype)).result
 
 
 def _filled(t: TensorType, sizes: list, value) -> ir.Value:
@@ -251,7 +246,7 @@ def _divide_by_count(total: ir.Value, t: TensorType, x: ir.Value, axes) -> ir.Va
         count = _index(static)
     elif static != 1:
         count = arith.muli(count, _index(static))
-    f = scalar.element_type(t.dtype)
+    f = mlir_element_type(t.dtype)
     count = arith.sitofp(f, arith.index_cast(ir.IntegerType.get_signless(64), count))
     return _elementwise([total], t, lambda s, _: arith.divf(s, count))
 
@@ -565,7 +560,6 @@ def _single_value(value) -> ir.Value:
     return value
 
 
-@register
 @dataclass
 class EmberToLinalg(EmberPass):
     """Lowers Ember ops to upstream tensor-level dialects, where MLIR's fusion,
@@ -575,14 +569,7 @@ class EmberToLinalg(EmberPass):
     summary = "Lower ember ops to linalg, tensor, arith and math ops on tensors"
 
     def run(self, module):
-        found = []
-
-        def collect(op):
-            if op.operation.name.startswith("ember."):
-                found.append(op.operation)
-            return ir.WalkResult.ADVANCE
-
-        module.walk(collect)
+        found = collect(module, lambda op: op.name.startswith("ember."))
         with module.context:
             for op in found:
                 value = lower_op(op)

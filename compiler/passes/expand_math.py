@@ -55,8 +55,8 @@ import math as pymath
 from dataclasses import dataclass
 from typing import Callable
 
-from compiler.mlir import arith, ir
-from compiler.passes.registry import EmberPass, register
+from compiler.mlir import arith, collect, ir
+from compiler.passes.base import EmberPass
 
 # ----------------------------------------------------------------------------- coefficients
 
@@ -330,7 +330,6 @@ def expandable(op: ir.Operation) -> bool:
     return len(op.results) == 1 and (op.name, _width(op.results[0].type)) in EXPANSIONS
 
 
-@register
 @dataclass
 class EmberExpandMath(EmberPass):
     """Rewrite exp, log, tanh and erf into branch-free arith so loops vectorize."""
@@ -339,13 +338,5 @@ class EmberExpandMath(EmberPass):
     summary = "exp/log/tanh/erf (f32, f64; erf f32 only) as inline polynomials, no libm calls"
 
     def run(self, module):
-        found = []
-
-        def collect(op):
-            if expandable(op.operation):
-                found.append(op.operation)
-            return ir.WalkResult.ADVANCE
-
-        module.walk(collect)
-        for op in found:
+        for op in collect(module, expandable):
             _rewrite(op)

@@ -24,9 +24,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from compiler.mlir import ir, operation_of
-from compiler.passes.registry import EmberPass, register, run_upstream
-from compiler.passes.tiling import functions, has_reduction, is_elementwise, producers, roots, tile_and_fuse
+from compiler.mlir import functions, ir, operation_of
+from compiler.passes.base import EmberPass, run_upstream
+from compiler.passes.linalg_utils import has_reduction, is_elementwise, producers, roots
+from compiler.passes.tiling import tile_and_fuse
 
 MAX_READERS = 4  # an elementwise result read by more linalg ops than this stays shared
 MAX_COPIES = 32  # copies made per function
@@ -63,7 +64,6 @@ def duplicate_shared_elementwise(fn) -> int:
     return copies
 
 
-@register
 @dataclass
 class EmberFuse(EmberPass):
     """Fuse elementwise chains, then reductions with their elementwise consumers."""

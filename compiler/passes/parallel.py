@@ -22,12 +22,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from compiler.mlir import arith, ir, scf
-from compiler.passes.registry import EmberPass, register
+from compiler.mlir import arith, functions, ir, scf
+from compiler.passes.base import EmberPass
 from compiler.passes.signature import add_arguments, sync_signature
-from compiler.passes.tiling import functions
+from runtime.abi import PARALLEL_ATTR
 
-PARALLEL_ATTR = "ember.parallel"
 BOOKKEEPING_OPS = ("arith.", "memref.dim", "memref.alloc", "memref.dealloc", "affine.apply",  # cheap set-up
                    "affine.min", "affine.max", "index.", "func.return")
 
@@ -100,7 +99,6 @@ def split_into_parts(fn) -> bool:
     return True
 
 
-@register
 @dataclass
 class EmberParallelParts(EmberPass):
     """Let the runtime split a kernel's single parallel loop across threads."""

@@ -27,14 +27,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from compiler.mlir import arith, ir, memref, operation_of, scf
-from compiler.passes.parallel import PARALLEL_ATTR, BOOKKEEPING_OPS
-from compiler.passes.registry import EmberPass, register
+from compiler.mlir import arith, functions, ir, memref, operation_of, scf
+from compiler.passes.base import EmberPass
+from compiler.passes.parallel import BOOKKEEPING_OPS
 from compiler.passes.signature import add_arguments, sync_signature
-from compiler.passes.tiling import functions
+from runtime.abi import MAX_PARTS, PARALLEL_ATTR, SCRATCH_ATTR
 
-SCRATCH_ATTR = "ember.scratch"  # [partials slots, counter slots]: what the launcher allocates
-MAX_PARTS = 256  # partials slots: the runtime never splits such a kernel into more parts
 INF = float("inf")
 # combiner -> its identity: floats as Python floats, integers as functions of the bit width
 # (unsigned bit patterns). Every part's slot starts from the output's initial value, so
@@ -188,7 +186,6 @@ def split_reduction(fn) -> bool:
     return True
 
 
-@register
 @dataclass
 class EmberParallelReduction(EmberPass):
     """Split a whole-array reduction across threads (see module doc)."""

@@ -1,15 +1,13 @@
-"""The named pipelines of SPEC §3, and the import of every module that registers a pass."""
+"""Ember's named pipelines: name -> (pipeline text, summary).
+
+Plain data: the text may name Ember passes, upstream passes and other named
+pipelines; ``pass_manager.expand`` replaces a pipeline's name by its text.
+"""
 
 from __future__ import annotations
 
-from compiler.passes import ember_to_linalg  # noqa: F401  (registers ember-to-linalg)
-from compiler.passes.registry import register_pipeline
-from compiler.passes import blas, bufferize, expand_math, fusion, parallel, parallel_reduction, tiling  # noqa: F401,E402  (register their passes)
-
-
-@register_pipeline("lower-to-loops", "Ember to scf loops over memrefs (for reading)")
-def lower_to_loops() -> str:
-    return ",".join([
+PIPELINES: dict[str, tuple[str, str]] = {
+    "lower-to-loops": (",".join([
         "ember-to-linalg",
         "ember-fuse",
         "ember-tile",
@@ -20,17 +18,9 @@ def lower_to_loops() -> str:
         "canonicalize",
         "cse",
         "ember-parallel-reduction",
-    ])
-
-
-@register_pipeline("lower-to-llvm", "Ember all the way to the LLVM dialect")
-def lower_to_llvm() -> str:
-    return "lower-to-loops,loops-to-llvm"
-
-
-@register_pipeline("loops-to-llvm", "the output of lower-to-loops to the LLVM dialect")
-def loops_to_llvm() -> str:
-    return ",".join([
+    ]), "Ember to scf loops over memrefs (for reading)"),
+    "lower-to-llvm": ("lower-to-loops,loops-to-llvm", "Ember all the way to the LLVM dialect"),
+    "loops-to-llvm": (",".join([
         "scf-forall-to-for",
         "arith-expand",  # floordivsi, ceildivsi and friends have no direct LLVM lowering
         "convert-math-to-funcs",  # math.ipowi (integer power) as a small generated function
@@ -46,4 +36,5 @@ def loops_to_llvm() -> str:
         "convert-func-to-llvm",
         "convert-cf-to-llvm",
         "reconcile-unrealized-casts",
-    ])
+    ]), "the output of lower-to-loops to the LLVM dialect"),
+}

@@ -16,7 +16,7 @@ wrong for ``1 // 0.1``); max/min propagate NaN; ``!=`` on floats is unordered
 
 from __future__ import annotations
 
-from compiler.dialects.types import FLOATS
+from compiler.dialects.types import FLOATS, mlir_element_type
 from compiler.mlir import arith, ir, math
 
 CmpI = arith.CmpIPredicate
@@ -26,17 +26,9 @@ CmpF = arith.CmpFPredicate
 # ----------------------------------------------------------------------------- constants
 
 
-def element_type(dtype: str) -> ir.Type:
-    if dtype == "f32":
-        return ir.F32Type.get()
-    if dtype == "f64":
-        return ir.F64Type.get()
-    return ir.IntegerType.get_signless(int(dtype[1:]))
-
-
 def const(dtype: str, value) -> ir.Value:
     """A scalar constant of an Ember element type (bools as 0/1, floats may be inf/nan)."""
-    t = element_type(dtype)
+    t = mlir_element_type(dtype)
     if dtype in FLOATS:
         return arith.constant(t, ir.FloatAttr.get(t, float(value)))
     if dtype == "i1":
@@ -235,7 +227,7 @@ def cast(x, src: str, dst: str):
     """NumPy ``astype`` between Ember element types (``x`` of type ``src``)."""
     if src == dst:
         return x
-    t = element_type(dst)
+    t = mlir_element_type(dst)
     if dst == "i1":  # truthiness; NaN is truthy
         if _is_float(src):
             return _cmpf(CmpF.UNE, x, const(src, 0.0))

@@ -15,7 +15,7 @@ the two may read them either (the fused loop stands where the later one was).
 
 from __future__ import annotations
 
-from compiler.mlir import ir, operation_of
+from compiler.mlir import ir, operation_of, walk_ops
 from compiler.passes.transform_scripts import apply, clear_marks, module_of, script
 
 FIRST_MARK = "ember.sibling_first"
@@ -44,18 +44,8 @@ def _same_iterations(a, b) -> bool:
 
 def _reads_results_of(op, loop) -> bool:
     """Does ``op`` (or anything nested in it) read a result of ``loop``?"""
-    found = []
-
-    def visit(inner):
-        for operand in inner.operands:
-            owner = operation_of(operand.owner)
-            if owner is not None and owner == loop:
-                found.append(inner)
-                return ir.WalkResult.INTERRUPT
-        return ir.WalkResult.ADVANCE
-
-    op.walk(visit)
-    return bool(found)
+    owners = (operation_of(operand.owner) for inner in walk_ops(op) for operand in inner.operands)
+    return any(owner is not None and owner == loop for owner in owners)
 
 
 def _fusable(first, second, between: list) -> bool:

@@ -11,7 +11,7 @@ of the actual size keeps the original buffer type, so no user changes).
 
 from __future__ import annotations
 
-from compiler.mlir import arith, ir, memref, operation_of
+from compiler.mlir import arith, collect, ir, memref, operation_of
 
 
 def _inside(value, loop) -> bool:
@@ -104,12 +104,5 @@ def hoist(alloc, loop) -> bool:
 
 def hoist_tile_buffers(module) -> int:
     """Hoist every hoistable allocation out of every ``scf.forall``; returns how many."""
-    found = []
-
-    def visit(op):
-        if op.name == "memref.alloc" and op.parent.name == "scf.forall":
-            found.append((op, op.parent))
-        return ir.WalkResult.ADVANCE
-
-    module.walk(visit)
-    return sum(hoist(alloc, loop) for alloc, loop in found)
+    found = collect(module, lambda op: op.name == "memref.alloc" and op.parent.name == "scf.forall")
+    return sum(hoist(alloc, alloc.parent) for alloc in found)

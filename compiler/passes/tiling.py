@@ -22,8 +22,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from compiler.mlir import ir, operation_of
-from compiler.passes.registry import EmberPass, PassFailure, register, run_upstream
+from compiler.mlir import functions, ir, operation_of
+from compiler.passes.base import EmberPass, PassFailure, run_upstream
+from compiler.passes.linalg_utils import is_elementwise, is_library_call, iterator_types, producers, roots
 from compiler.passes.sibling_loops import fuse_sibling_loops
 from compiler.passes.transform_scripts import apply, clear_marks, module_of, script
 
@@ -45,78 +46,6 @@ _FUSE = """
 """
 
 
-def is_linalg(op) -> bool:
-    return op.name.startswith("linalg.") and op.name != "linalg.yield"
-
-
-def iterator_types(op) -> list[str]:
-    """Loop kinds of a linalg op, named or generic (``parallel`` / ``reduction``)."""
-    attr = op.attributes["iterator_types"] if "iterator_types" in op.attributes else None
-    if attr is not None:
-        return [str(a).split("<")[-1].rstrip(">") for a in ir.ArrayAttr(attr)]
-    return _named_iterators(op)
-
-
-def _named_iterators(op) -> list[str]:
-    """Named linalg ops carry no iterator attribute; derive it from their kind."""
-    out_rank = op.results[0].type.rank if len(op.results) else 0
-    reductions = {"linalg.matmul": 1, "linalg.batch_matmul": 1, "linalg.matvec": 1,
-                  "linalg.vecmat": 1, "linalg.dot": 1}.get(op.name, 0)
-    if op.name == "linalg.reduce":
-        reductions = len(ir.DenseI64ArrayAttr(op.attributes["dimensions"]))
-        in_rank = op.operands[0].type.rank
-        return ["parallel"] * (in_rank - reductions) + ["reduction"] * reductions
-    return ["parallel"] * out_rank + ["reduction"] * reductions
-
-
-def has_reduction(op) -> bool:
-    return "reduction" in iterator_types(op)
-
-
-def functions(module: ir.Operation):
-    """The module's ``func.func`` definitions (declarations have no body to work on)."""
-    for op in module.regions[0].blocks[0].operations:
-        if op.operation.name == "func.func" and len(op.operation.regions[0].blocks):
-            yield op.operation
-
-
-def linalg_ops(fn) -> list:
-    """Linalg ops directly in the function body (not inside loops already made)."""
-    return [op.operation for op in fn.regions[0].blocks[0].operations if is_linalg(op.operation)]
-
-
-def is_library_call(op) -> bool:
-    """Float matmuls become BLAS calls (passes/blas.py): never tiled, never fused."""
-    return op.name == "linalg.matmul" and str(op.results[0].type.element_type) in ("f32", "f64")
-
-
-def roots(fn) -> list:
-    """Linalg ops of ``fn``'s body whose results no other linalg op of the body reads."""
-    ops = [op for op in linalg_ops(fn) if not is_library_call(op)]
-    consumed = set()
-    for op in ops:
-        for operand in op.operands:
-            owner = operation_of(operand.owner)
-            if owner is not None:
-                consumed.add(owner)
-    return [op for op in ops if op not in consumed]
-
-
-def producers(op) -> list:
-    """Transitive linalg producers of ``op`` through tensor values."""
-    seen, stack, out = set(), [op], []
-    while stack:
-        current = stack.pop()
-        for operand in current.operands:
-            owner = operation_of(operand.owner)
-            if owner is None or owner in seen or not is_linalg(owner):
-                continue
-            seen.add(owner)
-            out.append(owner)
-            stack.append(owner)
-    return out
-
-
 def tile_rows(op, tile_bytes: int) -> int:
     """Loop iterations per tile so that one tile's operands fit ``tile_bytes``.
 
@@ -133,10 +62,6 @@ def tile_rows(op, tile_bytes: int) -> int:
             inner *= 1024 if t.is_dynamic_dim(i) else max(t.get_dim_size(i), 1)
         per_slice += inner * max(getattr(t.element_type, "width", 32) // 8, 1)
     return max(1, tile_bytes // max(per_slice, 1))
-
-
-def is_elementwise(op) -> bool:
-    return all(k == "parallel" for k in iterator_types(op))
 
 
 def _users(op) -> set:
@@ -243,7 +168,6 @@ def shared_tile_rows(ops, tile_bytes: int) -> dict:
     return rows
 
 
-@register
 @dataclass
 class EmberTile(EmberPass):
     """Tile every remaining root along its outermost parallel dimension (see module doc)."""

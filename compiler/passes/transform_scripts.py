@@ -8,7 +8,7 @@ the marks are removed afterwards so they never reach the output.
 
 from __future__ import annotations
 
-from compiler.mlir import ir, transform_interpreter
+from compiler.mlir import collect, ir, transform_interpreter
 
 _HEADER = """
 module attributes {transform.with_named_sequence} {
@@ -41,10 +41,7 @@ def apply(module, transform: ir.Module) -> None:
 
 
 def clear_marks(module, *marks) -> None:
-    def visit(op):
+    for op in collect(module, lambda op: any(mark in op.attributes for mark in marks)):
         for mark in marks:
             if mark in op.attributes:
                 del op.attributes[mark]
-        return ir.WalkResult.ADVANCE
-
-    module.walk(visit)

@@ -3,11 +3,12 @@
 import numpy as np
 import pytest
 
-from compiler.backends.llvm_cpu import blas, compile_module, lower_to_object
+from compiler.backends.llvm_cpu import compile_module, lower_to_object
 from compiler.dialects.builder import FunctionBuilder
 from compiler.dialects.types import TensorType
+from runtime import blas_symbols
 
-pytestmark = pytest.mark.skipif(not blas.available(), reason="this NumPy links no ILP64 OpenBLAS")
+pytestmark = pytest.mark.skipif(not blas_symbols.available(), reason="this NumPy links no ILP64 OpenBLAS")
 
 
 def matmul_module(dtype="f32", m=None, k=None, n=None):

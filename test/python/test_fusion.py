@@ -12,7 +12,7 @@ from compiler.dialects.builder import FunctionBuilder
 from compiler.dialects.types import TensorType
 from compiler.mlir import ir
 from compiler.passes import fusion
-from compiler.passes.registry import run_pipeline
+from compiler.passes.pass_manager import run_pipeline
 
 
 def shared_difference(readers: int) -> ir.Module:

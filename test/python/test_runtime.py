@@ -6,10 +6,10 @@ import threading
 import numpy as np
 import pytest
 
+import runtime.threads as threads
 from compiler.backends.llvm_cpu import compile_module
 from compiler.dialects.builder import FunctionBuilder
 from compiler.dialects.types import TensorType
-import runtime.threads as threads
 
 
 def softmax_kernel():
@@ -67,7 +67,9 @@ def test_thread_count_option_overrides_the_environment(monkeypatch):
     monkeypatch.setenv("EMBER_NUM_THREADS", "5")
     assert threads.num_threads() == 5
     monkeypatch.setattr(config, "num_threads", 3)
-    assert threads.num_threads() == 3
+    assert threads.num_threads() == 3 and threads.configured_threads() == 3
+    threads.set_num_threads(2)  # the runtime's own setting is the same one
+    assert config.num_threads == 2 and threads.num_threads() == 2
     monkeypatch.setattr(config, "num_threads", None)
     monkeypatch.delenv("EMBER_NUM_THREADS")
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
@@ -91,7 +93,7 @@ def test_outputs_are_fresh_arrays_the_caller_owns():
 
 def test_arguments_are_checked_against_the_signature():
     kernel = softmax_kernel()
-    with pytest.raises(TypeError, match=r"argument 0 must be tensor<\?x\?xf32>, got float64\[2, 2\]"):
+    with pytest.raises(TypeError, match=r"argument 0 must be float32\[\?, \?\], got float64\[2, 2\]"):
         kernel(np.ones((2, 2)))
     with pytest.raises(TypeError, match="takes 1 arrays, got 2"):
         kernel(np.ones((2, 2), np.float32), np.ones((2, 2), np.float32))

@@ -5,47 +5,42 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-import numpy as np
-
 from compiler import logs
-
-from compiler import __version__
-from compiler.backends.llvm_cpu import blas
-from compiler.backends.llvm_cpu.codegen import emit_object, host_target, optimize
+from compiler.backends.llvm_cpu.codegen import emit_object, optimize
 from compiler.dialects.shapes import ShapeProgram
 from compiler.dialects.types import TensorType
-from compiler.mlir import bindings_version, ir, translate_to_llvm_ir
+from compiler.mlir import bindings_version, function_named, ir, translate_to_llvm_ir
 from compiler.passes.bufferize import set_contiguous
-from compiler.passes.parallel import PARALLEL_ATTR
-from compiler.passes.parallel_reduction import SCRATCH_ATTR
-from compiler.passes.registry import Element, expand, run_pipeline
-from runtime import abi, threads
+from compiler.passes.pass_manager import expand, run_pipeline
+from compiler.passes.pipeline_syntax import Element
+from runtime import abi, blas_symbols, entry_glue
+from runtime.abi import ArraySpec
 from runtime.cache import ARTIFACTS, Artifact, artifact_key
-from runtime.kernel import Kernel, Signature, Variant
-from runtime.loader import LoadedObject
+from runtime.kernel import Kernel, Signature, Variant, load_variant
+from runtime.target import host_target
+from runtime.version import __version__
 
-
-def entry_function(module: ir.Module, name: str | None = None):
-    for op in module.body.operations:
-        op = op.operation
-        if op.name == "func.func" and (name is None or ir.StringAttr(op.attributes["sym_name"]).value == name):
-            return op
-    raise LookupError(f"no function {name or ''} in module".replace("  ", " "))
+entry_function = function_named  # the kernel's func.func by name (the first when None)
 
 
 def signature_of(func_op) -> Signature:
+    """The runtime's plain-Python view of the function's tensor arguments and results."""
     fn_type = ir.FunctionType(ir.TypeAttr(func_op.attributes["function_type"]).value)
+
+    def spec(t) -> ArraySpec:
+        tensor = TensorType.from_mlir(t)
+        return ArraySpec(tensor.shape, tensor.numpy_dtype)
+
     return Signature(ir.StringAttr(func_op.attributes["sym_name"]).value,
-                     tuple(TensorType.from_mlir(t) for t in fn_type.inputs),
-                     tuple(TensorType.from_mlir(t) for t in fn_type.results))
+                     tuple(spec(t) for t in fn_type.inputs), tuple(spec(t) for t in fn_type.results))
 
 
 @dataclass(frozen=True)
 class Lowered:
     object_code: bytes
     llvm_ir: str
-    parallel: bool  # the kernel takes (part, parts): see compiler/passes/parallel.py
-    scratch: tuple = ()  # (slots, dtype) of each scratch array: compiler/passes/parallel_reduction.py
+    parallel: bool  # the kernel takes (part, parts): abi.PARALLEL_ATTR
+    scratch: tuple = ()  # (slots, dtype) of each scratch array: abi.scratch_buffers
 
 
 def lower_to_object(module: ir.Module, entry: str, contiguous: tuple[bool, ...] = ()) -> Lowered:
@@ -59,14 +54,13 @@ def lower_to_object(module: ir.Module, entry: str, contiguous: tuple[bool, ...] 
     start = time.perf_counter()
     _run_stages(lowered, "lower-to-loops", entry)
     attrs = entry_function(lowered, abi.kernel_symbol(entry)).attributes
-    parallel = PARALLEL_ATTR in attrs and ir.BoolAttr(attrs[PARALLEL_ATTR]).value
+    parallel = abi.PARALLEL_ATTR in attrs and ir.BoolAttr(attrs[abi.PARALLEL_ATTR]).value
     signature = signature_of(entry_function(module, entry))
     scratch = _scratch(attrs, signature)
     _run_stages(lowered, "loops-to-llvm", entry)
     _one_copy_of_the_kernel(lowered, abi.kernel_symbol(entry))
-    arrays = [(t.rank, t.numpy_dtype.itemsize) for t in signature.inputs + signature.outputs]
-    buffers = [(slots, np.dtype(dtype).itemsize) for slots, dtype in scratch]
-    llvm_ir = translate_to_llvm_ir(lowered) + "\n" + abi.entry_wrapper_ir(entry, arrays, parallel, buffers)
+    glue = entry_glue.kernel_glue(entry, signature.inputs + signature.outputs, parallel, scratch)
+    llvm_ir = entry_glue.append_glue(translate_to_llvm_ir(lowered), glue)
     mlir_done = time.perf_counter()
     object_code = emit_object(optimize(llvm_ir))
     logs.log("output_code", "LLVM IR %s\n%s", entry, llvm_ir)
@@ -78,7 +72,7 @@ def lower_to_object(module: ir.Module, entry: str, contiguous: tuple[bool, ...] 
 def _one_copy_of_the_kernel(module: ir.Module, symbol: str) -> None:
     """The kernel's body is big (vectorized loops), and LLVM inlined a small one into
     each of its wrappers — the C interface, the entry, the launcher's task
-    (runtime/abi.py) — each one more copy for O3 and code generation (mse's cold
+    (runtime/entry_glue.py) — each one more copy for O3 and code generation (mse's cold
     compile: 65-76 ms of LLVM instead of 31-33). ``noinline`` keeps one copy, which
     the wrappers call once per kernel call; its ``noalias`` arguments stay its own."""
     with module.context:
@@ -89,48 +83,76 @@ def _one_copy_of_the_kernel(module: ir.Module, symbol: str) -> None:
 
 
 def _scratch(attrs, signature) -> tuple:
-    """The scratch arrays the kernel takes after its outputs: a split reduction's
-    partials (of its output's dtype) and its int64 counter."""
-    if SCRATCH_ATTR not in attrs:
+    """The scratch arrays the kernel takes after its outputs (a split reduction's)."""
+    if abi.SCRATCH_ATTR not in attrs:
         return ()
-    partials, counter = list(ir.DenseI64ArrayAttr(attrs[SCRATCH_ATTR]))
-    return ((partials, signature.outputs[0].numpy_dtype.str), (counter, "<i8"))
+    return abi.scratch_buffers(list(ir.DenseI64ArrayAttr(attrs[abi.SCRATCH_ATTR])), signature.outputs[0])
 
 
 def _run_stages(module: ir.Module, pipeline: str, entry: str) -> None:
-    """Run a named pipeline; with the ``ir`` log on, pass by pass, printing the IR after each."""
+    """Run a named pipeline; with the ``ir`` log on, pass by pass, printing the IR after each.
+
+    While ``object_code`` compiles an artifact (``ARTIFACTS.recorder()``), the IR after
+    the pipeline -- after each pass with the ``ir`` log on -- is recorded, to be
+    stored with the artifact and printed by the logs of later cache hits."""
+    recorder = ARTIFACTS.recorder()
     if not logs.enabled("ir"):
         run_pipeline(module, f"builtin.module({pipeline})")
+        if recorder is not None:
+            recorder.append([pipeline, str(module), False])
         return
     for element in expand([Element(pipeline)]):
         run_pipeline(module, f"builtin.module({element.text()})")
-        logs.log("ir", "IR of %s after %s\n%s", entry, element.text(), module)
+        text = str(module)
+        logs.log("ir", "IR of %s after %s\n%s", entry, element.text(), text)
+        if recorder is not None:
+            recorder.append([element.text(), text, True])
 
 
 def cache_key(module: ir.Module, entry: str, contiguous: tuple[bool, ...] = ()) -> str:
     layout = "".join("c" if flag else "s" for flag in contiguous)
     return artifact_key(str(module), entry, layout, __version__, bindings_version(), host_target().cache_tag,
-                        blas.cache_tag())
+                        blas_symbols.cache_tag())
 
 
 def object_code(module: ir.Module, entry: str, contiguous: tuple[bool, ...] = ()) -> Artifact:
-    """The entry's object code, from the artifact cache or freshly compiled into it."""
+    """The entry's object code, from the artifact cache or freshly compiled into it.
+
+    The artifact is stored with the MLIR after each stage (after each pass when the
+    ``ir`` log was on while compiling) and the LLVM IR, so that the ``ir`` and
+    ``output_code`` logs of a later hit print them, marked "(from the artifact cache)";
+    they are only read from disk when one of those logs is on. A hit with the ``ir``
+    log on, of an artifact compiled with it off, prints each stage's final IR and says
+    so (EMBER_CACHE_DIR=off or ``ember-cache clear`` shows every pass again): a hit
+    never recompiles."""
     key = cache_key(module, entry, contiguous)
     artifact = ARTIFACTS.get(key)
     if artifact is None:
-        lowered = lower_to_object(module, entry, contiguous)
+        with ARTIFACTS.recording() as stages:
+            lowered = lower_to_object(module, entry, contiguous)
         artifact = Artifact(lowered.object_code, {"parallel": lowered.parallel, "entry": entry,
                                                   "scratch": [list(s) for s in lowered.scratch]})
-        ARTIFACTS.put(key, artifact)
+        ARTIFACTS.put(key, artifact, texts={"ir": stages, "llvm_ir": lowered.llvm_ir})
+    elif logs.enabled("ir") or logs.enabled("output_code"):
+        texts = ARTIFACTS.texts(key) or {}
+        stages, llvm_ir = texts.get("ir") or [], texts.get("llvm_ir")
+        if logs.enabled("ir") and not stages:
+            logs.log("ir", "IR of %s: not kept with its artifact (from the artifact cache)", entry)
+        elif logs.enabled("ir") and not all(per_pass for _, _, per_pass in stages):
+            logs.log("ir", "IR of %s (from the artifact cache): compiled with the ir log off, so only the IR "
+                     "after each stage was kept; EMBER_CACHE_DIR=off shows every pass", entry)
+        for stage, text, _ in stages if logs.enabled("ir") else ():
+            logs.log("ir", "IR of %s after %s (from the artifact cache)\n%s", entry, stage, text)
+        if llvm_ir is not None:
+            logs.log("output_code", "LLVM IR %s (from the artifact cache)\n%s", entry, llvm_ir)
+        else:
+            logs.log("output_code", "LLVM IR %s: not kept with its artifact (from the artifact cache)", entry)
     return artifact
 
 
 def _load(artifact: Artifact, entry: str) -> Variant:
     start = time.perf_counter()
-    if artifact.meta["parallel"]:
-        threads.register_symbols()  # its launcher calls the worker pool
-    variant = Variant(LoadedObject(artifact.payload), artifact.meta["parallel"],
-                      tuple((slots, np.dtype(dtype)) for slots, dtype in artifact.meta.get("scratch", ())))
+    variant = load_variant(artifact.payload, artifact.meta)
     logs.log("perf", "%s: load %.1f ms", entry, (time.perf_counter() - start) * 1e3)
     return variant
 

@@ -1,7 +1,7 @@
 // Bad command-line and pass options: one line of error, exit 1.
 
 // RUN: not ember-opt %s --emitt=llvm 2>&1 | FileCheck %s --check-prefix=FLAG
-// FLAG: ember-opt: error: unrecognized arguments: --emitt=llvm (did you mean '--emit'?)
+// FLAG: ember-opt: error: unknown command line argument '--emitt=llvm' (did you mean '--emit'?)
 
 // RUN: not ember-opt %s --emit=ptx 2>&1 | FileCheck %s --check-prefix=LATER
 // LATER: ember-opt: error: --emit=ptx is not supported yet (choose one of: mlir, llvm, asm, obj)

@@ -14,8 +14,11 @@
 // RUN: not ember-opt %s --pass-pipeline='builtin.module(cse' 2>&1 | FileCheck %s --check-prefix=SYNTAX
 // SYNTAX: ember-opt: error: missing ')'
 
-// RUN: not ember-opt %s -p cse --pass-pipeline='builtin.module(cse)' 2>&1 | FileCheck %s --check-prefix=BOTH
-// BOTH: ember-opt: error: give either --pass-pipeline or -p, not both
+// The caret points into the pipeline as typed, for --pass-pipeline as for -p.
+// RUN: not ember-opt %s --pass-pipeline='builtin.module(cse,func.func(canonicalise))' 2>&1 | FileCheck %s --check-prefix=CARET
+// CARET: ember-opt: error: 'canonicalise' does not refer to a registered pass or pass pipeline (did you mean 'canonicalize'
+// CARET-NEXT: {{^}}--pass-pipeline=builtin.module(cse,func.func(canonicalise))
+// CARET-NEXT: {{^ {45}\^$}}
 
 // CHECK-NOT: Traceback
 func.func @f() {

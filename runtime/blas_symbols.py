@@ -1,15 +1,17 @@
 """The BLAS that NumPy links, found and handed to Ember's kernels.
 
-Ember's float matmuls call ``?gemm`` (see ``compiler/passes/blas.py``) rather than
-generated loops: tiling and packing for the cache hierarchy is a library's life
-work, and NumPy ships one. NumPy 2 wheels bundle OpenBLAS as
+Ember's float matmuls call ``?gemm`` (``compiler/passes/blas.py`` emits the calls)
+rather than generated loops: tiling and packing for the cache hierarchy is a
+library's life work, and NumPy ships one. NumPy 2 wheels bundle OpenBLAS as
 ``numpy.libs/libscipy_openblas64_-*.so``, with ILP64 CBLAS entry points named
 ``scipy_cblas_sgemm64_`` / ``scipy_cblas_dgemm64_``. We load that library and
 register those addresses with the JIT under Ember's own names (``ember_blas_sgemm``,
 ``ember_blas_dgemm``), so object code links to them like to any process symbol.
 
 When no such library is found (another NumPy build) ``available()`` is false, the
-pass emits no calls, and matmuls run as generated loops: slower, still correct.
+pass emits no calls, and matmuls run as generated loops: slower, still correct. This
+lives in the runtime because loading object code needs the symbols registered; the
+compiler asks it whether to emit the calls and keys its cache by ``cache_tag()``.
 """
 
 from __future__ import annotations

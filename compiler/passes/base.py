@@ -1,0 +1,62 @@
+"""The base of Ember's passes, and how a pass fails.
+
+An Ember pass is a dataclass subclass of ``EmberPass``; its fields are its options
+(``name{opt=value other-opt=value}`` in a pipeline, dashes in option names mapping to
+underscores in field names). ``compiler/passes/registry.py`` lists every pass by name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from compiler.mlir import ir, passmanager
+
+
+class PassFailure(Exception):
+    """Raised by a pass to fail with a message located at ``op`` (or the module)."""
+
+    def __init__(self, message: str, op: ir.Operation | None = None):
+        super().__init__(message)
+        self.op = op
+
+
+@dataclass
+class EmberPass:
+    """Base of Ember's passes: subclass as a dataclass, set ``name`` and ``summary``,
+    implement ``run``. An instance is the callable a ``PassManager`` runs."""
+
+    name: ClassVar[str] = ""
+    summary: ClassVar[str] = ""
+
+    def run(self, module: ir.Operation) -> None:
+        raise NotImplementedError
+
+    def __call__(self, op: ir.Operation, pass_) -> None:
+        try:
+            with op.context, op.location:  # builders inside passes need both
+                self.run(op)
+        except PassFailure as failure:
+            where = failure.op if failure.op is not None else op
+            where.location.emit_error(f"{self.name}: {failure}")
+            pass_.signal_pass_failure()
+        except Exception as bug:  # a bug of ours: still a located diagnostic, not a traceback
+            op.location.emit_error(f"{self.name}: internal error: {type(bug).__name__}: {bug}")
+            pass_.signal_pass_failure()
+
+
+def run_upstream(op: ir.Operation, text: str) -> None:
+    """Run upstream passes from inside an Ember pass (on the module it was given).
+
+    A failure is a ``PassFailure`` naming the pipeline, after its diagnostics are
+    emitted again in ``op``'s context: the ``MLIRError`` of the inner run holds them,
+    and the outer pass manager would otherwise report only "Failure while executing
+    pass pipeline" (where the context emits error diagnostics to its handlers,
+    they have reached them already and the error holds none)."""
+    try:
+        passmanager.PassManager.parse(f"builtin.module({text})", context=op.context).run(op)
+    except ir.MLIRError as error:
+        for d in error.error_diagnostics:
+            notes = "".join(f"\nnote: {n.message}" for n in d.notes)
+            d.location.emit_error(f"{d.message}{notes}")
+        raise PassFailure(f"upstream pipeline '{text}' failed") from None

@@ -1,0 +1,79 @@
+"""What Ember's passes ask about linalg ops and the functions holding them.
+
+Which loops of a linalg op are parallel or reductions, which ops of a function are
+*roots* (their results read by no other linalg op of the body) and which are their
+producers: fusion, tiling and the BLAS rewrite all decide from these.
+"""
+
+from __future__ import annotations
+
+from compiler.mlir import ir, operation_of
+
+
+def is_linalg(op) -> bool:
+    return op.name.startswith("linalg.") and op.name != "linalg.yield"
+
+
+def iterator_types(op) -> list[str]:
+    """Loop kinds of a linalg op, named or generic (``parallel`` / ``reduction``)."""
+    attr = op.attributes["iterator_types"] if "iterator_types" in op.attributes else None
+    if attr is not None:
+        return [str(a).split("<")[-1].rstrip(">") for a in ir.ArrayAttr(attr)]
+    return _named_iterators(op)
+
+
+def _named_iterators(op) -> list[str]:
+    """Named linalg ops carry no iterator attribute; derive it from their kind."""
+    out_rank = op.results[0].type.rank if len(op.results) else 0
+    reductions = {"linalg.matmul": 1, "linalg.batch_matmul": 1, "linalg.matvec": 1,
+                  "linalg.vecmat": 1, "linalg.dot": 1}.get(op.name, 0)
+    if op.name == "linalg.reduce":
+        reductions = len(ir.DenseI64ArrayAttr(op.attributes["dimensions"]))
+        in_rank = op.operands[0].type.rank
+        return ["parallel"] * (in_rank - reductions) + ["reduction"] * reductions
+    return ["parallel"] * out_rank + ["reduction"] * reductions
+
+
+def has_reduction(op) -> bool:
+    return "reduction" in iterator_types(op)
+
+
+def linalg_ops(fn) -> list:
+    """Linalg ops directly in the function body (not inside loops already made)."""
+    return [op.operation for op in fn.regions[0].blocks[0].operations if is_linalg(op.operation)]
+
+
+def is_library_call(op) -> bool:
+    """Float matmuls become BLAS calls (passes/blas.py): never tiled, never fused."""
+    return op.name == "linalg.matmul" and str(op.results[0].type.element_type) in ("f32", "f64")
+
+
+def roots(fn) -> list:
+    """Linalg ops of ``fn``'s body whose results no other linalg op of the body reads."""
+    ops = [op for op in linalg_ops(fn) if not is_library_call(op)]
+    consumed = set()
+    for op in ops:
+        for operand in op.operands:
+            owner = operation_of(operand.owner)
+            if owner is not None:
+                consumed.add(owner)
+    return [op for op in ops if op not in consumed]
+
+
+def producers(op) -> list:
+    """Transitive linalg producers of ``op`` through tensor values."""
+    seen, stack, out = set(), [op], []
+    while stack:
+        current = stack.pop()
+        for operand in current.operands:
+            owner = operation_of(operand.owner)
+            if owner is None or owner in seen or not is_linalg(owner):
+                continue
+            seen.add(owner)
+            out.append(owner)
+            stack.append(owner)
+    return out
+
+
+def is_elementwise(op) -> bool:
+    return all(k == "parallel" for k in iterator_types(op))

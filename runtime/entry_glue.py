@@ -1,0 +1,166 @@
+"""LLVM IR of the functions each kernel object exports to Python (see ``runtime/abi.py``).
+
+``kernel_glue`` builds, with llvmlite's ``IRBuilder`` (as Numba builds its call
+wrappers), an ``ember_entry_<name>`` that turns ``PyArrayObject`` pointers into the
+memref descriptors the kernel's C interface takes, and for a parallel kernel the
+launcher ``ember_launch_<name>`` and the per-part task the worker pool calls. The
+backend appends this IR to the kernel's own (``append_glue``) and optimizes both as
+one module, so LLVM inlines the descriptor building into each call.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+from llvmlite import ir
+
+from runtime import abi
+
+PTR = ir.PointerType()
+I8, I32, I64 = ir.IntType(8), ir.IntType(32), ir.IntType(64)
+VOID = ir.VoidType()
+
+
+@functools.cache
+def _descriptor_type(rank: int) -> ir.LiteralStructType:
+    """MLIR's memref descriptor: allocated, aligned, offset[, sizes, strides]."""
+    fields = [PTR, PTR, I64]
+    if rank:
+        fields += [ir.ArrayType(I64, rank)] * 2
+    return ir.LiteralStructType(fields)
+
+
+def _alloca(builder: ir.IRBuilder, typ: ir.Type, name: str, align: int = 8):
+    """A stack slot typed as an opaque ``ptr``: llvmlite types allocas as typed
+    pointers, which print in the syntax LLVM dropped (``{...}*``)."""
+    slot = builder.alloca(typ, name=name)
+    slot.align = align
+    slot.type = PTR
+    return slot
+
+
+def _on_stack(builder: ir.IRBuilder, value, name: str):
+    """A stack slot holding ``value`` (a pointer is what the C interface takes)."""
+    slot = _alloca(builder, value.type, name)
+    builder.store(value, slot, align=8)
+    return slot
+
+
+def _array_descriptor(builder: ir.IRBuilder, array, rank: int, itemsize: int, name: str):
+    """A descriptor (on the stack) of the ``PyArrayObject *array``, from the fields at
+    ``abi.PYARRAY_LAYOUT``: ``data`` is both allocated and aligned pointer, offset 0
+    (a view's first element is where ``data`` points), strides in elements. Built as
+    one struct value and stored once: fewer instructions for llvmlite to build and
+    print than a store per field (the same code after LLVM's SROA)."""
+    if itemsize & (itemsize - 1):
+        raise ValueError(f"itemsize {itemsize} is not a power of two")
+
+    def array_field(field: str, typ: ir.Type = PTR):
+        at = builder.gep(array, [I64(abi.PYARRAY_LAYOUT[field])], source_etype=I8, name=f"{name}.{field}p")
+        pointer = builder.load(at, name=f"{name}.{field}", align=8, typ=PTR)
+        return pointer if typ is PTR else builder.load(pointer, name=f"{name}.{field}.v", align=8, typ=typ)
+
+    data = array_field("data")
+    desc = builder.insert_value(ir.Constant(_descriptor_type(rank), None), data, 0)  # offset stays 0
+    desc = builder.insert_value(desc, data, 1)
+    if rank:
+        row = ir.ArrayType(I64, rank)
+        desc = builder.insert_value(desc, array_field("dimensions", row), 3)
+        strides = array_field("strides", row)
+        shift = itemsize.bit_length() - 1
+        for i in range(rank if shift else 0):  # bytes -> elements: NumPy strides are multiples of the itemsize
+            element = builder.ashr(builder.extract_value(strides, i), I64(shift), name=f"{name}.{i}.stride")
+            strides = builder.insert_value(strides, element, i)
+        desc = builder.insert_value(desc, strides, 4)
+    return _on_stack(builder, desc, f"{name}.desc")
+
+
+def _scratch_descriptor(builder: ir.IRBuilder, buffer, slots: int, name: str):
+    """A descriptor of the contiguous ``memref<slots x T>`` at raw pointer ``buffer``."""
+    row = ir.ArrayType(I64, 1)
+    desc = ir.Constant(_descriptor_type(1), [ir.Undefined, ir.Undefined, I64(0), row([I64(slots)]), row([I64(1)])])
+    desc = builder.insert_value(builder.insert_value(desc, buffer, 0), buffer, 1)
+    return _on_stack(builder, desc, f"{name}.desc")
+
+
+def kernel_glue(name: str, arrays, parallel: bool, scratch=()) -> ir.Module:
+    """The exported functions of kernel ``name`` (and a declaration of each function
+    they call). ``arrays``: the ``abi.ArraySpec`` of every input, then every output;
+    ``scratch``: ``(slots, dtype)`` of each scratch buffer (``abi.scratch_buffers``)."""
+    module = ir.Module(name=f"ember_glue_{name}")
+    n_arrays, n_scratch = len(arrays), len(scratch)
+    part_types = [I64, I64] if parallel else []
+    kernel = ir.Function(module, ir.FunctionType(VOID, [PTR] * (n_arrays + n_scratch) + part_types),
+                         abi.c_interface_name(name))
+
+    entry = ir.Function(module, ir.FunctionType(VOID, [PTR] * (n_arrays + n_scratch) + part_types),
+                        abi.entry_name(name))
+    names = [f"a{i}" for i in range(n_arrays)] + [f"s{j}" for j in range(n_scratch)]
+    for arg, arg_name in zip(entry.args, names + (["part", "parts"] if parallel else []), strict=True):
+        arg.name = arg_name
+    builder = ir.IRBuilder(entry.append_basic_block("entry"))
+    descriptors = [_array_descriptor(builder, entry.args[i], spec.rank, spec.dtype.itemsize, names[i])
+                   for i, spec in enumerate(arrays)]
+    descriptors += [_scratch_descriptor(builder, entry.args[n_arrays + j], slots, names[n_arrays + j])
+                    for j, (slots, _) in enumerate(scratch)]
+    builder.call(kernel, descriptors + list(entry.args[n_arrays + n_scratch:]))
+    builder.ret_void()
+    if parallel:
+        _launcher(module, name, entry, n_arrays, scratch)
+    return module
+
+
+def _launcher(module: ir.Module, name: str, entry: ir.Function, n_arrays: int, scratch) -> None:
+    """``ember_launch_<name>(arrays..., parts)``: one call from Python that runs every
+    part on the worker pool, which calls back ``ember_task_<name>(argv, part, parts)``
+    once per part. Scratch lives on the launcher's stack, zeroed, shared by the parts
+    of this call only; ``parts`` is capped at the first scratch buffer's slots (one
+    partial per part)."""
+    total = n_arrays + len(scratch)
+    task = ir.Function(module, ir.FunctionType(VOID, [PTR, I64, I64]), abi.task_name(name))
+    task.linkage = "internal"
+    argv, part, parts = task.args
+    argv.name, part.name, parts.name = "argv", "part", "parts"
+    builder = ir.IRBuilder(task.append_basic_block("entry"))
+    pointers = [builder.load(builder.gep(argv, [I64(i)], source_etype=PTR), name=f"p{i}", align=8, typ=PTR)
+                for i in range(total)]
+    builder.call(entry, pointers + [part, parts])
+    builder.ret_void()
+
+    pool_run = ir.Function(module, ir.FunctionType(VOID, [PTR, PTR, I64]), abi.POOL_RUN)
+    memset = module.declare_intrinsic("llvm.memset", [PTR, I64])
+    launch = ir.Function(module, ir.FunctionType(VOID, [PTR] * n_arrays + [I64]), abi.launch_name(name))
+    for i, arg in enumerate(launch.args[:n_arrays]):
+        arg.name = f"a{i}"
+    asked = launch.args[n_arrays]
+    asked.name = "parts.asked"
+    builder = ir.IRBuilder(launch.append_basic_block("entry"))
+    slots = _alloca(builder, ir.ArrayType(PTR, total), "argv")
+    buffers = []
+    for j, (count, dtype) in enumerate(scratch):
+        size = count * np.dtype(dtype).itemsize
+        buffer = _alloca(builder, ir.ArrayType(I8, size), f"s{j}", align=64)
+        builder.call(memset, [buffer, I8(0), I64(size), ir.IntType(1)(0)])
+        buffers.append(buffer)
+    count = asked
+    if scratch:
+        limit = I64(scratch[0][0])
+        count = builder.select(builder.icmp_signed(">", asked, limit, name="parts.over"), limit, asked, name="parts")
+    for i, pointer in enumerate(list(launch.args[:n_arrays]) + buffers):
+        builder.store(pointer, builder.gep(slots, [I64(i)], source_etype=PTR), align=8)
+    builder.call(pool_run, [ir.FormattedConstant(PTR, task.get_reference()), slots, count])
+    builder.ret_void()
+
+
+def append_glue(kernel_ir: str, glue: ir.Module) -> str:
+    """``kernel_ir`` (the kernel's translated module) followed by the glue's functions,
+    as one module's text. A declaration is left out where ``kernel_ir`` already
+    declares or defines the function (the C interface always, an intrinsic sometimes):
+    LLVM's parser rejects a second one. Every function an LLVM module refers to is
+    declared in it, so a name that occurs in its text (quoted or not) is one it has."""
+    parts = [kernel_ir]
+    for fn in glue.functions:
+        if not (fn.is_declaration and (f"@{fn.name}(" in kernel_ir or f'@"{fn.name}"(' in kernel_ir)):
+            parts.append(str(fn))
+    return "\n".join(parts) + "\n"

@@ -1,0 +1,58 @@
+"""The host CPU as LLVM sees it, and the target machine for it.
+
+Both the compiler and the runtime need it: code generation emits object code for this
+machine, and the loader links object code (and the worker pool) with an engine made
+for the same machine. Ember's loops only vectorize when LLVM knows the machine, so the
+target machine is created for the host CPU's name and features (AVX-512/AVX2/NEON are
+used when present).
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import llvmlite
+import llvmlite.binding as llvm
+
+
+@functools.cache
+def _init() -> None:
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+
+
+@dataclass(frozen=True)
+class HostTarget:
+    triple: str
+    cpu: str
+    features: str
+
+    @property
+    def cache_tag(self) -> str:
+        """What the object code depends on, for artifact cache keys."""
+        return f"llvmlite-{llvmlite.__version__}/{self.triple}/{self.cpu}/{self.features}"
+
+
+@functools.cache
+def host_target() -> HostTarget:
+    _init()
+    return HostTarget(llvm.get_process_triple(), llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten())
+
+
+def new_target_machine(opt_level: int = 3) -> llvm.TargetMachine:
+    """A target machine of its own, for an execution engine: llvmlite hands the
+    machine over to the engine, which deletes it when the engine is freed (as a
+    loaded kernel's engine is once nothing uses the kernel), so a shared one would
+    be left dangling. About 0.3 ms."""
+    host = host_target()
+    target = llvm.Target.from_triple(host.triple)
+    return target.create_target_machine(cpu=host.cpu, features=host.features, opt=opt_level,
+                                        reloc="pic", codemodel="jitdefault")
+
+
+@functools.cache
+def target_machine(opt_level: int = 3) -> llvm.TargetMachine:
+    """The process's shared target machine, for optimizing and emitting code; never
+    to be given to an execution engine (see ``new_target_machine``)."""
+    return new_target_machine(opt_level)

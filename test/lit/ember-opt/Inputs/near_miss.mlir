@@ -1,0 +1,9 @@
+func.func @f() {
+  return
+}
+
+// ----
+
+func.func @g() {
+  return
+}
