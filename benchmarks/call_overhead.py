@@ -115,8 +115,9 @@ def ember_parts(compiled, x, y):
     entry = compiled.entries[0]
     run = entry.run
     kernel = entry.graph
-    guards_only = entry_codegen.build_entry(compiled.__wrapped__, entry.guards, entry.guard_namespace, [], None, [],
-                                            "True", {}, name="check")
+    guards_only = entry_codegen.build_entry(
+        compiled.__wrapped__, entry.guards, entry.guard_namespace, [], None, [], "True", {}, name="check"
+    )
     layout = (x.flags.c_contiguous, y.flags.c_contiguous)
     variant, foreign = kernel._variants.get(layout) or kernel.variant(layout)
     out = np.empty(N_WARM, np.float32)
@@ -330,15 +331,20 @@ def main(argv=None) -> int:
     import numpy as np
 
     failures = []
-    print(f"Python {sys.version.split()[0]}, NumPy {np.__version__}, {os.cpu_count()} CPUs, "
-          f"load {os.getloadavg()[0]:.2f}; {batches} batches x {calls} calls, median")
+    print(
+        f"Python {sys.version.split()[0]}, NumPy {np.__version__}, {os.cpu_count()} CPUs, "
+        f"load {os.getloadavg()[0]:.2f}; {batches} batches x {calls} calls, median"
+    )
     print()
     print(f"1. Warm call, lambda x, y: x + y on {N_WARM}-element float32 (target: Ember < 10 us)")
     rows = warm_ember(calls, batches)
     extra = []
     for kind, flag in (("numba", args.no_numba), ("torch", args.no_torch), ("jax", False)):
-        label = {"numba": "numba @njit(x, y)", "torch": "torch.compile(lambda)(tx, ty)",
-                 "jax": "jax.jit(lambda)(x, y)"}[kind]
+        label = {
+            "numba": "numba @njit(x, y)",
+            "torch": "torch.compile(lambda)(tx, ty)",
+            "jax": "jax.jit(lambda)(x, y)",
+        }[kind]
         if flag:
             continue
         if not have(kind):
@@ -349,8 +355,9 @@ def main(argv=None) -> int:
             extra.append((label, {"us": None, "note": "ERR " + r["error"]}))
             failures.append(f"{label}: {r['error']}")
         else:
-            extra.append((f"{label} [{r['version']}]", {"us": r["us"], "best": r["best"], "ok": r["ok"],
-                                                         "note": "own process"}))
+            extra.append(
+                (f"{label} [{r['version']}]", {"us": r["us"], "best": r["best"], "ok": r["ok"], "note": "own process"})
+            )
     ember_us = rows["ember compile(lambda)(x, y)"]["us"]
     numpy_us = rows["numpy x + y (inline, no call)"]["us"]
     table = [(k, v) for k, v in rows.items() if not k.startswith("_")]
@@ -376,9 +383,11 @@ def main(argv=None) -> int:
     entry_us = rows["  entry.run (guards+kernel+return)"]["us"]
     binder_us = rows["  Kernel._call: generated binder"]["us"]
     foreign_us = rows["  foreign call alone (out preallocated)"]["us"]
-    print(f"    => wrapper (CompiledFunction.__call__ loop) ~ {ember_us - entry_us:.3f} us; "
-          f"guards ~ {rows['  guard code alone']['us']:.3f} us incl. one Python call; "
-          f"binder Python ~ {binder_us - foreign_us:.3f} us; foreign call {foreign_us:.3f} us")
+    print(
+        f"    => wrapper (CompiledFunction.__call__ loop) ~ {ember_us - entry_us:.3f} us; "
+        f"guards ~ {rows['  guard code alone']['us']:.3f} us incl. one Python call; "
+        f"binder Python ~ {binder_us - foreign_us:.3f} us; foreign call {foreign_us:.3f} us"
+    )
     if args.show_source:
         print("\n" + rows["_entry_source"] + "\n" + rows["_binder_source"])
 
@@ -405,11 +414,15 @@ def main(argv=None) -> int:
                 if note:
                     failures.append(f"{label}: {note}")
                 if kind == "ember" and r.get("trace_s") is not None:
-                    note = (f"trace {r['trace_s'] * 1e3:.0f} ms, trace+compile {r['entry_total_s'] * 1e3:.0f} ms; "
-                            f"{r['cache']}, {r['cache_files']} file(s) in dir after " + note).strip()
+                    note = (
+                        f"trace {r['trace_s'] * 1e3:.0f} ms, trace+compile {r['entry_total_s'] * 1e3:.0f} ms; "
+                        f"{r['cache']}, {r['cache_files']} file(s) in dir after " + note
+                    ).strip()
                 print(f"  {label:22} {r['import_s']:9.3f} {r['first_s']:13.3f} {r['second_s'] * 1e3:12.3f}  {note}")
-        print("  (import s: the package alone, NumPy already imported; first call s: compile(fn) through the "
-              "first call returning)")
+        print(
+            "  (import s: the package alone, NumPy already imported; first call s: compile(fn) through the "
+            "first call returning)"
+        )
 
     if failures:
         print()

@@ -76,13 +76,17 @@ def main(argv=None) -> int:
 
     parts = threads.num_threads()
     rows = measure(SIZES, parts, args.quick)
-    print(f"tanh(x*x), float32, preallocated output; {parts} parts vs 1 "
-          f"(PARALLEL_MIN_BYTES = {threads.PARALLEL_MIN_BYTES // 1024} KiB; load {os.getloadavg()[0]:.2f})")
+    print(
+        f"tanh(x*x), float32, preallocated output; {parts} parts vs 1 "
+        f"(PARALLEL_MIN_BYTES = {threads.PARALLEL_MIN_BYTES // 1024} KiB; load {os.getloadavg()[0]:.2f})"
+    )
     print(f"{'elements':>10} {'KiB in+out':>11} {'1 part us':>10} {f'{parts} parts us':>11} {'1/N ratio':>9}")
     for r in rows:
         flag = "" if r["ok"] else "  WRONG RESULT"
-        print(f"{r['n']:>10} {r['bytes'] / 1024:>11.1f} {r['one']:>10.2f} {r['split']:>11.2f} "
-              f"{r['one'] / r['split']:>9.2f}{flag}")
+        print(
+            f"{r['n']:>10} {r['bytes'] / 1024:>11.1f} {r['one']:>10.2f} {r['split']:>11.2f} "
+            f"{r['one'] / r['split']:>9.2f}{flag}"
+        )
     return 0 if all(r["ok"] for r in rows) else 1
 
 

@@ -26,12 +26,16 @@ def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--quick", action="store_true", help="small sizes, few repeats (smoke test, < 60 s)")
     p.add_argument("--only", default="", help="comma-separated workload names")
-    p.add_argument("--threads", type=int, default=None,
-                   help="threads for Ember (EMBER_NUM_THREADS), torch, Numba and OpenBLAS")
-    p.add_argument("--target", type=float, default=None,
-                   help="seconds per measurement (default 0.75, --quick 0.05)")
-    p.add_argument("--rounds", type=int, default=1,
-                   help="measure every column this many times, interleaved; report each cell's best")
+    p.add_argument(
+        "--threads", type=int, default=None, help="threads for Ember (EMBER_NUM_THREADS), torch, Numba and OpenBLAS"
+    )
+    p.add_argument("--target", type=float, default=None, help="seconds per measurement (default 0.75, --quick 0.05)")
+    p.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="measure every column this many times, interleaved; report each cell's best",
+    )
     p.add_argument("--no-numba", action="store_true", help="skip the Numba column")
     p.add_argument("--no-torch", action="store_true", help="skip the torch.compile column")
     p.add_argument("--worker", choices=("numba", "torch"), help=argparse.SUPPRESS)
@@ -54,7 +58,6 @@ import traceback  # noqa: E402
 import numpy as np  # noqa: E402
 
 from benchmarks.workloads import WORKLOADS, check  # noqa: E402
-
 
 # ----------------------------------------------------------------------------- timing
 
@@ -90,9 +93,13 @@ def threaded_copy_bandwidth(nbytes: int, target: float, parts: int) -> float:
     dst = np.empty_like(src)
     bounds = np.linspace(0, src.size, parts + 1).astype(int)
     with ThreadPoolExecutor(parts) as pool:
+
         def copy():
-            list(pool.map(lambda i: np.copyto(dst[bounds[i]:bounds[i + 1]], src[bounds[i]:bounds[i + 1]]),
-                          range(parts)))
+            list(
+                pool.map(
+                    lambda i: np.copyto(dst[bounds[i] : bounds[i + 1]], src[bounds[i] : bounds[i + 1]]), range(parts)
+                )
+            )
 
         seconds = measure(copy, (), target, min_repeats=5)
     return 2 * nbytes / seconds
@@ -168,8 +175,16 @@ def worker(kind, names, scale, target, threads) -> int:
             res = run_one("numba", w.numba, reference, w, inputs, target, notes)
         else:
             tin = tuple(mod.from_numpy(a) for a in inputs)
-            res = run_one("torch.compile", lambda w=w: mod.compile(w.torch), reference, w, tin, target, notes,
-                          unwrap=lambda t: t.detach().numpy())
+            res = run_one(
+                "torch.compile",
+                lambda w=w: mod.compile(w.torch),
+                reference,
+                w,
+                tin,
+                target,
+                notes,
+                unwrap=lambda t: t.detach().numpy(),
+            )
         print(json.dumps({"workload": w.name, "result": res.to_json(), "notes": notes}), flush=True)
     return 0
 
@@ -183,9 +198,20 @@ def run_worker(kind, names, scale, target, threads, notes):
     if importlib.util.find_spec(kind) is None:
         return {}, None
     print(f"  {kind} (own process) ...", end="", flush=True)
-    cmd = [sys.executable, os.path.abspath(__file__), "--worker", kind, "--only", ",".join(names),
-           "--target", str(target)] + (["--quick"] if scale == "quick" else []) + \
-          (["--threads", str(threads)] if threads else [])
+    cmd = (
+        [
+            sys.executable,
+            os.path.abspath(__file__),
+            "--worker",
+            kind,
+            "--only",
+            ",".join(names),
+            "--target",
+            str(target),
+        ]
+        + (["--quick"] if scale == "quick" else [])
+        + (["--threads", str(threads)] if threads else [])
+    )
     proc = subprocess.run(cmd, capture_output=True, text=True)
     results, version = {}, None
     for line in proc.stdout.splitlines():
@@ -244,8 +270,11 @@ def measure_in_process(w, scale, target, notes, compile_ms, kernels) -> tuple[di
             msg = str(e).strip().splitlines()
             notes.append(f"{w.name}/ember: compile ERR {type(e).__name__}: {msg[0][:200] if msg else ''}")
     kernel = kernels[w.name]
-    res["ember"] = (run_one("ember", lambda: kernel, reference, w, inputs, target, notes,
-                            unwrap=lambda r: r[0]) if kernel is not None else Result(status="ERR"))
+    res["ember"] = (
+        run_one("ember", lambda: kernel, reference, w, inputs, target, notes, unwrap=lambda r: r[0])
+        if kernel is not None
+        else Result(status="ERR")
+    )
     print(" done", flush=True)
     return res, w.bytes_moved(inputs, reference)
 
@@ -314,14 +343,19 @@ def main(args) -> int:
     blas = [v for v in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE") if v in os.environ]
     if blas:
         settings = " ".join(f"{v}={os.environ[v]}" for v in blas)
-        print(f"note: {settings} set in the environment; it can slow a current NumPy's OpenBLAS (matmul). "
-              f"To measure without it, unset both for this command:\n"
-              f"      env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python {' '.join(sys.argv)}")
+        print(
+            f"note: {settings} set in the environment; it can slow a current NumPy's OpenBLAS (matmul). "
+            f"To measure without it, unset both for this command:\n"
+            f"      env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python {' '.join(sys.argv)}"
+        )
     else:
         print("note: OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE are not set")
     load_before = os.getloadavg()[0]
-    print(f"scale={scale}  target={target:g} s per measurement  load average {load_before:.2f}  "
-          f"workloads: {', '.join(names)}", flush=True)
+    print(
+        f"scale={scale}  target={target:g} s per measurement  load average {load_before:.2f}  "
+        f"workloads: {', '.join(names)}",
+        flush=True,
+    )
 
     copy_mib = 32 if args.quick else 256
     bandwidth = copy_bandwidth(copy_mib << 20, max(target, 0.2))
@@ -348,24 +382,48 @@ def main(args) -> int:
             column, versions[kind] = run_worker(kind, names, scale, target, args.threads, notes)
             for name, r in column.items():
                 merge_best(results[name], {kind: r})
-    gbs = {w.name: moved[w.name] / results[w.name]["ember"].seconds
-           for w in selected if w.streaming and results[w.name]["ember"].status == "ok"}
+    gbs = {
+        w.name: moved[w.name] / results[w.name]["ember"].seconds
+        for w in selected
+        if w.streaming and results[w.name]["ember"].status == "ok"
+    }
 
     rows = []
     for w in selected:
         res, base = results[w.name], results[w.name]["numpy"]
         rate = gbs.get(w.name)
         cold_warm = compile_ms.get(w.name)
-        rows.append([w.name, fmt_ms(base), fmt_ratio(res["numpy-out"], base), fmt_ratio(res["ember"], base),
-                     fmt_ratio(res.get("numba"), base), fmt_ratio(res.get("torch"), base),
-                     "-" if rate is None else f"{rate / 1e9:.1f}",
-                     "-" if rate is None else f"{100 * rate / bandwidth:.0f}%",
-                     "-" if cold_warm is None else f"{cold_warm[0]:.0f}",
-                     "-" if cold_warm is None else f"{cold_warm[1]:.1f}"])
+        rows.append(
+            [
+                w.name,
+                fmt_ms(base),
+                fmt_ratio(res["numpy-out"], base),
+                fmt_ratio(res["ember"], base),
+                fmt_ratio(res.get("numba"), base),
+                fmt_ratio(res.get("torch"), base),
+                "-" if rate is None else f"{rate / 1e9:.1f}",
+                "-" if rate is None else f"{100 * rate / bandwidth:.0f}%",
+                "-" if cold_warm is None else f"{cold_warm[0]:.0f}",
+                "-" if cold_warm is None else f"{cold_warm[1]:.1f}",
+            ]
+        )
 
     print()
-    print_table(rows, ["workload", "numpy ms", "numpy-out ms (x)", "ember ms (x)", "numba ms (x)",
-                       "torch.compile ms (x)", "ember GB/s", "% copy", "compile cold ms", "warm ms"])
+    print_table(
+        rows,
+        [
+            "workload",
+            "numpy ms",
+            "numpy-out ms (x)",
+            "ember ms (x)",
+            "numba ms (x)",
+            "torch.compile ms (x)",
+            "ember GB/s",
+            "% copy",
+            "compile cold ms",
+            "warm ms",
+        ],
+    )
     print()
     try:
         import llvmlite
@@ -384,20 +442,28 @@ def main(args) -> int:
     n_threads = threads.num_threads()
     mt = ""
     if n_threads > 1:
-        mt = f" ({threaded_copy_bandwidth(copy_mib << 20, max(target, 0.2), n_threads) / 1e9:.1f} GB/s " \
-             f"split over {n_threads} threads, for context)"
-    print(f"copy bandwidth (np.copyto {copy_mib} MiB, 2 x bytes / time): {bandwidth / 1e9:.1f} GB/s{mt} | "
-          f"cpu {cpu} | threads {n_threads} "
-          f"(of {os.cpu_count()} cores) | " + ", ".join(libs))
+        mt = (
+            f" ({threaded_copy_bandwidth(copy_mib << 20, max(target, 0.2), n_threads) / 1e9:.1f} GB/s "
+            f"split over {n_threads} threads, for context)"
+        )
+    print(
+        f"copy bandwidth (np.copyto {copy_mib} MiB, 2 x bytes / time): {bandwidth / 1e9:.1f} GB/s{mt} | "
+        f"cpu {cpu} | threads {n_threads} "
+        f"(of {os.cpu_count()} cores) | " + ", ".join(libs)
+    )
     rounds = f"; the best of {args.rounds} rounds' medians" if args.rounds > 1 else ""
-    print(f"x = NumPy-eager time / that time (higher is faster); median of N calls after warm-up{rounds}. "
-          "GB/s = (inputs read + outputs written) / Ember time; % copy = GB/s over the copy bandwidth. "
-          "compile: cold = empty caches; warm = memory cache cleared, loaded from the disk cache. "
-          "Numba and torch ran in processes of their own.")
+    print(
+        f"x = NumPy-eager time / that time (higher is faster); median of N calls after warm-up{rounds}. "
+        "GB/s = (inputs read + outputs written) / Ember time; % copy = GB/s over the copy bandwidth. "
+        "compile: cold = empty caches; warm = memory cache cleared, loaded from the disk cache. "
+        "Numba and torch ran in processes of their own."
+    )
     if max(load_before, load_after) > 0.7 * (os.cpu_count() or 1):
-        print(f"!! load average was {load_before:.2f} before and {load_after:.2f} after the run on "
-              f"{os.cpu_count()} cores: other processes competed for the CPUs, so times are noisy "
-              f"(multi-threaded ones most)")
+        print(
+            f"!! load average was {load_before:.2f} before and {load_after:.2f} after the run on "
+            f"{os.cpu_count()} cores: other processes competed for the CPUs, so times are noisy "
+            f"(multi-threaded ones most)"
+        )
     for n in notes:
         print("!!", n)
     shutil.rmtree(cache, ignore_errors=True)

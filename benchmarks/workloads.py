@@ -276,9 +276,11 @@ def softmax_torch(x):
 
 
 def layernorm_inputs(rng, rows, cols):
-    return (rng.standard_normal((rows, cols), dtype=F32),
-            rng.standard_normal(cols, dtype=F32),
-            rng.standard_normal(cols, dtype=F32))
+    return (
+        rng.standard_normal((rows, cols), dtype=F32),
+        rng.standard_normal(cols, dtype=F32),
+        rng.standard_normal(cols, dtype=F32),
+    )
 
 
 def layernorm_numpy(x, gamma, beta):
@@ -409,9 +411,11 @@ def matmul_inputs(rng, m, k, n):
     # Weights scaled by 1/sqrt(k), as initialised in practice: outputs of order 1, where
     # rtol 1e-4 / atol 1e-5 separate a wrong answer from another summation order (with
     # unscaled N(0, 1) weights the outputs are ~32 and the order alone moves them 2e-4).
-    return (rng.standard_normal((m, k), dtype=F32),
-            rng.standard_normal((k, n), dtype=F32) * F32(1 / np.sqrt(k)),
-            rng.standard_normal(n, dtype=F32))
+    return (
+        rng.standard_normal((m, k), dtype=F32),
+        rng.standard_normal((k, n), dtype=F32) * F32(1 / np.sqrt(k)),
+        rng.standard_normal(n, dtype=F32),
+    )
 
 
 def matmul_numpy(a, w, bias):
@@ -490,11 +494,13 @@ def matmul_torch(a, w, bias):
 
 def mlp_inputs(rng, m, d, h):
     scale = F32(1 / np.sqrt(d))
-    return (rng.standard_normal((m, d), dtype=F32),
-            rng.standard_normal((d, h), dtype=F32) * scale,
-            rng.standard_normal(h, dtype=F32),
-            rng.standard_normal((h, d), dtype=F32) * F32(1 / np.sqrt(h)),
-            rng.standard_normal(d, dtype=F32))
+    return (
+        rng.standard_normal((m, d), dtype=F32),
+        rng.standard_normal((d, h), dtype=F32) * scale,
+        rng.standard_normal(h, dtype=F32),
+        rng.standard_normal((h, d), dtype=F32) * F32(1 / np.sqrt(h)),
+        rng.standard_normal(d, dtype=F32),
+    )
 
 
 def mlp_numpy(x, w1, b1, w2, b2):
@@ -545,31 +551,94 @@ def mlp_torch(x, w1, b1, w2, b2):
 N_FULL, N_QUICK, N_TINY = 1 << 24, 1 << 20, 1000
 
 WORKLOADS = [
-    Workload("chain", "tanh(x*1.5+b)*0.5+x", {"full": {"n": N_FULL}, "quick": {"n": N_QUICK}, "tiny": {"n": N_TINY}},
-             chain_inputs, chain_numpy, chain_numpy_out, chain_graph, chain_numba, chain_torch),
-    Workload("gelu", "tanh-GELU", {"full": {"n": N_FULL}, "quick": {"n": N_QUICK}, "tiny": {"n": N_TINY}},
-             gelu_inputs, gelu_numpy, gelu_numpy_out, gelu_graph, gelu_numba, gelu_torch),
-    Workload("softmax", "row softmax",
-             {"full": {"rows": 4096, "cols": 1024}, "quick": {"rows": 512, "cols": 1024},
-              "tiny": {"rows": 13, "cols": 24}},
-             rows_inputs, softmax_numpy, softmax_numpy_out, softmax_graph, softmax_numba, softmax_torch),
-    Workload("layernorm", "layernorm, last axis",
-             {"full": {"rows": 4096, "cols": 1024}, "quick": {"rows": 512, "cols": 1024},
-              "tiny": {"rows": 13, "cols": 24}},
-             layernorm_inputs, layernorm_numpy, layernorm_numpy_out, layernorm_graph, layernorm_numba,
-             layernorm_torch),
-    Workload("mse", "((x-y)**2).sum()", {"full": {"n": N_FULL}, "quick": {"n": N_QUICK}, "tiny": {"n": N_TINY}},
-             mse_inputs, mse_numpy, mse_numpy_out, mse_graph, mse_numba, mse_torch,
-             reduction_to_scalar=True),
-    Workload("matmul_relu", "relu(A@B+bias)",
-             {"full": {"m": 1024, "k": 1024, "n": 1024}, "quick": {"m": 256, "k": 256, "n": 256},
-              "tiny": {"m": 9, "k": 16, "n": 12}},
-             matmul_inputs, matmul_numpy, matmul_numpy_out, matmul_graph, matmul_numba, matmul_torch,
-             streaming=False),
-    Workload("mlp", "relu(x@W1+b1)@W2+b2",
-             {"full": {"m": 256, "d": 512, "h": 2048}, "quick": {"m": 64, "d": 128, "h": 512},
-              "tiny": {"m": 7, "d": 16, "h": 32}},
-             mlp_inputs, mlp_numpy, mlp_numpy_out, mlp_graph, mlp_numba, mlp_torch, streaming=False),
+    Workload(
+        "chain",
+        "tanh(x*1.5+b)*0.5+x",
+        {"full": {"n": N_FULL}, "quick": {"n": N_QUICK}, "tiny": {"n": N_TINY}},
+        chain_inputs,
+        chain_numpy,
+        chain_numpy_out,
+        chain_graph,
+        chain_numba,
+        chain_torch,
+    ),
+    Workload(
+        "gelu",
+        "tanh-GELU",
+        {"full": {"n": N_FULL}, "quick": {"n": N_QUICK}, "tiny": {"n": N_TINY}},
+        gelu_inputs,
+        gelu_numpy,
+        gelu_numpy_out,
+        gelu_graph,
+        gelu_numba,
+        gelu_torch,
+    ),
+    Workload(
+        "softmax",
+        "row softmax",
+        {"full": {"rows": 4096, "cols": 1024}, "quick": {"rows": 512, "cols": 1024}, "tiny": {"rows": 13, "cols": 24}},
+        rows_inputs,
+        softmax_numpy,
+        softmax_numpy_out,
+        softmax_graph,
+        softmax_numba,
+        softmax_torch,
+    ),
+    Workload(
+        "layernorm",
+        "layernorm, last axis",
+        {"full": {"rows": 4096, "cols": 1024}, "quick": {"rows": 512, "cols": 1024}, "tiny": {"rows": 13, "cols": 24}},
+        layernorm_inputs,
+        layernorm_numpy,
+        layernorm_numpy_out,
+        layernorm_graph,
+        layernorm_numba,
+        layernorm_torch,
+    ),
+    Workload(
+        "mse",
+        "((x-y)**2).sum()",
+        {"full": {"n": N_FULL}, "quick": {"n": N_QUICK}, "tiny": {"n": N_TINY}},
+        mse_inputs,
+        mse_numpy,
+        mse_numpy_out,
+        mse_graph,
+        mse_numba,
+        mse_torch,
+        reduction_to_scalar=True,
+    ),
+    Workload(
+        "matmul_relu",
+        "relu(A@B+bias)",
+        {
+            "full": {"m": 1024, "k": 1024, "n": 1024},
+            "quick": {"m": 256, "k": 256, "n": 256},
+            "tiny": {"m": 9, "k": 16, "n": 12},
+        },
+        matmul_inputs,
+        matmul_numpy,
+        matmul_numpy_out,
+        matmul_graph,
+        matmul_numba,
+        matmul_torch,
+        streaming=False,
+    ),
+    Workload(
+        "mlp",
+        "relu(x@W1+b1)@W2+b2",
+        {
+            "full": {"m": 256, "d": 512, "h": 2048},
+            "quick": {"m": 64, "d": 128, "h": 512},
+            "tiny": {"m": 7, "d": 16, "h": 32},
+        },
+        mlp_inputs,
+        mlp_numpy,
+        mlp_numpy_out,
+        mlp_graph,
+        mlp_numba,
+        mlp_torch,
+        streaming=False,
+    ),
 ]
 
 BY_NAME = {w.name: w for w in WORKLOADS}

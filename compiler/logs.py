@@ -11,8 +11,17 @@ import logging
 import os
 import sys
 
-CHANNELS = ("graph_code", "guards", "recompiles", "bytecode", "graph_breaks", "graph_sizes", "ir",
-            "output_code", "perf")
+CHANNELS = (
+    "graph_code",
+    "guards",
+    "recompiles",
+    "bytecode",
+    "graph_breaks",
+    "graph_sizes",
+    "ir",
+    "output_code",
+    "perf",
+)
 _enabled: set[str] = set()
 _handler = logging.StreamHandler(sys.stderr)
 _handler.setFormatter(logging.Formatter("[ember:%(name)s] %(message)s"))

@@ -16,9 +16,9 @@ from torch_mlir.dialects import (  # noqa: F401  (re-exported)
     ext,
     func,
     gpu,
-    llvm,
     irdl,
     linalg,
+    llvm,
     math,
     memref,
     scf,
@@ -67,8 +67,11 @@ def symbol_name(op) -> str:
 def functions(module, declarations: bool = False) -> list[ir.Operation]:
     """The ``func.func`` ops at the top of ``module`` (an ``ir.Module`` or its op);
     definitions only unless ``declarations`` (a declaration has no body to work on)."""
-    return [op.operation for op in module.operation.regions[0].blocks[0].operations
-            if op.operation.name == "func.func" and (declarations or len(op.operation.regions[0].blocks))]
+    return [
+        op.operation
+        for op in module.operation.regions[0].blocks[0].operations
+        if op.operation.name == "func.func" and (declarations or len(op.operation.regions[0].blocks))
+    ]
 
 
 def function_named(module, name: str | None = None) -> ir.Operation:
@@ -124,8 +127,9 @@ def bindings_version() -> str:
 
 def non_llvm_ops(module: ir.Module) -> list[str]:
     """Names of ops that the LLVM IR translation cannot handle."""
-    return sorted({op.name for op in walk_ops(module)
-                   if not (op.name.startswith("llvm.") or op.name == "builtin.module")})
+    return sorted(
+        {op.name for op in walk_ops(module) if not (op.name.startswith("llvm.") or op.name == "builtin.module")}
+    )
 
 
 def translate_to_llvm_ir(module: ir.Module) -> str:
@@ -136,6 +140,5 @@ def translate_to_llvm_ir(module: ir.Module) -> str:
     """
     leftovers = non_llvm_ops(module)
     if leftovers:
-        raise ValueError("cannot translate to LLVM IR: ops outside the LLVM dialect remain: "
-                         + ", ".join(leftovers))
+        raise ValueError("cannot translate to LLVM IR: ops outside the LLVM dialect remain: " + ", ".join(leftovers))
     return llvm.translate_module_to_llvmir(module.operation)

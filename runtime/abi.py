@@ -149,10 +149,12 @@ def _layout_holds() -> bool:
         return ctypes.c_int64.from_address(base + offset).value
 
     dims, strides = word(PYARRAY_LAYOUT["dimensions"]), word(PYARRAY_LAYOUT["strides"])
-    return (word(PYARRAY_LAYOUT["data"]) == probe.ctypes.data
-            and ctypes.c_int.from_address(base + PYARRAY_LAYOUT["nd"]).value == probe.ndim
-            and [ctypes.c_int64.from_address(dims + 8 * i).value for i in range(3)] == list(probe.shape)
-            and [ctypes.c_int64.from_address(strides + 8 * i).value for i in range(3)] == list(probe.strides))
+    return (
+        word(PYARRAY_LAYOUT["data"]) == probe.ctypes.data
+        and ctypes.c_int.from_address(base + PYARRAY_LAYOUT["nd"]).value == probe.ndim
+        and [ctypes.c_int64.from_address(dims + 8 * i).value for i in range(3)] == list(probe.shape)
+        and [ctypes.c_int64.from_address(strides + 8 * i).value for i in range(3)] == list(probe.strides)
+    )
 
 
 fast_entry_supported = _layout_holds()

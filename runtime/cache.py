@@ -109,11 +109,14 @@ class CacheInfo:
 
     def __str__(self) -> str:
         limit = "unlimited" if self.limit is None else format_size(self.limit)
-        return "\n".join([
-            f"directory:     {self.directory if self.directory is not None else 'off (EMBER_CACHE_DIR=off)'}",
-            f"entries:       {self.entries} ({self.stale_entries} of other Ember builds)",
-            f"size:          {format_size(self.total_bytes)} of {limit} (EMBER_CACHE_MAX)",
-            f"this process:  {self.hits} hits, {self.misses} misses"])
+        return "\n".join(
+            [
+                f"directory:     {self.directory if self.directory is not None else 'off (EMBER_CACHE_DIR=off)'}",
+                f"entries:       {self.entries} ({self.stale_entries} of other Ember builds)",
+                f"size:          {format_size(self.total_bytes)} of {limit} (EMBER_CACHE_MAX)",
+                f"this process:  {self.hits} hits, {self.misses} misses",
+            ]
+        )
 
 
 def cache_dir() -> Path | None:
@@ -181,8 +184,11 @@ def max_bytes() -> int | None:
     except ValueError as e:
         if configured not in _warned_max:
             _warned_max.add(configured)
-            warnings.warn(f"ember: EMBER_CACHE_MAX: {e}; using the default, {format_size(DEFAULT_MAX_BYTES)}",
-                          RuntimeWarning, stacklevel=2)
+            warnings.warn(
+                f"ember: EMBER_CACHE_MAX: {e}; using the default, {format_size(DEFAULT_MAX_BYTES)}",
+                RuntimeWarning,
+                stacklevel=2,
+            )
         return DEFAULT_MAX_BYTES
 
 
@@ -305,9 +311,14 @@ class ArtifactCache:
         path = ArtifactCache.path(key)
         if path is None:
             return 0
-        header = {"key": key, "version": __version__, "fingerprint": source_fingerprint(),
-                  "size": len(artifact.payload), "sha256": hashlib.sha256(artifact.payload).hexdigest(),
-                  "meta": artifact.meta}
+        header = {
+            "key": key,
+            "version": __version__,
+            "fingerprint": source_fingerprint(),
+            "size": len(artifact.payload),
+            "sha256": hashlib.sha256(artifact.payload).hexdigest(),
+            "meta": artifact.meta,
+        }
         blob = b""
         if texts is not None:
             blob = zlib.compress(json.dumps(texts).encode(), 1)
@@ -348,8 +359,7 @@ class ArtifactCache:
             return
         limit = max_bytes()
         with self._lock:
-            due = force or self._writes_since_scan >= self._scan_every or (
-                limit is not None and self._estimate > limit)
+            due = force or self._writes_since_scan >= self._scan_every or (limit is not None and self._estimate > limit)
             if not due:
                 return
             self._writes_since_scan = 0
@@ -433,8 +443,13 @@ def _read_header(f, key: str) -> dict | None:
         header = json.loads(line)
     except ValueError:
         return None
-    if not isinstance(header, dict) or header.get("key") != key or header.get("fingerprint") != source_fingerprint() \
-            or not isinstance(header.get("size"), int) or header["size"] < 0:
+    if (
+        not isinstance(header, dict)
+        or header.get("key") != key
+        or header.get("fingerprint") != source_fingerprint()
+        or not isinstance(header.get("size"), int)
+        or header["size"] < 0
+    ):
         return None
     return header
 
@@ -466,8 +481,15 @@ def cache_info() -> CacheInfo:
     root = cache_dir()
     scan = _scan(root, None, remove_stale=False) if root is not None else {"entries": [], "total": 0, "stale": 0}
     stats = ARTIFACTS.stats
-    return CacheInfo(root, len(scan["entries"]), scan["total"], max_bytes(), stats.memory_hits + stats.disk_hits,
-                     stats.misses, scan["stale"])
+    return CacheInfo(
+        root,
+        len(scan["entries"]),
+        scan["total"],
+        max_bytes(),
+        stats.memory_hits + stats.disk_hits,
+        stats.misses,
+        scan["stale"],
+    )
 
 
 def clear_cache(stale_only: bool = False) -> int:

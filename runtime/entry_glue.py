@@ -91,20 +91,26 @@ def kernel_glue(name: str, arrays, parallel: bool, scratch=()) -> ir.Module:
     module = ir.Module(name=f"ember_glue_{name}")
     n_arrays, n_scratch = len(arrays), len(scratch)
     part_types = [I64, I64] if parallel else []
-    kernel = ir.Function(module, ir.FunctionType(VOID, [PTR] * (n_arrays + n_scratch) + part_types),
-                         abi.c_interface_name(name))
+    kernel = ir.Function(
+        module, ir.FunctionType(VOID, [PTR] * (n_arrays + n_scratch) + part_types), abi.c_interface_name(name)
+    )
 
-    entry = ir.Function(module, ir.FunctionType(VOID, [PTR] * (n_arrays + n_scratch) + part_types),
-                        abi.entry_name(name))
+    entry = ir.Function(
+        module, ir.FunctionType(VOID, [PTR] * (n_arrays + n_scratch) + part_types), abi.entry_name(name)
+    )
     names = [f"a{i}" for i in range(n_arrays)] + [f"s{j}" for j in range(n_scratch)]
     for arg, arg_name in zip(entry.args, names + (["part", "parts"] if parallel else []), strict=True):
         arg.name = arg_name
     builder = ir.IRBuilder(entry.append_basic_block("entry"))
-    descriptors = [_array_descriptor(builder, entry.args[i], spec.rank, spec.dtype.itemsize, names[i])
-                   for i, spec in enumerate(arrays)]
-    descriptors += [_scratch_descriptor(builder, entry.args[n_arrays + j], slots, names[n_arrays + j])
-                    for j, (slots, _) in enumerate(scratch)]
-    builder.call(kernel, descriptors + list(entry.args[n_arrays + n_scratch:]))
+    descriptors = [
+        _array_descriptor(builder, entry.args[i], spec.rank, spec.dtype.itemsize, names[i])
+        for i, spec in enumerate(arrays)
+    ]
+    descriptors += [
+        _scratch_descriptor(builder, entry.args[n_arrays + j], slots, names[n_arrays + j])
+        for j, (slots, _) in enumerate(scratch)
+    ]
+    builder.call(kernel, descriptors + list(entry.args[n_arrays + n_scratch :]))
     builder.ret_void()
     if parallel:
         _launcher(module, name, entry, n_arrays, scratch)
@@ -123,8 +129,10 @@ def _launcher(module: ir.Module, name: str, entry: ir.Function, n_arrays: int, s
     argv, part, parts = task.args
     argv.name, part.name, parts.name = "argv", "part", "parts"
     builder = ir.IRBuilder(task.append_basic_block("entry"))
-    pointers = [builder.load(builder.gep(argv, [I64(i)], source_etype=PTR), name=f"p{i}", align=8, typ=PTR)
-                for i in range(total)]
+    pointers = [
+        builder.load(builder.gep(argv, [I64(i)], source_etype=PTR), name=f"p{i}", align=8, typ=PTR)
+        for i in range(total)
+    ]
     builder.call(entry, pointers + [part, parts])
     builder.ret_void()
 

@@ -44,8 +44,11 @@ def load_variant(object_code: bytes, meta: dict) -> Variant:
     beside it: ``parallel`` (bool) and ``scratch`` (``[slots, dtype]`` per buffer)."""
     if meta["parallel"]:
         threads.register_symbols()  # its launcher calls the worker pool
-    return Variant(LoadedObject(object_code), meta["parallel"],
-                   tuple((slots, np.dtype(dtype)) for slots, dtype in meta.get("scratch", ())))
+    return Variant(
+        LoadedObject(object_code),
+        meta["parallel"],
+        tuple((slots, np.dtype(dtype)) for slots, dtype in meta.get("scratch", ())),
+    )
 
 
 class Kernel:
@@ -64,8 +67,14 @@ class Kernel:
         self._shape_cache: dict[tuple, list[tuple]] = {}
         self._call = self._call_trusted = self._call_generic
         if abi.fast_entry_supported:
-            namespace = {"bad": self._reject, "shape_cache": self._shape_cache, "output_shapes": self._shapes_for,
-                         "variants": self._variants, "variant": self.variant, "parts_for": threads.parts_for}
+            namespace = {
+                "bad": self._reject,
+                "shape_cache": self._shape_cache,
+                "output_shapes": self._shapes_for,
+                "variants": self._variants,
+                "variant": self.variant,
+                "parts_for": threads.parts_for,
+            }
             self._call = self._call_trusted = binder.make_call(signature, namespace)
             if all(t.is_static for t in signature.inputs):
                 shapes = self._shapes_for(tuple(t.shape for t in signature.inputs))
@@ -118,8 +127,12 @@ class Kernel:
     def _check(self, arrays) -> list[np.ndarray]:
         sig = self.signature
         for i, (a, t) in enumerate(zip(arrays, sig.inputs, strict=True)):
-            if not isinstance(a, np.ndarray) or a.dtype != t.dtype or a.ndim != t.rank or any(
-                    d is not DYN and d != s for d, s in zip(t.shape, a.shape, strict=True)):
+            if (
+                not isinstance(a, np.ndarray)
+                or a.dtype != t.dtype
+                or a.ndim != t.rank
+                or any(d is not DYN and d != s for d, s in zip(t.shape, a.shape, strict=True))
+            ):
                 self._reject(i, a)
         return list(arrays)
 

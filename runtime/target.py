@@ -47,8 +47,9 @@ def new_target_machine(opt_level: int = 3) -> llvm.TargetMachine:
     be left dangling. About 0.3 ms."""
     host = host_target()
     target = llvm.Target.from_triple(host.triple)
-    return target.create_target_machine(cpu=host.cpu, features=host.features, opt=opt_level,
-                                        reloc="pic", codemodel="jitdefault")
+    return target.create_target_machine(
+        cpu=host.cpu, features=host.features, opt=opt_level, reloc="pic", codemodel="jitdefault"
+    )
 
 
 @functools.cache

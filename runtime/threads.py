@@ -99,9 +99,11 @@ def pool_ir(triple: str, max_workers: int = MAX_WORKERS, spin_ns: int = SPIN_NS)
         raise ValueError(f"max_workers must be in 1..{MAX_WORKERS} (the pool's slot arrays), got {max_workers}")
     text = resources.files("runtime").joinpath("worker_pool.ll").read_text()
     hint = next((call for prefixes, call in SPIN_HINTS.items() if triple.startswith(prefixes)), "  ; no spin hint")
-    lines = ((r"^@max_workers = internal constant i64 \d+$", f"@max_workers = internal constant i64 {max_workers}"),
-             (r"^@spin_ns = internal constant i64 \d+$", f"@spin_ns = internal constant i64 {int(spin_ns)}"),
-             (r"^  ; spin hint$", hint))
+    lines = (
+        (r"^@max_workers = internal constant i64 \d+$", f"@max_workers = internal constant i64 {max_workers}"),
+        (r"^@spin_ns = internal constant i64 \d+$", f"@spin_ns = internal constant i64 {int(spin_ns)}"),
+        (r"^  ; spin hint$", hint),
+    )
     for pattern, line in lines:
         text, count = re.subn(pattern, line, text, flags=re.M)
         if count != 1:

@@ -33,8 +33,13 @@ def modules_of(package: str, root: Path) -> list[str]:
 
 def import_error(module: str, root: Path) -> str | None:
     """The error output of importing ``module`` alone in a new interpreter, or None."""
-    result = subprocess.run([sys.executable, "-c", f"import {module}"], cwd=root, capture_output=True, text=True,
-                            env={**os.environ, "PYTHONPATH": str(root)})
+    result = subprocess.run(
+        [sys.executable, "-c", f"import {module}"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(root)},
+    )
     if result.returncode == 0:
         return None
     return result.stderr.strip().splitlines()[-1] if result.stderr.strip() else f"exit status {result.returncode}"

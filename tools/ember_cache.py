@@ -32,16 +32,27 @@ def main(argv: list[str] | None = None) -> int:
         try:
             cache.parse_size(configured)
         except ValueError as e:
-            print(f"ember-cache: warning: EMBER_CACHE_MAX: {e}; the default "
-                  f"{cache.format_size(cache.DEFAULT_MAX_BYTES)} applies", file=sys.stderr)
+            print(
+                f"ember-cache: warning: EMBER_CACHE_MAX: {e}; the default "
+                f"{cache.format_size(cache.DEFAULT_MAX_BYTES)} applies",
+                file=sys.stderr,
+            )
             warnings.simplefilter("ignore", RuntimeWarning)
 
     if args.command == "info":
         state = cache.cache_info()
         if args.json:
-            print(json.dumps({"directory": None if state.directory is None else str(state.directory),
-                              "entries": state.entries, "total_bytes": state.total_bytes, "limit": state.limit,
-                              "stale_entries": state.stale_entries}))
+            print(
+                json.dumps(
+                    {
+                        "directory": None if state.directory is None else str(state.directory),
+                        "entries": state.entries,
+                        "total_bytes": state.total_bytes,
+                        "limit": state.limit,
+                        "stale_entries": state.stale_entries,
+                    }
+                )
+            )
         else:
             print("\n".join(line for line in str(state).splitlines() if not line.startswith("this process")))
         return 0

@@ -14,8 +14,20 @@ from compiler.mlir import capi_library_path, ir, passmanager
 from compiler.passes.registry import upstream_list
 
 # Short names the byte scan can miss (their strings sit next to other text).
-SEEDS = {"cse", "canonicalize", "inline", "sccp", "symbol-dce", "mem2reg", "sroa", "print-ir",
-         "loop-invariant-code-motion", "control-flow-sink", "strip-debuginfo", "topological-sort"}
+SEEDS = {
+    "cse",
+    "canonicalize",
+    "inline",
+    "sccp",
+    "symbol-dce",
+    "mem2reg",
+    "sroa",
+    "print-ir",
+    "loop-invariant-code-motion",
+    "control-flow-sink",
+    "strip-debuginfo",
+    "topological-sort",
+}
 WORD = rb"(?<![\x21-\x7e])[a-z][a-z0-9]*(?:-[a-z0-9]+)*(?![\x21-\x7e])"
 
 

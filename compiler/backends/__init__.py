@@ -28,8 +28,9 @@ class EagerGraph:
         return interpreter.run(self.module, *arrays, entry=self.entry)
 
 
-def compile_graph(module: ir.Module, backend: str | Callable = "cpu", entry: str | None = None,
-                  example_inputs=None) -> Callable:
+def compile_graph(
+    module: ir.Module, backend: str | Callable = "cpu", entry: str | None = None, example_inputs=None
+) -> Callable:
     """A callable running ``module``'s function ``entry`` (default: the first one)."""
     if callable(backend):
         return backend(module, example_inputs)

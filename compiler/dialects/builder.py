@@ -80,7 +80,8 @@ class FunctionBuilder:
             func.ReturnOp(results, ip=ir.InsertionPoint(self.block))
             arg_types = [a.type for a in self.args]
             self.func.attributes["function_type"] = ir.TypeAttr.get(
-                ir.FunctionType.get(arg_types, [r.type for r in results]))
+                ir.FunctionType.get(arg_types, [r.type for r in results])
+            )
             if metadata is not None:
                 metadata.attach(self.func)
         return self.module

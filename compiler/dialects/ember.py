@@ -134,7 +134,7 @@ def tensor_operands(op: ir.Operation) -> list:
 
 def size_operands(op: ir.Operation) -> list:
     spec = ops.OPS[op.name.removeprefix("ember.")]
-    return list(op.operands)[len(spec.operands):]
+    return list(op.operands)[len(spec.operands) :]
 
 
 def check_op(op: ir.Operation):

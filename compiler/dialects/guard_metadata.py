@@ -61,10 +61,9 @@ class GuardMetadata:
         func_op.attributes["ember.guards"] = ir.ArrayAttr.get([_guard_attr(g) for g in self.guards])
         func_op.attributes["ember.symbols"] = ir.ArrayAttr.get([_symbol_attr(s) for s in self.symbols])
         if self.arg_sources:
-            func_op.attributes["arg_attrs"] = ir.ArrayAttr.get([
-                ir.DictAttr.get({} if s is None else {"ember.source": ir.StringAttr.get(s)})
-                for s in self.arg_sources
-            ])
+            func_op.attributes["arg_attrs"] = ir.ArrayAttr.get(
+                [ir.DictAttr.get({} if s is None else {"ember.source": ir.StringAttr.get(s)}) for s in self.arg_sources]
+            )
 
     @staticmethod
     def read(func_op) -> "GuardMetadata":
@@ -85,19 +84,23 @@ def _str(s: str) -> ir.Attribute:
 
 
 def _guard_attr(g: Guard) -> ir.Attribute:
-    return ir.DictAttr.get({
-        "kind": _str(g.kind),
-        "expr": _str(g.expr),
-        "sources": ir.ArrayAttr.get([_str(s) for s in g.sources]),
-    })
+    return ir.DictAttr.get(
+        {
+            "kind": _str(g.kind),
+            "expr": _str(g.expr),
+            "sources": ir.ArrayAttr.get([_str(s) for s in g.sources]),
+        }
+    )
 
 
 def _symbol_attr(s: Symbol) -> ir.Attribute:
-    return ir.DictAttr.get({
-        "name": _str(s.name),
-        "source": _str(s.source),
-        "hint": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), s.hint),
-    })
+    return ir.DictAttr.get(
+        {
+            "name": _str(s.name),
+            "source": _str(s.source),
+            "hint": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), s.hint),
+        }
+    )
 
 
 def _read_guard(a) -> Guard:
@@ -108,8 +111,7 @@ def _read_guard(a) -> Guard:
 
 def _read_symbol(a) -> Symbol:
     d = ir.DictAttr(a)
-    return Symbol(ir.StringAttr(d["name"]).value, ir.StringAttr(d["source"]).value,
-                  ir.IntegerAttr(d["hint"]).value)
+    return Symbol(ir.StringAttr(d["name"]).value, ir.StringAttr(d["source"]).value, ir.IntegerAttr(d["hint"]).value)
 
 
 def _read_source(a) -> str | None:

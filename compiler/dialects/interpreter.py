@@ -193,21 +193,23 @@ def _table() -> dict[str, Callable]:
     table.update({n: _unary(n) for n in UNARY})
     table.update({n: _binary(n) for n in BINARY})
     table.update({n: _reduce(n) for n in REDUCE})
-    table.update({
-        "cmp": _compare,
-        "select": _select,
-        "cast": _cast,
-        "matmul": _matmul,
-        "broadcast_to": _broadcast_to,
-        "reshape": _reshape,
-        "transpose": _transpose,
-        "expand_dims": _expand_dims,
-        "squeeze": _squeeze,
-        "slice": _slice,
-        "concatenate": _concatenate,
-        "constant": _constant,
-        "dim": _dim,
-    })
+    table.update(
+        {
+            "cmp": _compare,
+            "select": _select,
+            "cast": _cast,
+            "matmul": _matmul,
+            "broadcast_to": _broadcast_to,
+            "reshape": _reshape,
+            "transpose": _transpose,
+            "expand_dims": _expand_dims,
+            "squeeze": _squeeze,
+            "slice": _slice,
+            "concatenate": _concatenate,
+            "constant": _constant,
+            "dim": _dim,
+        }
+    )
     return table
 
 
@@ -265,8 +267,10 @@ def _check_inputs(fn, block, arrays) -> list:
         array = np.asarray(value)
         problem = _mismatch(array, expected)
         if problem:
-            raise ValueError(f"@{name} argument {i}: expected {expected}, got an array of "
-                             f"{array.dtype} with shape {array.shape}: {problem}")
+            raise ValueError(
+                f"@{name} argument {i}: expected {expected}, got an array of "
+                f"{array.dtype} with shape {array.shape}: {problem}"
+            )
         values.append(array)
     return values
 
@@ -296,8 +300,10 @@ def _step(op: ir.Operation, env: dict) -> None:
     operands = [env[v] for v in ember.tensor_operands(op)]
     if ops.OPS[short].family in ELEMENTWISE and len({x.shape for x in operands}) > 1:
         # equal types, but ``?`` sizes that disagree: NumPy would broadcast a 1 silently
-        raise ValueError(f"'{name}' at {op.location}: operand shapes differ at run time: "
-                         + " vs ".join(str(x.shape) for x in operands))
+        raise ValueError(
+            f"'{name}' at {op.location}: operand shapes differ at run time: "
+            + " vs ".join(str(x.shape) for x in operands)
+        )
     result = op.results[0]
     if short == "dim":
         env[result] = IMPLS[short](*operands, attrs, None)
@@ -314,8 +320,10 @@ def _step(op: ir.Operation, env: dict) -> None:
         value = value.view(declared.numpy_dtype)
     problem = _mismatch(value, declared, out.shape)
     if problem:
-        raise InterpreterError(f"'{name}' at {op.location}: the interpreter computed {value.dtype} "
-                               f"{value.shape} for result type {declared}: {problem}")
+        raise InterpreterError(
+            f"'{name}' at {op.location}: the interpreter computed {value.dtype} "
+            f"{value.shape} for result type {declared}: {problem}"
+        )
     env[result] = value
 
 

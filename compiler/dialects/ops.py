@@ -123,8 +123,10 @@ def _binary_rule(name):
 
 def _cmp_rule(lhs, rhs, attrs, result=None):
     _require(lhs == rhs, f"operand types differ: {lhs} vs {rhs} (broadcast and cast first)")
-    _require(attrs["predicate"] in CMP_PREDICATES,
-             f"unknown predicate {attrs['predicate']!r}, expected one of {', '.join(CMP_PREDICATES)}")
+    _require(
+        attrs["predicate"] in CMP_PREDICATES,
+        f"unknown predicate {attrs['predicate']!r}, expected one of {', '.join(CMP_PREDICATES)}",
+    )
     return lhs.with_dtype("i1")
 
 
@@ -144,8 +146,10 @@ def _broadcast_rule(x, attrs, result):
     offset = result.rank - x.rank
     for i, d in enumerate(x.shape):
         out = result.shape[offset + i]
-        _require(d == 1 or _same_dims(d, out),
-                 f"dimension {i} of {x} is neither 1 nor equal to dimension {offset + i} of {result}")
+        _require(
+            d == 1 or _same_dims(d, out),
+            f"dimension {i} of {x} is neither 1 nor equal to dimension {offset + i} of {result}",
+        )
     return result
 
 
@@ -157,8 +161,9 @@ def _cast_rule(x, attrs, result):
 def _reshape_rule(x, attrs, result):
     _require(result.dtype == x.dtype, f"element type changes from {x.dtype} to {result.dtype}")
     if x.is_static and result.is_static:
-        _require(_numel(x.shape) == _numel(result.shape),
-                 f"cannot reshape {x} ({_numel(x.shape)} elements) to {result}")
+        _require(
+            _numel(x.shape) == _numel(result.shape), f"cannot reshape {x} ({_numel(x.shape)} elements) to {result}"
+        )
     return result
 
 
@@ -180,15 +185,19 @@ def slice_first(axis: int, size: int, start: int, step: int, length: int) -> int
     them falls outside the dimension."""
     first = start + size if start < 0 else start
     last = first + (length - 1) * step
-    _require(length == 0 or (0 <= first < size and 0 <= last < size),
-             f"dimension {axis}: {length} elements from {start} by {step} leave the size {size}")
+    _require(
+        length == 0 or (0 <= first < size and 0 <= last < size),
+        f"dimension {axis}: {length} elements from {start} by {step} leave the size {size}",
+    )
     return first
 
 
 def _slice_rule(x, attrs, result):
     starts, steps = attrs["starts"], attrs["steps"]
-    _require(len(starts) == x.rank and len(steps) == x.rank,
-             f"starts and steps need {x.rank} entries, got {len(starts)} and {len(steps)}")
+    _require(
+        len(starts) == x.rank and len(steps) == x.rank,
+        f"starts and steps need {x.rank} entries, got {len(starts)} and {len(steps)}",
+    )
     _require(result.dtype == x.dtype and result.rank == x.rank, f"slice result {result} does not fit {x}")
     for i, (d, start, step, out) in enumerate(zip(x.shape, starts, steps, result.shape)):
         _require(step != 0, f"step of dimension {i} is zero")
@@ -261,7 +270,7 @@ def _concatenate_rule(lhs, rhs, attrs, result=None):
         _require(i == axis or a == b, f"dimension {i} differs: {lhs} vs {rhs}")
     a, b = lhs.shape[axis], rhs.shape[axis]
     joined = DYN if a is DYN or b is DYN else a + b
-    return lhs.with_shape(lhs.shape[:axis] + (joined,) + lhs.shape[axis + 1:])
+    return lhs.with_shape(lhs.shape[:axis] + (joined,) + lhs.shape[axis + 1 :])
 
 
 def _dim_rule(x, attrs, result=None):
@@ -279,8 +288,10 @@ def _constant_rule(attrs, result=None):
 def _table() -> dict[str, OpSpec]:
     specs = [OpSpec(n, "unary", ("x",), _unary_rule(n)) for n in UNARY_DTYPES]
     specs += [OpSpec(n, "binary", ("lhs", "rhs"), _binary_rule(n)) for n in BINARY_DTYPES]
-    specs += [OpSpec(n, "reduce", ("x",), _reduce_rule(n), {"axes": "i64s", "keepdims": "bool"})
-              for n in ("sum", "mean", "max", "min", "prod")]
+    specs += [
+        OpSpec(n, "reduce", ("x",), _reduce_rule(n), {"axes": "i64s", "keepdims": "bool"})
+        for n in ("sum", "mean", "max", "min", "prod")
+    ]
     specs += [
         OpSpec("cmp", "compare", ("lhs", "rhs"), _cmp_rule, {"predicate": "str"}),
         OpSpec("select", "select", ("cond", "lhs", "rhs"), _select_rule),
@@ -291,8 +302,9 @@ def _table() -> dict[str, OpSpec]:
         OpSpec("reshape", "shape", ("x",), _reshape_rule, sizes=True, result_given=True),
         OpSpec("expand_dims", "shape", ("x",), _expand_dims_rule, {"axes": "i64s"}),
         OpSpec("squeeze", "shape", ("x",), _squeeze_rule, {"axes": "i64s"}),
-        OpSpec("slice", "slice", ("x",), _slice_rule, {"starts": "i64s", "steps": "i64s"},
-               sizes=True, result_given=True),
+        OpSpec(
+            "slice", "slice", ("x",), _slice_rule, {"starts": "i64s", "steps": "i64s"}, sizes=True, result_given=True
+        ),
         OpSpec("concatenate", "concatenate", ("lhs", "rhs"), _concatenate_rule, {"axis": "i64"}),
         OpSpec("constant", "constant", (), _constant_rule, {"value": "dense"}),
         OpSpec("dim", "dim", ("x",), _dim_rule, {"axis": "i64"}),

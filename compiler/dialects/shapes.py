@@ -56,9 +56,14 @@ class ShapeProgram:
         slot = len(slots)
         slots[op.results[0]] = slot
         declared = None if name == "dim" else TensorType.from_mlir(op.results[0].type)
-        return _Step(name, tuple(slots[v] for v in ember.tensor_operands(op)),
-                     tuple(slots[v] for v in ember.size_operands(op)),
-                     ember.op_attributes(op), declared, slot)
+        return _Step(
+            name,
+            tuple(slots[v] for v in ember.tensor_operands(op)),
+            tuple(slots[v] for v in ember.size_operands(op)),
+            ember.op_attributes(op),
+            declared,
+            slot,
+        )
 
     def __call__(self, shapes) -> list[tuple]:
         env: list = [t.with_shape(tuple(s)) for t, s in zip(self.arg_types, shapes)]

@@ -19,7 +19,7 @@ def bind_arguments(code, args, kwargs, defaults, kwdefaults) -> dict:
     """Bind trackers to a code object's parameters as CPython would."""
     nargs, nkw = code.co_argcount, code.co_kwonlyargcount
     names = code.co_varnames
-    positional, kwonly = names[:nargs], names[nargs:nargs + nkw]
+    positional, kwonly = names[:nargs], names[nargs : nargs + nkw]
     has_varargs = bool(code.co_flags & inspect.CO_VARARGS)
     has_varkw = bool(code.co_flags & inspect.CO_VARKEYWORDS)
     bound: dict = {}
@@ -48,8 +48,9 @@ def bind_arguments(code, args, kwargs, defaults, kwdefaults) -> dict:
         if name not in bound:
             if name not in kwdefaults:
                 raise v.UserError(TypeError(f"{code.co_name}() missing keyword-only argument {name!r}"))
-            bound[name] = v.wrap_constant(kwdefaults[name]) if _plain(kwdefaults[name]) else \
-                _default_tracker(kwdefaults[name])
+            bound[name] = (
+                v.wrap_constant(kwdefaults[name]) if _plain(kwdefaults[name]) else _default_tracker(kwdefaults[name])
+            )
     index = nargs + nkw
     if has_varargs:
         bound[names[index]] = v.TupleVariable(extra)

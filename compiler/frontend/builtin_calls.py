@@ -18,8 +18,35 @@ from compiler.frontend import variables as v
 from compiler.frontend.operators import binary
 
 # Builtins that are pure functions of constant arguments.
-PURE = {abs, all, any, bool, bytes, callable, chr, complex, divmod, float, format, hash, hex, int,
-        len, max, min, oct, ord, pow, repr, round, sorted, str, sum, type, reversed}
+PURE = {
+    abs,
+    all,
+    any,
+    bool,
+    bytes,
+    callable,
+    chr,
+    complex,
+    divmod,
+    float,
+    format,
+    hash,
+    hex,
+    int,
+    len,
+    max,
+    min,
+    oct,
+    ord,
+    pow,
+    repr,
+    round,
+    sorted,
+    str,
+    sum,
+    type,
+    reversed,
+}
 
 
 def call_builtin(tx, fn, args: list, kwargs: dict) -> v.VariableTracker:
@@ -30,8 +57,9 @@ def call_builtin(tx, fn, args: list, kwargs: dict) -> v.VariableTracker:
         raise Unsupported("print()", hint="printing is a graph break: CPython runs the call")
     if fn in PURE and all(a.is_constant() for a in args) and all(k.is_constant() for k in kwargs.values()):
         try:
-            return v.wrap_constant(fn(*[a.as_constant() for a in args],
-                                      **{k: a.as_constant() for k, a in kwargs.items()}))
+            return v.wrap_constant(
+                fn(*[a.as_constant() for a in args], **{k: a.as_constant() for k, a in kwargs.items()})
+            )
         except Unsupported:
             raise
         except Exception as e:  # the user's error: CPython raises it again
@@ -70,13 +98,17 @@ def _zip(tx, *iterables, strict=None):
 
 def _enumerate(tx, iterable, start=None):
     first = start.as_constant() if start is not None else 0
-    return v.ListIteratorSource([v.TupleVariable([v.ConstantVariable(first + i), item])
-                                 for i, item in enumerate(iterable.iterate(tx))])
+    return v.ListIteratorSource(
+        [v.TupleVariable([v.ConstantVariable(first + i), item]) for i, item in enumerate(iterable.iterate(tx))]
+    )
 
 
 def _isinstance(tx, obj, classes):
-    cls = classes.as_constant() if not isinstance(classes, v.TupleVariable) else \
-        tuple(c.as_constant() for c in classes.items)
+    cls = (
+        classes.as_constant()
+        if not isinstance(classes, v.TupleVariable)
+        else tuple(c.as_constant() for c in classes.items)
+    )
     return v.ConstantVariable(isinstance_by_type(obj.python_type(), cls))
 
 
@@ -129,9 +161,11 @@ def _minmax(fn):
     def call(tx, *args, **kwargs):
         values = args[0].iterate(tx) if len(args) == 1 else list(args)
         if any(isinstance(a, v.TensorVariable) for a in values):
-            raise Unsupported(f"{fn.__name__}() of arrays compares their data",
-                              hint=f"use np.{fn.__name__}imum or a reduction")
+            raise Unsupported(
+                f"{fn.__name__}() of arrays compares their data", hint=f"use np.{fn.__name__}imum or a reduction"
+            )
         return v.wrap_constant(fn([a.as_constant() for a in values], **{k: a.as_constant() for k, a in kwargs.items()}))
+
     return call
 
 
@@ -166,17 +200,35 @@ def _slice(tx, *args):
 def _scalar_conversion(fn):
     def call(tx, x=None, *rest):
         if isinstance(x, v.TensorVariable):
-            raise Unsupported(f"{fn.__name__}() of an array reads its data",
-                              hint="data-dependent Python values are graph breaks")
+            raise Unsupported(
+                f"{fn.__name__}() of an array reads its data", hint="data-dependent Python values are graph breaks"
+            )
         return v.wrap_constant(fn(*([] if x is None else [x.as_constant()]), *[r.as_constant() for r in rest]))
+
     return call
 
 
 _SPECIAL = {
-    len: _len, range: _range, zip: _zip, enumerate: _enumerate, isinstance: _isinstance, type: _type,
-    list: _list, tuple: _tuple, dict: _dict, reversed: _reversed, abs: _abs, sum: _sum,
-    min: _minmax(min), max: _minmax(max), getattr: _getattr, hasattr: _hasattr,
-    functools.partial: _partial, slice: _slice,
-    int: _scalar_conversion(int), float: _scalar_conversion(float), bool: _scalar_conversion(bool),
+    len: _len,
+    range: _range,
+    zip: _zip,
+    enumerate: _enumerate,
+    isinstance: _isinstance,
+    type: _type,
+    list: _list,
+    tuple: _tuple,
+    dict: _dict,
+    reversed: _reversed,
+    abs: _abs,
+    sum: _sum,
+    min: _minmax(min),
+    max: _minmax(max),
+    getattr: _getattr,
+    hasattr: _hasattr,
+    functools.partial: _partial,
+    slice: _slice,
+    int: _scalar_conversion(int),
+    float: _scalar_conversion(float),
+    bool: _scalar_conversion(bool),
     str: _scalar_conversion(str),
 }

@@ -15,17 +15,16 @@ import time
 import warnings
 from dataclasses import dataclass, field
 
+from compiler import logs
 from compiler.backends import EagerGraph, compile_graph
 from compiler.dialects.guard_metadata import GuardMetadata
 from compiler.errors import BackendError, GraphBreakError, Location, Unsupported
-from compiler import logs
 from compiler.frontend import entry_codegen
 from compiler.frontend import variables as v
 from compiler.frontend import wrap as wrapping
 from compiler.frontend.output_graph import TRACE_LOCK, OutputGraph, format_graph
 from compiler.frontend.sources import ClosureSource, LocalSource
 from compiler.frontend.symbolic_convert import InstructionTranslator
-
 
 # Opcodes and their stack effects differ between CPython versions; tracing another
 # version's bytecode with 3.11's rules could mis-read it, so other versions fall back.
@@ -46,23 +45,32 @@ class Entry:
 
 def convert(fn, args: tuple, kwargs: dict, options) -> Entry:
     if logs.enabled("bytecode"):
-        logs.log("bytecode", "ORIGINAL BYTECODE %s %s:%d\n%s", fn.__qualname__, fn.__code__.co_filename,
-                 fn.__code__.co_firstlineno, dis.Bytecode(fn.__code__).dis())
+        logs.log(
+            "bytecode",
+            "ORIGINAL BYTECODE %s %s:%d\n%s",
+            fn.__qualname__,
+            fn.__code__.co_filename,
+            fn.__code__.co_firstlineno,
+            dis.Bytecode(fn.__code__).dis(),
+        )
     with TRACE_LOCK:
         start = time.perf_counter()
         output = OutputGraph(_graph_name(fn))
         tx = None
         try:
             if sys.version_info[:2] != SUPPORTED_BYTECODE:
-                raise Unsupported(f"Python {sys.version_info[0]}.{sys.version_info[1]} bytecode "
-                                  f"(the tracer reads {SUPPORTED_BYTECODE[0]}.{SUPPORTED_BYTECODE[1]}'s)",
-                                  hint="the function runs in CPython")
+                raise Unsupported(
+                    f"Python {sys.version_info[0]}.{sys.version_info[1]} bytecode "
+                    f"(the tracer reads {SUPPORTED_BYTECODE[0]}.{SUPPORTED_BYTECODE[1]}'s)",
+                    hint="the function runs in CPython",
+                )
             tx = _root_translator(fn, args, kwargs, output)
             result = tx.run()
             return _finish(fn, output, result, options, start)
         except v.UserError as e:
-            return _fallback(fn, output, Unsupported(f"the function raised {e.error!r} while being traced"),
-                             options, tx)
+            return _fallback(
+                fn, output, Unsupported(f"the function raised {e.error!r} while being traced"), options, tx
+            )
         except Unsupported as e:
             if options.fullgraph:
                 raise GraphBreakError(e) from None
@@ -73,11 +81,14 @@ def convert(fn, args: tuple, kwargs: dict, options) -> Entry:
             if options.strict:
                 raise
             where = tx.location() if tx is not None else None
-            warnings.warn(f"ember: internal error while compiling {fn.__qualname__}"
-                          f"{f' at {where}' if where else ''} ({type(bug).__name__}: {bug}); "
-                          "running it in CPython", RuntimeWarning, stacklevel=4)
-            return _fallback(fn, output, Unsupported(f"internal error {type(bug).__name__}: {bug}", where),
-                             options, tx)
+            warnings.warn(
+                f"ember: internal error while compiling {fn.__qualname__}"
+                f"{f' at {where}' if where else ''} ({type(bug).__name__}: {bug}); "
+                "running it in CPython",
+                RuntimeWarning,
+                stacklevel=4,
+            )
+            return _fallback(fn, output, Unsupported(f"internal error {type(bug).__name__}: {bug}", where), options, tx)
 
 
 def _graph_name(fn) -> str:
@@ -91,8 +102,9 @@ def _root_translator(fn, args, kwargs, output) -> InstructionTranslator:
     except TypeError as e:
         raise v.UserError(e) from None
     bound.apply_defaults()
-    probe = InstructionTranslator(output, fn.__code__, fn.__globals__, {}, tuple(fn.__closure__ or ()),
-                                  ClosureSource(), fn.__qualname__)
+    probe = InstructionTranslator(
+        output, fn.__code__, fn.__globals__, {}, tuple(fn.__closure__ or ()), ClosureSource(), fn.__qualname__
+    )
     local_vars = {}
     for name, value in bound.arguments.items():
         local_vars[name] = _wrap_argument(probe, signature.parameters[name], name, value)
@@ -105,39 +117,68 @@ def _wrap_argument(tx, param, name, value):
         tx.output.guards.length_match(LocalSource(name), value)
         from compiler.frontend.sources import ItemSource
 
-        return v.TupleVariable([wrapping.wrap(tx, item, ItemSource(LocalSource(name), i))
-                                for i, item in enumerate(value)])
+        return v.TupleVariable(
+            [wrapping.wrap(tx, item, ItemSource(LocalSource(name), i)) for i, item in enumerate(value)]
+        )
     return wrapping.wrap(tx, value, LocalSource(name))
 
 
 def _finish(fn, output: OutputGraph, result, options, start) -> Entry:
-    plan = entry_codegen.ResultPlan(input_index=output.input_index,
-                                    input_sources=[i.source for i in output.inputs])
+    plan = entry_codegen.ResultPlan(input_index=output.input_index, input_sources=[i.source for i in output.inputs])
     effects = entry_codegen.effect_lines(plan, output.mutated, output.attribute_writes, output.global_writes)
     result_expr = plan.expr(result)
     trace_time = time.perf_counter() - start
     graph, module = None, None
     if plan.outputs:
-        module = output.builder.finish([t.tensor.value for t in plan.outputs], GuardMetadata(
-            output.guards.records(), [], [i.source.name() for i in output.inputs]))
+        module = output.builder.finish(
+            [t.tensor.value for t in plan.outputs],
+            GuardMetadata(output.guards.records(), [], [i.source.name() for i in output.inputs]),
+        )
         if logs.enabled("graph_code"):
-            logs.log("graph_code", "TRACED GRAPH %s (%s:%d)\n%s", fn.__qualname__, fn.__code__.co_filename,
-                     fn.__code__.co_firstlineno, format_graph(module, output.inputs))
+            logs.log(
+                "graph_code",
+                "TRACED GRAPH %s (%s:%d)\n%s",
+                fn.__qualname__,
+                fn.__code__.co_filename,
+                fn.__code__.co_firstlineno,
+                format_graph(module, output.inputs),
+            )
         if logs.enabled("graph_sizes"):
-            logs.log("graph_sizes", "GRAPH SIZES %s\n%s", fn.__qualname__, "\n".join(
-                f"  {i.source.name()}: {i.type}" for i in output.inputs))
+            logs.log(
+                "graph_sizes",
+                "GRAPH SIZES %s\n%s",
+                fn.__qualname__,
+                "\n".join(f"  {i.source.name()}: {i.type}" for i in output.inputs),
+            )
         graph = _compile_graph(fn, module, output, options)
     guards = output.guards.ordered()
     call = getattr(graph, "call_from_guarded_entry", graph)  # a CPU kernel: the guards did its checks
-    entry = entry_codegen.build_entry(fn, guards, output.guards.objects, [i.source.expr() for i in output.inputs],
-                                      call, effects, result_expr, plan.namespace)
+    entry = entry_codegen.build_entry(
+        fn,
+        guards,
+        output.guards.objects,
+        [i.source.expr() for i in output.inputs],
+        call,
+        effects,
+        result_expr,
+        plan.namespace,
+    )
     logs.log("guards", "GUARDS %s\n%s", fn.__qualname__, "\n".join(f"  - {g.text}" for g in guards))
     logs.log("output_code", "ENTRY CODE %s\n%s", fn.__qualname__, entry.__ember_source__)
     total = time.perf_counter() - start
-    logs.log("perf", "%s: trace %.1f ms, compile %.1f ms", fn.__qualname__, trace_time * 1e3,
-             (total - trace_time) * 1e3)
-    return Entry(entry, guards, output.guards.objects, module, graph, None, output.op_count() if module else 0,
-                 {"trace": trace_time, "total": total})
+    logs.log(
+        "perf", "%s: trace %.1f ms, compile %.1f ms", fn.__qualname__, trace_time * 1e3, (total - trace_time) * 1e3
+    )
+    return Entry(
+        entry,
+        guards,
+        output.guards.objects,
+        module,
+        graph,
+        None,
+        output.op_count() if module else 0,
+        {"trace": trace_time, "total": total},
+    )
 
 
 def _compile_graph(fn, module, output, options):
@@ -147,8 +188,12 @@ def _compile_graph(fn, module, output, options):
     except Exception as e:
         if options.strict:
             raise BackendError(f"backend {options.backend!r} failed on the graph of {fn.__qualname__}: {e}") from e
-        warnings.warn(f"ember: backend {options.backend!r} failed on the graph of {fn.__qualname__} "
-                      f"({type(e).__name__}: {e}); running it eagerly", RuntimeWarning, stacklevel=4)
+        warnings.warn(
+            f"ember: backend {options.backend!r} failed on the graph of {fn.__qualname__} "
+            f"({type(e).__name__}: {e}); running it eagerly",
+            RuntimeWarning,
+            stacklevel=4,
+        )
         return EagerGraph(module)
 
 

@@ -56,8 +56,9 @@ class ResultPlan:
             return f"OUT[{k}][()]" if returns_numpy_scalar(tracker) else f"OUT[{k}]"
         if isinstance(tracker, v.ConstantVariable):
             value = tracker.value
-            if isinstance(value, _LITERALS) and not (isinstance(value, float) and (value != value or value in
-                                                                                    (float("inf"), float("-inf")))):
+            if isinstance(value, _LITERALS) and not (
+                isinstance(value, float) and (value != value or value in (float("inf"), float("-inf")))
+            ):
                 return repr(value)
             return self.ref(value)
         if isinstance(tracker, v.BaseListVariable):
@@ -143,10 +144,25 @@ def parameters_text(fn, namespace: dict) -> str:
     return ", ".join(out)
 
 
-def build_entry(fn, guards, guard_objects: dict, input_exprs: list[str], graph, body_lines: list[str],
-                result_expr: str, namespace: dict, name: str = "entry"):
-    scope = {"MISS": MISS, "GRAPH": graph, "G": fn.__globals__, "CELLS": fn.__closure__, "np": np,
-             "MODULES": __import__("sys").modules}
+def build_entry(
+    fn,
+    guards,
+    guard_objects: dict,
+    input_exprs: list[str],
+    graph,
+    body_lines: list[str],
+    result_expr: str,
+    namespace: dict,
+    name: str = "entry",
+):
+    scope = {
+        "MISS": MISS,
+        "GRAPH": graph,
+        "G": fn.__globals__,
+        "CELLS": fn.__closure__,
+        "np": np,
+        "MODULES": __import__("sys").modules,
+    }
     scope.update(guard_objects)
     scope.update(namespace)
     params = parameters_text(fn, scope)
@@ -158,8 +174,13 @@ def build_entry(fn, guards, guard_objects: dict, input_exprs: list[str], graph, 
         conditions.insert(0, "FN.__defaults__ is FN_DEFAULTS and FN.__kwdefaults__ is FN_KWDEFAULTS")
     if conditions:
         condition = " and\n                ".join(f"({c})" for c in conditions)
-        lines += ["    try:", f"        if not ({condition}):", "            return MISS",
-                  "    except Exception:", "        return MISS"]
+        lines += [
+            "    try:",
+            f"        if not ({condition}):",
+            "            return MISS",
+            "    except Exception:",
+            "        return MISS",
+        ]
     if graph is not None:
         lines.append(f"    OUT = GRAPH({', '.join(input_exprs)})")
     lines += body_lines

@@ -21,9 +21,8 @@ import warnings
 import weakref
 from dataclasses import dataclass
 
-from compiler import config
+from compiler import config, logs
 from compiler.errors import InvalidArgument
-from compiler import logs
 from compiler.frontend.convert_frame import convert
 from compiler.frontend.entry_codegen import MISS
 from compiler.frontend.guards import failing_guards
@@ -86,9 +85,12 @@ class CompiledFunction:
         if not self._warned:
             self._warned = True
             code = self._fn.__code__
-            warnings.warn(f"ember: {self._fn.__qualname__} ({code.co_filename}:{code.co_firstlineno}) reached "
-                          f"recompile_limit={self._limit()}; further new inputs run without compiling",
-                          RuntimeWarning, stacklevel=4)
+            warnings.warn(
+                f"ember: {self._fn.__qualname__} ({code.co_filename}:{code.co_firstlineno}) reached "
+                f"recompile_limit={self._limit()}; further new inputs run without compiling",
+                RuntimeWarning,
+                stacklevel=4,
+            )
 
     def _log_recompile(self, args, kwargs) -> None:
         if not logs.enabled("recompiles"):
@@ -102,8 +104,14 @@ class CompiledFunction:
         failed = failing_guards(entry.guards, {**entry.guard_namespace, **scope}, dict(bound.arguments))
         code = self._fn.__code__
         lines = "\n".join(f"    - {g.text}" for g in failed[:1]) or "    - (no single guard; a new entry)"
-        logs.log("recompiles", "Recompiling function %s in %s:%d\n    triggered by the following guard "
-                 "failure(s):\n%s", self._fn.__name__, code.co_filename, code.co_firstlineno, lines)
+        logs.log(
+            "recompiles",
+            "Recompiling function %s in %s:%d\n    triggered by the following guard failure(s):\n%s",
+            self._fn.__name__,
+            code.co_filename,
+            code.co_firstlineno,
+            lines,
+        )
 
     def reset(self) -> None:
         self._entries.clear()
@@ -118,8 +126,9 @@ def compile(fn=None, *, backend="cpu", dynamic=None, fullgraph=False, options=No
         raise InvalidArgument(f"compile(): unknown option(s) {sorted(unknown)} (known: {sorted(_KNOWN_OPTIONS)})")
     if isinstance(backend, str) and backend not in ("cpu", "eager"):
         raise InvalidArgument(f"compile(): unknown backend {backend!r} (expected 'cpu', 'eager' or a callable)")
-    opts = Options(backend, dynamic, bool(fullgraph), bool(options.get("strict", False)),
-                   options.get("recompile_limit"))
+    opts = Options(
+        backend, dynamic, bool(fullgraph), bool(options.get("strict", False)), options.get("recompile_limit")
+    )
     if fn is None:
         return functools.partial(_compile_callable, options=opts)
     return _compile_callable(fn, opts)
@@ -135,8 +144,10 @@ def _compile_callable(fn, options: Options):
     call = getattr(type(fn), "__call__", None)  # noqa: B004  (the class's own __call__, not callable())
     if isinstance(call, types.FunctionType):
         return types.MethodType(CompiledFunction(call, options), fn)
-    raise InvalidArgument(f"compile(): cannot compile {fn!r}: expected a Python function, method or an "
-                          f"object whose class defines __call__ in Python")
+    raise InvalidArgument(
+        f"compile(): cannot compile {fn!r}: expected a Python function, method or an "
+        f"object whose class defines __call__ in Python"
+    )
 
 
 def reset() -> None:

@@ -61,11 +61,19 @@ def explain(fn, *, backend=None):
         breaks = []
         if entry.fallback_reason is not None:
             reason = entry.fallback_reason
-            breaks.append(BreakReason(reason.reason + (f" ({reason.hint})" if reason.hint else ""),
-                                      str(reason.location)))
+            breaks.append(
+                BreakReason(reason.reason + (f" ({reason.hint})" if reason.hint else ""), str(reason.location))
+            )
         graphs = 1 if entry.graph_module is not None else 0
-        return ExplainOutput(graphs, len(breaks), breaks, [entry.op_count] * graphs,
-                             [g.text for g in entry.guards], dict(entry.compile_times), result)
+        return ExplainOutput(
+            graphs,
+            len(breaks),
+            breaks,
+            [entry.op_count] * graphs,
+            [g.text for g in entry.guards],
+            dict(entry.compile_times),
+            result,
+        )
 
     return run
 

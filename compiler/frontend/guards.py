@@ -21,6 +21,7 @@ import numpy as np
 from compiler.dialects.guard_metadata import Guard as GuardRecord
 from compiler.frontend.sources import Source
 
+
 @dataclass(frozen=True)
 class Guard:
     kind: str
@@ -55,12 +56,12 @@ class GuardSet:
 
     def type_match(self, source: Source, value) -> None:
         t = type(value)
-        self._add("type", source, f"type({source.expr()}) is {self._ref(t)}",
-                  f"type({source.name()}) is {t.__qualname__}")
+        self._add(
+            "type", source, f"type({source.expr()}) is {self._ref(t)}", f"type({source.name()}) is {t.__qualname__}"
+        )
 
     def id_match(self, source: Source, value) -> None:
-        self._add("id", source, f"{source.expr()} is {self._ref(value)}",
-                  f"{source.name()} is {_describe(value)}")
+        self._add("id", source, f"{source.expr()} is {self._ref(value)}", f"{source.name()} is {_describe(value)}")
 
     def constant_match(self, source: Source, value) -> None:
         """Type and value: ``1``, ``1.0`` and ``True`` are equal but not the same constant."""
@@ -79,17 +80,24 @@ class GuardSet:
     def keys_match(self, source: Source, value: dict) -> None:
         self.type_match(source, value)
         keys = tuple(value.keys())
-        self._add("keys", source, f"tuple({source.expr()}) == {self._ref(keys)}",
-                  f"list({source.name()}.keys()) == {list(keys)!r}")
+        self._add(
+            "keys",
+            source,
+            f"tuple({source.expr()}) == {self._ref(keys)}",
+            f"list({source.name()}.keys()) == {list(keys)!r}",
+        )
 
     def tensor_match(self, source: Source, array: np.ndarray) -> None:
         """Class, dtype, rank and sizes of an array (strides are the runtime's business:
         kernels are specialized on contiguity when called)."""
         e = source.expr()
-        self._add("tensor", source,
-                  f"type({e}) is {self._ref(type(array))} and {e}.dtype is {self._ref(array.dtype)} "
-                  f"and {e}.shape == {tuple(array.shape)!r}",
-                  f"{source.name()}: {type(array).__name__}, dtype={array.dtype}, shape={tuple(array.shape)}")
+        self._add(
+            "tensor",
+            source,
+            f"type({e}) is {self._ref(type(array))} and {e}.dtype is {self._ref(array.dtype)} "
+            f"and {e}.shape == {tuple(array.shape)!r}",
+            f"{source.name()}: {type(array).__name__}, dtype={array.dtype}, shape={tuple(array.shape)}",
+        )
 
     def ordered(self) -> list[Guard]:
         """In installation order: a container's guard comes before its elements' (``len(ops)

@@ -155,8 +155,9 @@ class EmitterCore:
             sizes = {t.shape[i] for t, i in dims} - {1}
             static = sorted(d for d in sizes if d is not DYN)
             if len(static) > 1:
-                raise ValueError("operands could not be broadcast together with shapes "
-                                 f"{_shape_text([t.shape for t in tensors])} ")
+                raise ValueError(
+                    f"operands could not be broadcast together with shapes {_shape_text([t.shape for t in tensors])} "
+                )
             if static and DYN in sizes:
                 raise NotImplementedError(f"{fname}: broadcasting a symbolic size against {static[0]}")
             if DYN in sizes:

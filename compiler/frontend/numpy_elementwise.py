@@ -100,8 +100,9 @@ def apply_ufunc(em: EmitterCore, ufunc: np.ufunc, *args, **kwargs) -> Tensor:
     if len(args) > ufunc.nin:
         raise NotImplementedError(f"{fname}: argument out= (positional) is not supported")
     if len(args) < ufunc.nin:
-        raise TypeError(f"{fname}() takes from {ufunc.nin} to {ufunc.nargs} positional arguments "
-                        f"but {len(args)} were given")
+        raise TypeError(
+            f"{fname}() takes from {ufunc.nin} to {ufunc.nargs} positional arguments but {len(args)} were given"
+        )
     reject(fname, out=(kwargs.pop("out", None), None), where=(kwargs.pop("where", True), True))
     reject_kwargs(fname, kwargs)
     operands = [_operand(em, x, fname) for x in args]
@@ -123,14 +124,17 @@ def _check_integer_exponent(exponent, shape: tuple):
     unsigned/bool one is never negative), which is then left to NumPy itself."""
     if isinstance(exponent, Tensor):
         if exponent.dtype.kind == "i":
-            raise NotImplementedError("np.power: an integer array exponent (NumPy raises on negative "
-                                      "elements, a data-dependent error)")
+            raise NotImplementedError(
+                "np.power: an integer array exponent (NumPy raises on negative elements, a data-dependent error)"
+            )
         return
     values = np.asarray(exponent)  # a scalar or a list of constants (em.array refused tensors in lists)
     if values.dtype.kind == "i" and (values < 0).any():
         if DYN in shape:
-            raise NotImplementedError("np.power: a negative integer exponent raises unless the result is "
-                                      "empty, and this result's size is symbolic")
+            raise NotImplementedError(
+                "np.power: a negative integer exponent raises unless the result is "
+                "empty, and this result's size is symbolic"
+            )
         if 0 not in shape:
             raise ValueError("Integers to negative integer powers are not allowed.")
 

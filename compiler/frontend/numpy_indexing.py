@@ -33,8 +33,14 @@ def getitem(em: EmitterCore, x: Tensor, index) -> Tensor:
     result = x
     if plan.shape != list(x.shape) or any(s != 0 or t != 1 for s, t in zip(plan.starts, plan.steps)):
         sizes = [em.dim(x, a) for a, d in enumerate(plan.shape) if d is DYN]
-        result = em.emit("slice", x, result=x.type.with_shape(plan.shape), sizes=sizes,
-                         starts=tuple(plan.starts), steps=tuple(plan.steps))
+        result = em.emit(
+            "slice",
+            x,
+            result=x.type.with_shape(plan.shape),
+            sizes=sizes,
+            starts=tuple(plan.starts),
+            steps=tuple(plan.steps),
+        )
     if plan.squeezed:
         result = em.emit("squeeze", result, axes=tuple(plan.squeezed))
     if plan.new_axes:
@@ -70,7 +76,7 @@ def _expand(items: tuple, ndim: int) -> list:
     if "ellipsis" not in kinds:
         return list(items) + fill
     at = kinds.index("ellipsis")
-    return list(items[:at]) + fill + list(items[at + 1:])
+    return list(items[:at]) + fill + list(items[at + 1 :])
 
 
 def _plan(x: Tensor, items: list) -> _Plan:

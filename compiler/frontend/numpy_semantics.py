@@ -70,38 +70,40 @@ def _ufunc_rows(rows):
 
 # (keys, rule, Ember ops emitted, dtype rule). A key is a NumPy callable, an
 # ``operator`` function or a name (operator, array method or attribute).
-_ROWS = _ufunc_rows([
-    (np.add, ("add", operator.add), "add (bool: or)"),
-    (np.subtract, ("sub", operator.sub), "sub"),
-    (np.multiply, ("mul", operator.mul), "mul (bool: and)"),
-    (np.true_divide, ("truediv", operator.truediv), "div"),  # np.divide is np.true_divide
-    (np.floor_divide, ("floordiv", operator.floordiv), "floordiv"),
-    (np.remainder, ("mod", operator.mod), "mod"),  # np.mod is np.remainder
-    (np.maximum, (), "maximum"),
-    (np.minimum, (), "minimum"),
-    (np.bitwise_and, ("and_", operator.and_), "and"),
-    (np.bitwise_or, ("or_", operator.or_), "or"),
-    (np.bitwise_xor, ("xor", operator.xor), "xor"),
-    (np.less, ("lt", operator.lt), "cmp lt"),
-    (np.less_equal, ("le", operator.le), "cmp le"),
-    (np.greater, ("gt", operator.gt), "cmp gt"),
-    (np.greater_equal, ("ge", operator.ge), "cmp ge"),
-    (np.equal, ("eq", operator.eq), "cmp eq"),
-    (np.not_equal, ("ne", operator.ne), "cmp ne"),
-    (np.negative, ("neg", operator.neg), "neg"),
-    (np.positive, ("pos", operator.pos), "-"),
-    (np.absolute, ("abs", operator.abs, abs), "abs (bool: none)"),  # np.abs is np.absolute
-    (np.exp, (), "exp"),
-    (np.log, (), "log"),
-    (np.sqrt, (), "sqrt"),
-    (np.tanh, (), "tanh"),
-    (np.sin, (), "sin"),
-    (np.cos, (), "cos"),
-    (np.floor, (), "floor (int: none)"),
-    (np.square, (), "mul"),
-    (np.invert, ("invert", operator.invert, operator.inv), "logical_not | xor -1"),  # np.bitwise_not
-    (np.logical_not, (), "logical_not | cmp eq 0"),
-]) + [
+_ROWS = _ufunc_rows(
+    [
+        (np.add, ("add", operator.add), "add (bool: or)"),
+        (np.subtract, ("sub", operator.sub), "sub"),
+        (np.multiply, ("mul", operator.mul), "mul (bool: and)"),
+        (np.true_divide, ("truediv", operator.truediv), "div"),  # np.divide is np.true_divide
+        (np.floor_divide, ("floordiv", operator.floordiv), "floordiv"),
+        (np.remainder, ("mod", operator.mod), "mod"),  # np.mod is np.remainder
+        (np.maximum, (), "maximum"),
+        (np.minimum, (), "minimum"),
+        (np.bitwise_and, ("and_", operator.and_), "and"),
+        (np.bitwise_or, ("or_", operator.or_), "or"),
+        (np.bitwise_xor, ("xor", operator.xor), "xor"),
+        (np.less, ("lt", operator.lt), "cmp lt"),
+        (np.less_equal, ("le", operator.le), "cmp le"),
+        (np.greater, ("gt", operator.gt), "cmp gt"),
+        (np.greater_equal, ("ge", operator.ge), "cmp ge"),
+        (np.equal, ("eq", operator.eq), "cmp eq"),
+        (np.not_equal, ("ne", operator.ne), "cmp ne"),
+        (np.negative, ("neg", operator.neg), "neg"),
+        (np.positive, ("pos", operator.pos), "-"),
+        (np.absolute, ("abs", operator.abs, abs), "abs (bool: none)"),  # np.abs is np.absolute
+        (np.exp, (), "exp"),
+        (np.log, (), "log"),
+        (np.sqrt, (), "sqrt"),
+        (np.tanh, (), "tanh"),
+        (np.sin, (), "sin"),
+        (np.cos, (), "cos"),
+        (np.floor, (), "floor (int: none)"),
+        (np.square, (), "mul"),
+        (np.invert, ("invert", operator.invert, operator.inv), "logical_not | xor -1"),  # np.bitwise_not
+        (np.logical_not, (), "logical_not | cmp eq 0"),
+    ]
+) + [
     ((np.power,), ew.ufunc(np.power), "pow", "ufunc"),
     (("pow", operator.pow, pow), _pow_operator, "pow | mul | div | sqrt", "ufunc"),
     ((np.where,), ew.where, "cast, select", "result_type"),
@@ -166,8 +168,19 @@ def _name(fn) -> str:
 # 0-d results: NumPy scalars from ufuncs, reductions and matmul; arrays from these ...
 _ARRAY_RESULTS = {np.where, np.zeros_like, np.ones_like, np.full_like, np.expand_dims, np.concatenate, np.stack}
 # ... and whatever the operand was from these (a NumPy scalar's methods return scalars).
-_SAME_AS_OPERAND = {"astype", "reshape", np.reshape, "transpose", np.transpose, "T", "squeeze", np.squeeze,
-                    "ravel", "flatten", np.ravel}
+_SAME_AS_OPERAND = {
+    "astype",
+    "reshape",
+    np.reshape,
+    "transpose",
+    np.transpose,
+    "T",
+    "squeeze",
+    np.squeeze,
+    "ravel",
+    "flatten",
+    np.ravel,
+}
 
 
 def returns_scalar(fn, args) -> bool:
@@ -211,4 +224,3 @@ class Emitter(EmitterCore):
         if isinstance(result, Tensor) and result.ndim == 0:
             result = dataclasses.replace(result, scalar=returns_scalar(fn, args))
         return result
-

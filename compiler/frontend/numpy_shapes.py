@@ -15,8 +15,15 @@ import numpy as np
 
 from compiler.dialects.types import DYN
 from compiler.frontend import promotion
-from compiler.frontend.numpy_core import (NOVALUE, EmitterCore, SymbolicSize, Tensor, normalize_axes,
-                                          normalize_axis, reject)
+from compiler.frontend.numpy_core import (
+    NOVALUE,
+    EmitterCore,
+    SymbolicSize,
+    Tensor,
+    normalize_axes,
+    normalize_axis,
+    reject,
+)
 from compiler.frontend.numpy_elementwise import apply_ufunc
 
 # ----------------------------------------------------------------------------- reductions
@@ -74,12 +81,16 @@ def matmul(em: EmitterCore, x1, x2, /, out=None, **kwargs) -> Tensor:
     a, b = em.array(x1, "np.matmul"), em.array(x2, "np.matmul")
     for i, t in enumerate((a, b)):
         if t.ndim == 0:
-            raise ValueError(f"matmul: Input operand {i} does not have enough dimensions (has 0, gufunc core "
-                             f"with signature {_SIGNATURE} requires 1)")
+            raise ValueError(
+                f"matmul: Input operand {i} does not have enough dimensions (has 0, gufunc core "
+                f"with signature {_SIGNATURE} requires 1)"
+            )
     k_a, k_b = a.shape[-1], b.shape[0] if b.ndim == 1 else b.shape[-2]
     if DYN not in (k_a, k_b) and k_a != k_b:
-        raise ValueError(f"matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc "
-                         f"signature {_SIGNATURE} (size {k_b} is different from {k_a})")
+        raise ValueError(
+            f"matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc "
+            f"signature {_SIGNATURE} (size {k_b} is different from {k_a})"
+        )
     (da, db), _ = promotion.ufunc_loop(np.matmul, [a.dtype, b.dtype])
     return _contract(em, em.cast(a, da), em.cast(b, db))
 
@@ -120,8 +131,10 @@ def dot(em: EmitterCore, a, b, out=None) -> Tensor:
         raise NotImplementedError("np.dot: operands of rank > 2 (use matmul)")
     k_b = b.shape[0] if b.ndim == 1 else b.shape[-2]
     if DYN not in (a.shape[-1], k_b) and a.shape[-1] != k_b:
-        raise ValueError(f"shapes {_tuple(a.shape)} and {_tuple(b.shape)} not aligned: {a.shape[-1]} "
-                         f"(dim {a.ndim - 1}) != {k_b} (dim {max(b.ndim - 2, 0)})")
+        raise ValueError(
+            f"shapes {_tuple(a.shape)} and {_tuple(b.shape)} not aligned: {a.shape[-1]} "
+            f"(dim {a.ndim - 1}) != {k_b} (dim {max(b.ndim - 2, 0)})"
+        )
     dtype = promotion.result_type([a.dtype, b.dtype], "np.dot")
     return _contract(em, em.cast(a, dtype), em.cast(b, dtype))
 
@@ -214,8 +227,10 @@ def concatenate(em: EmitterCore, arrays, /, axis=0, out=None, *, dtype=None, cas
         if t.ndim == 0:
             raise ValueError("zero-dimensional arrays cannot be concatenated")
         if t.ndim != tensors[0].ndim:
-            raise ValueError("all the input arrays must have same number of dimensions, but the array at index 0 "
-                             f"has {tensors[0].ndim} dimension(s) and the array at index {i} has {t.ndim} dimension(s)")
+            raise ValueError(
+                "all the input arrays must have same number of dimensions, but the array at index 0 "
+                f"has {tensors[0].ndim} dimension(s) and the array at index {i} has {t.ndim} dimension(s)"
+            )
     axis = normalize_axis(axis, tensors[0].ndim)
     _check_joined_dims(tensors, axis)
     result = tensors[0]
@@ -230,9 +245,11 @@ def _check_joined_dims(tensors: list[Tensor], axis: int):
             if d != axis and x != y:
                 if DYN in (x, y):
                     raise NotImplementedError("np.concatenate: joining a symbolic size with another size")
-                raise ValueError("all the input array dimensions except for the concatenation axis must match "
-                                 f"exactly, but along dimension {d}, the array at index 0 has size {x} and the "
-                                 f"array at index {i} has size {y}")
+                raise ValueError(
+                    "all the input array dimensions except for the concatenation axis must match "
+                    f"exactly, but along dimension {d}, the array at index 0 has size {x} and the "
+                    f"array at index {i} has size {y}"
+                )
 
 
 def _joined_operands(em: EmitterCore, arrays, dtype, casting, fname: str) -> list[Tensor]:
@@ -282,4 +299,3 @@ def ndim_of(em: EmitterCore, a: Tensor) -> int:
 
 def dtype_of(em: EmitterCore, a: Tensor) -> np.dtype:
     return a.dtype
-

@@ -29,9 +29,27 @@ def identical(a, b) -> bool:
     return False
 
 
-_OPERATOR_NAMES = {"+": "add", "-": "sub", "*": "mul", "/": "truediv", "//": "floordiv", "%": "mod",
-                   "**": "pow", "@": "matmul", "&": "and_", "|": "or_", "^": "xor", "<": "lt", "<=": "le",
-                   "==": "eq", "!=": "ne", ">": "gt", ">=": "ge", "<<": "lshift", ">>": "rshift"}
+_OPERATOR_NAMES = {
+    "+": "add",
+    "-": "sub",
+    "*": "mul",
+    "/": "truediv",
+    "//": "floordiv",
+    "%": "mod",
+    "**": "pow",
+    "@": "matmul",
+    "&": "and_",
+    "|": "or_",
+    "^": "xor",
+    "<": "lt",
+    "<=": "le",
+    "==": "eq",
+    "!=": "ne",
+    ">": "gt",
+    ">=": "ge",
+    "<<": "lshift",
+    ">>": "rshift",
+}
 
 
 def binary(tx, op: str, lhs, rhs):

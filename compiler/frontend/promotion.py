@@ -28,8 +28,9 @@ def ember_dtype(dtype: np.dtype, what: str = "dtype") -> str:
     """Ember's element type name for ``dtype``; ``NotImplementedError`` outside the five."""
     dtype = np.dtype(dtype)
     if dtype not in ELEMENT_TYPES:
-        raise NotImplementedError(f"{what}: dtype {dtype} is not supported by Ember "
-                                  f"(only {', '.join(str(d) for d in SUPPORTED)})")
+        raise NotImplementedError(
+            f"{what}: dtype {dtype} is not supported by Ember (only {', '.join(str(d) for d in SUPPORTED)})"
+        )
     return ELEMENT_TYPES[dtype]
 
 
@@ -75,7 +76,7 @@ def ufunc_loop(ufunc: np.ufunc, operands: list, check: bool = True) -> tuple[lis
     if all(_is_weak(k) for k in keys):  # no array in sight: Python scalars act as default dtypes
         keys = [np.dtype(np.float64) if k is float else DEFAULT_INT for k in keys]
     dtypes = ufunc.resolve_dtypes(tuple(keys) + (None,) * ufunc.nout)
-    inputs, output = list(dtypes[:ufunc.nin]), dtypes[ufunc.nin]
+    inputs, output = list(dtypes[: ufunc.nin]), dtypes[ufunc.nin]
     if check:
         check_supported(inputs + [output], f"np.{ufunc.__name__}")
     return inputs, output
@@ -124,8 +125,9 @@ def check_weak_scalar(value, dtype: np.dtype, fname: str):
     if isinstance(value, int) and dtype.kind in "iu":
         info = np.iinfo(dtype)
         if not info.min <= value <= info.max:
-            raise NotImplementedError(f"{fname}: Python int {value} is out of bounds for {dtype} "
-                                      "(NumPy raises OverflowError)")
+            raise NotImplementedError(
+                f"{fname}: Python int {value} is out of bounds for {dtype} (NumPy raises OverflowError)"
+            )
     if isinstance(value, int) and dtype.kind == "f" and abs(value) >= 2**1023:
         raise NotImplementedError(f"{fname}: Python int {value} is too large for {dtype}")
     if isinstance(value, float) and dtype.kind in "iu":

@@ -15,12 +15,11 @@ import dis
 import inspect
 import types
 
-
 from compiler.errors import Location, Unsupported
 from compiler.frontend import variables as v
+from compiler.frontend import wrap as wrapping
 from compiler.frontend.binding import bind_arguments
 from compiler.frontend.operators import binary, identical, subscript, unary
-from compiler.frontend import wrap as wrapping
 from compiler.frontend.sources import AttrSource, GlobalSource, ItemSource, Source
 
 MAX_INLINE_DEPTH = 32
@@ -33,9 +32,17 @@ class _Return(Exception):
 
 
 class InstructionTranslator:
-    def __init__(self, output, code: types.CodeType, f_globals: dict, local_vars: dict,
-                 closure: tuple = (), closure_source: Source | None = None, name: str | None = None,
-                 depth: int = 0):
+    def __init__(
+        self,
+        output,
+        code: types.CodeType,
+        f_globals: dict,
+        local_vars: dict,
+        closure: tuple = (),
+        closure_source: Source | None = None,
+        name: str | None = None,
+        depth: int = 0,
+    ):
         self.output = output
         self.code = code
         self.f_globals = f_globals
@@ -197,8 +204,17 @@ class InstructionTranslator:
             raise Unsupported(f"calling {fn!r}")
         closure_source = AttrSource(source, "__closure__") if source is not None else None
         defaults, kwdefaults = self._sourced_defaults(fn, source)
-        return self.inline_code(fn.__code__, fn.__globals__, fn.__qualname__, args, kwargs,
-                                defaults, kwdefaults, tuple(fn.__closure__ or ()), closure_source)
+        return self.inline_code(
+            fn.__code__,
+            fn.__globals__,
+            fn.__qualname__,
+            args,
+            kwargs,
+            defaults,
+            kwdefaults,
+            tuple(fn.__closure__ or ()),
+            closure_source,
+        )
 
     def _sourced_defaults(self, fn, source: Source | None):
         """``fn``'s default values as trackers read through ``fn.__defaults__`` (guarded):
@@ -209,18 +225,22 @@ class InstructionTranslator:
         if source is None:
             return defaults, kwdefaults
         base, kwbase = AttrSource(source, "__defaults__"), AttrSource(source, "__kwdefaults__")
-        return (tuple(wrapping.wrap(self, d, ItemSource(base, i)) for i, d in enumerate(defaults)),
-                {k: wrapping.wrap(self, d, ItemSource(kwbase, k)) for k, d in kwdefaults.items()})
+        return (
+            tuple(wrapping.wrap(self, d, ItemSource(base, i)) for i, d in enumerate(defaults)),
+            {k: wrapping.wrap(self, d, ItemSource(kwbase, k)) for k, d in kwdefaults.items()},
+        )
 
-    def inline_code(self, code, f_globals, name, args, kwargs, defaults=(), kwdefaults=None, closure=(),
-                    closure_source=None) -> v.VariableTracker:
+    def inline_code(
+        self, code, f_globals, name, args, kwargs, defaults=(), kwdefaults=None, closure=(), closure_source=None
+    ) -> v.VariableTracker:
         if self.depth >= MAX_INLINE_DEPTH:
             raise Unsupported("calls nested too deeply to inline (recursion?)")
         if code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR):
             raise Unsupported(f"calling the generator or coroutine {name}")
         local_vars = bind_arguments(code, args, kwargs, defaults, kwdefaults or {})
-        child = InstructionTranslator(self.output, code, f_globals, local_vars, closure, closure_source, name,
-                                      self.depth + 1)
+        child = InstructionTranslator(
+            self.output, code, f_globals, local_vars, closure, closure_source, name, self.depth + 1
+        )
         return child.run()
 
     # ------------------------------------------------------------------ loads and stores
@@ -233,8 +253,11 @@ class InstructionTranslator:
     COPY_FREE_VARS = RESUME
 
     def LOAD_CONST(self, inst):
-        self.push(v.wrap_constant(inst.argval) if not isinstance(inst.argval, types.CodeType)
-                  else v.ConstantVariable(inst.argval))
+        self.push(
+            v.wrap_constant(inst.argval)
+            if not isinstance(inst.argval, types.CodeType)
+            else v.ConstantVariable(inst.argval)
+        )
 
     def LOAD_FAST(self, inst):
         if inst.argval not in self.locals:
@@ -385,9 +408,10 @@ class InstructionTranslator:
         if isinstance(container, v.DictVariable):
             found = item.as_constant() in container.items
         else:
-            found = any(identical(item, x) or (item.is_constant() and x.is_constant()
-                                                and item.as_constant() == x.as_constant())
-                        for x in container.iterate(self))
+            found = any(
+                identical(item, x) or (item.is_constant() and x.is_constant() and item.as_constant() == x.as_constant())
+                for x in container.iterate(self)
+            )
         self.push(v.ConstantVariable(found != bool(inst.arg)))
 
     def UNARY_NEGATIVE(self, inst):
@@ -474,8 +498,8 @@ class InstructionTranslator:
         before, after = inst.arg & 0xFF, inst.arg >> 8
         if len(items) < before + after:
             raise v.UserError(ValueError("not enough values to unpack"))
-        middle = v.ListVariable(items[before:len(items) - after])
-        self.stack.extend(reversed(items[:before] + [middle] + items[len(items) - after:]))
+        middle = v.ListVariable(items[before : len(items) - after])
+        self.stack.extend(reversed(items[:before] + [middle] + items[len(items) - after :]))
 
     # ------------------------------------------------------------------ control flow
 
@@ -552,9 +576,9 @@ class InstructionTranslator:
         else:
             fn, args = first, [second] + args
         names, self.kw_names = self.kw_names, ()
-        kwargs = dict(zip(names, args[len(args) - len(names):])) if names else {}
+        kwargs = dict(zip(names, args[len(args) - len(names) :])) if names else {}
         if names:
-            args = args[:len(args) - len(names)]
+            args = args[: len(args) - len(names)]
         self.push(fn.call(self, args, kwargs))
 
     def CALL_FUNCTION_EX(self, inst):
@@ -584,8 +608,9 @@ class InstructionTranslator:
     def BEFORE_WITH(self, inst):
         manager = self.pop()
         if not isinstance(manager, v.InertContextVariable):
-            raise Unsupported(f"a with block over {manager}",
-                              hint="only np.errstate and contextlib.nullcontext are traced through")
+            raise Unsupported(
+                f"a with block over {manager}", hint="only np.errstate and contextlib.nullcontext are traced through"
+            )
         self.push(v.ExitVariable())
         self.push(manager.enter(self))
 
@@ -594,8 +619,28 @@ class InstructionTranslator:
 
 
 ARRAY_ATTRIBUTES = ("shape", "ndim", "dtype", "size", "T")
-ARRAY_METHODS = ("sum", "mean", "max", "min", "prod", "transpose", "reshape", "astype", "squeeze",
-                 "copy", "dot", "clip", "all", "any", "flatten", "ravel", "item", "tolist", "argmax", "argmin")
+ARRAY_METHODS = (
+    "sum",
+    "mean",
+    "max",
+    "min",
+    "prod",
+    "transpose",
+    "reshape",
+    "astype",
+    "squeeze",
+    "copy",
+    "dot",
+    "clip",
+    "all",
+    "any",
+    "flatten",
+    "ravel",
+    "item",
+    "tolist",
+    "argmax",
+    "argmin",
+)
 
 
 def _module_global_source(f_globals, name):

@@ -45,8 +45,7 @@ class VariableTracker:
         raise Unsupported(f"iterating over {self}")
 
     def truth(self, tx) -> bool:
-        raise Unsupported(f"the truth value of {self}",
-                          hint="control flow that depends on array data is a graph break")
+        raise Unsupported(f"the truth value of {self}", hint="control flow that depends on array data is a graph break")
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
@@ -110,8 +109,9 @@ class TensorVariable(VariableTracker):
         return tx.array_attribute(self, name)
 
     def truth(self, tx):
-        raise Unsupported("the truth value of an array",
-                          hint="control flow that depends on array data is a graph break")
+        raise Unsupported(
+            "the truth value of an array", hint="control flow that depends on array data is a graph break"
+        )
 
     def iterate(self, tx):
         t = self.tensor.type
@@ -340,12 +340,27 @@ def wrap_constant(value) -> VariableTracker:
 
 
 BINARY_OPERATORS = {
-    "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
-    "//": operator.floordiv, "%": operator.mod, "**": operator.pow, "@": operator.matmul,
-    "&": operator.and_, "|": operator.or_, "^": operator.xor, "<<": operator.lshift, ">>": operator.rshift,
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "/": operator.truediv,
+    "//": operator.floordiv,
+    "%": operator.mod,
+    "**": operator.pow,
+    "@": operator.matmul,
+    "&": operator.and_,
+    "|": operator.or_,
+    "^": operator.xor,
+    "<<": operator.lshift,
+    ">>": operator.rshift,
 }
 COMPARE_OPERATORS = {
-    "<": operator.lt, "<=": operator.le, "==": operator.eq, "!=": operator.ne, ">": operator.gt, ">=": operator.ge,
+    "<": operator.lt,
+    "<=": operator.le,
+    "==": operator.eq,
+    "!=": operator.ne,
+    ">": operator.gt,
+    ">=": operator.ge,
 }
 
 
@@ -383,8 +398,9 @@ class NestedFunctionVariable(VariableTracker):
     closure: tuple = ()  # CellVariable / sourced cell trackers
 
     def call(self, tx, args, kwargs):
-        return tx.inline_code(self.code, self.globals, self.name, args, kwargs, self.defaults,
-                              self.kwdefaults, self.closure, None)
+        return tx.inline_code(
+            self.code, self.globals, self.name, args, kwargs, self.defaults, self.kwdefaults, self.closure, None
+        )
 
 
 @dataclass(repr=False)

@@ -26,8 +26,9 @@ _BUILTIN_FUNCTIONS = {getattr(builtins, n) for n in dir(builtins) if callable(ge
 
 def is_numpy_callable(value) -> bool:
     module = getattr(value, "__module__", "") or ""
-    return isinstance(value, np.ufunc) or (callable(value) and module.startswith("numpy")
-                                           and not isinstance(value, type))
+    return isinstance(value, np.ufunc) or (
+        callable(value) and module.startswith("numpy") and not isinstance(value, type)
+    )
 
 
 def wrap(tx, value, source: Source) -> v.VariableTracker:
@@ -55,8 +56,9 @@ def wrap_identity(tx, value, source: Source | None) -> v.VariableTracker:
     """Values guarded by identity (or type, for plain objects)."""
     g = tx.output.guards
     if source is not None and not isinstance(value, (types.MethodType, functools.partial)):
-        if isinstance(value, (types.FunctionType, types.ModuleType, type, np.ufunc,
-                              types.BuiltinFunctionType)) or is_numpy_callable(value):
+        if isinstance(
+            value, (types.FunctionType, types.ModuleType, type, np.ufunc, types.BuiltinFunctionType)
+        ) or is_numpy_callable(value):
             g.id_match(source, value)
     if isinstance(value, types.FunctionType):
         return v.PythonFunctionVariable(value, source)
@@ -87,8 +89,10 @@ def wrap_identity(tx, value, source: Source | None) -> v.VariableTracker:
     if isinstance(value, types.BuiltinFunctionType) and value in _BUILTIN_FUNCTIONS:
         return v.BuiltinVariable(value)
     if isinstance(value, types.BuiltinFunctionType):
-        raise Unsupported(f"calling the C function {getattr(value, '__qualname__', value)!r}",
-                          hint="unknown C functions are graph breaks")
+        raise Unsupported(
+            f"calling the C function {getattr(value, '__qualname__', value)!r}",
+            hint="unknown C functions are graph breaks",
+        )
     if source is None:
         raise Unsupported(f"a {type(value).__name__} object reached without a source")
     g.type_match(source, value)

@@ -86,14 +86,20 @@ def generic_memref(element: str) -> str:
 
 
 def helper_text(element: str) -> str:
-    return (_HELPER.replace("MEMREF", generic_memref(element)).replace("GEMM", f"{_GEMM_LETTER[element]}gemm")
-            .replace("ELEM", element))
+    return (
+        _HELPER.replace("MEMREF", generic_memref(element))
+        .replace("GEMM", f"{_GEMM_LETTER[element]}gemm")
+        .replace("ELEM", element)
+    )
 
 
 def _is_float_matmul(op) -> bool:
-    return (op.name == "linalg.matmul" and isinstance(op.operands[0].type, ir.MemRefType)
-            and str(op.operands[0].type.element_type) in _GEMM_LETTER
-            and len({str(v.type.element_type) for v in op.operands}) == 1)
+    return (
+        op.name == "linalg.matmul"
+        and isinstance(op.operands[0].type, ir.MemRefType)
+        and str(op.operands[0].type.element_type) in _GEMM_LETTER
+        and len({str(v.type.element_type) for v in op.operands}) == 1
+    )
 
 
 def _add_helper(module, element: str) -> None:

@@ -79,8 +79,9 @@ def has_tensors(fn) -> bool:
     (plain upstream input, say) has nothing to turn into caller buffers: it is left
     as it is, not rejected."""
     signature = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)
-    return any(isinstance(t, (ir.RankedTensorType, ir.UnrankedTensorType))
-               for t in [*signature.inputs, *signature.results])
+    return any(
+        isinstance(t, (ir.RankedTensorType, ir.UnrankedTensorType)) for t in [*signature.inputs, *signature.results]
+    )
 
 
 def to_destination_passing(fn) -> None:
@@ -165,12 +166,17 @@ class EmberBufferize(EmberPass):
             if NUM_OUTPUTS_ATTR not in fn.attributes and has_tensors(fn):
                 to_destination_passing(fn)
             unshare_inits(fn)
-        run_upstream(module, ",".join([
-            "eliminate-empty-tensors",
-            "empty-tensor-to-alloc-tensor",
-            "one-shot-bufferize{bufferize-function-boundaries}",
-            "canonicalize",
-        ]))
+        run_upstream(
+            module,
+            ",".join(
+                [
+                    "eliminate-empty-tensors",
+                    "empty-tensor-to-alloc-tensor",
+                    "one-shot-bufferize{bufferize-function-boundaries}",
+                    "canonicalize",
+                ]
+            ),
+        )
         hoist_tile_buffers(module)
         run_upstream(module, "buffer-deallocation-pipeline,canonicalize")
         copies_to_linalg(module)

@@ -286,8 +286,9 @@ def _batched_matmul_generic(lhs, rhs, init, rank, dtype):
     batch, m, n, k = d[: rank - 2], d[rank - 2], d[rank - 1], d[rank]
     maps = [_map(rank + 1, batch + [m, k]), _map(rank + 1, batch + [k, n]), _map(rank + 1, batch + [m, n])]
     mul, add = scalar.BINARY["mul"], scalar.BINARY["add"]
-    return _generic([lhs, rhs], init, maps, ["parallel"] * rank + ["reduction"],
-                    lambda a, b, acc: add(acc, mul(a, b, dtype), dtype))
+    return _generic(
+        [lhs, rhs], init, maps, ["parallel"] * rank + ["reduction"], lambda a, b, acc: add(acc, mul(a, b, dtype), dtype)
+    )
 
 
 # ----------------------------------------------------------------------------- shapes
@@ -313,14 +314,17 @@ def _lower_broadcast_to(op, result: TensorType, attrs):
     (x,) = ember.tensor_operands(op)
     xt = _type(x)
     offset = result.rank - xt.rank
-    exprs = [ir.AffineConstantExpr.get(0) if d == 1 and result.shape[offset + i] != 1
-             else ir.AffineDimExpr.get(offset + i) for i, d in enumerate(xt.shape)]
+    exprs = [
+        ir.AffineConstantExpr.get(0) if d == 1 and result.shape[offset + i] != 1 else ir.AffineDimExpr.get(offset + i)
+        for i, d in enumerate(xt.shape)
+    ]
     source, kept = _unit_expansion_source(x)
     if source is not None:
         x, exprs = source, [exprs[i] for i in kept]
     init = _empty(result, _result_sizes(result, ember.size_operands(op)))
-    return _generic([x], init, [_map(result.rank, exprs), _identity(result.rank)],
-                    ["parallel"] * result.rank, lambda a, _: a)
+    return _generic(
+        [x], init, [_map(result.rank, exprs), _identity(result.rank)], ["parallel"] * result.rank, lambda a, _: a
+    )
 
 
 def _unit_expansion_source(x: ir.Value):
@@ -396,8 +400,9 @@ def _lower_reshape(op, result: TensorType, attrs):
 
 
 def _reshape_with_shape_tensor(x, result: TensorType, sizes):
-    shape = tensor.from_elements(ir.RankedTensorType.get([result.rank], ir.IndexType.get()),
-                                 [_as_index(s) for s in sizes])
+    shape = tensor.from_elements(
+        ir.RankedTensorType.get([result.rank], ir.IndexType.get()), [_as_index(s) for s in sizes]
+    )
     return tensor.ReshapeOp(result.to_mlir(), x, shape).result
 
 
@@ -517,21 +522,23 @@ for _name, _spec in ops.OPS.items():
         "binary": _lower_binary,
         "reduce": _lower_reduce,
     }.get(_spec.family)
-LOWERINGS.update({
-    "cmp": _lower_cmp,
-    "select": _lower_select,
-    "cast": _lower_cast,
-    "matmul": _lower_matmul,
-    "transpose": _lower_transpose,
-    "broadcast_to": _lower_broadcast_to,
-    "reshape": _lower_reshape,
-    "expand_dims": _lower_expand_dims,
-    "squeeze": _lower_squeeze,
-    "slice": _lower_slice,
-    "concatenate": _lower_concatenate,
-    "constant": _lower_constant,
-    "dim": _lower_dim,
-})
+LOWERINGS.update(
+    {
+        "cmp": _lower_cmp,
+        "select": _lower_select,
+        "cast": _lower_cast,
+        "matmul": _lower_matmul,
+        "transpose": _lower_transpose,
+        "broadcast_to": _lower_broadcast_to,
+        "reshape": _lower_reshape,
+        "expand_dims": _lower_expand_dims,
+        "squeeze": _lower_squeeze,
+        "slice": _lower_slice,
+        "concatenate": _lower_concatenate,
+        "constant": _lower_constant,
+        "dim": _lower_dim,
+    }
+)
 _missing = [n for n, fn in LOWERINGS.items() if fn is None]
 assert not _missing, f"ember ops without a lowering: {_missing}"
 

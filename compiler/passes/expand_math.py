@@ -62,38 +62,60 @@ from compiler.passes.base import EmberPass
 
 # exp(r) for |r| <= ln2/2: Taylor terms 1/k!. Truncation error: 5e-9 (f32, degree 7),
 # 4e-18 (f64, degree 13).
-_EXP_TAYLOR = {32: [1.0 / pymath.factorial(k) for k in range(8)],
-               64: [1.0 / pymath.factorial(k) for k in range(14)]}
+_EXP_TAYLOR = {32: [1.0 / pymath.factorial(k) for k in range(8)], 64: [1.0 / pymath.factorial(k) for k in range(14)]}
 
 # atanh series of log: R(z) = sum_{k>=1} 2 z**k / (2k+1), z = s*s <= 0.0295.
 # Truncation error relative to log(m): 2e-9 (f32, k<=4), 2e-17 (f64, k<=9).
-_LOG_ATANH = {32: [2.0 / (2 * k + 1) for k in range(1, 5)],
-              64: [2.0 / (2 * k + 1) for k in range(1, 10)]}
+_LOG_ATANH = {32: [2.0 / (2 * k + 1) for k in range(1, 5)], 64: [2.0 / (2 * k + 1) for k in range(1, 10)]}
 
 # tanh(x) = x + x**3 * P(x*x) on |x| <= 0.625 (fit; max rel. error 4.6e-9 / 1.1e-17).
 _TANH_SMALL = {
-    32: [-0.3333328521960245, 0.13331512665829803, -0.05374465795903646,
-         0.020653124681708542, -0.005718962726874719],
-    64: [-0.3333333333333293, 0.1333333333327011, -0.05396825393437368,
-         0.021869487637090432, -0.008863221701817317, 0.003591994186756833,
-         -0.001454982045517612, 0.0005863855612279529, -0.0002286922924029597,
-         7.727904980814694e-05, -1.6133873070913687e-05],
+    32: [-0.3333328521960245, 0.13331512665829803, -0.05374465795903646, 0.020653124681708542, -0.005718962726874719],
+    64: [
+        -0.3333333333333293,
+        0.1333333333327011,
+        -0.05396825393437368,
+        0.021869487637090432,
+        -0.008863221701817317,
+        0.003591994186756833,
+        -0.001454982045517612,
+        0.0005863855612279529,
+        -0.0002286922924029597,
+        7.727904980814694e-05,
+        -1.6133873070913687e-05,
+    ],
 }
 _TANH_SMALL_LIMIT = 0.625
 # tanh(x) rounds to 1 beyond these (2*exp(-2x) below half an ulp of 1).
 _TANH_SATURATE = {32: 10.0, 64: 20.0}
 
 # erf(x) = x * P(x*x) on |x| <= 1 (fit; max rel. error 1.4e-9).
-_ERF_SMALL_F32 = [1.1283791665100473, -0.37612628843314244, 0.11283612428168437,
-                  -0.026854808534834983, 0.005190053574128705, -0.0008024354100643322,
-                  7.898210124667817e-05]
+_ERF_SMALL_F32 = [
+    1.1283791665100473,
+    -0.37612628843314244,
+    0.11283612428168437,
+    -0.026854808534834983,
+    0.005190053574128705,
+    -0.0008024354100643322,
+    7.898210124667817e-05,
+]
 # erfc(x) * exp(x*x) = Q(x - 2.5) on 1 <= x <= 4 (fit; max rel. error 6.4e-8 with
 # the coefficients rounded to f32; sum |c_k| 1.5**k equals Q(1), so Horner is stable).
 _ERFC_CENTER = 2.5
-_ERFC_Q_F32 = [0.21080635884277243, -0.07434736051141586, 0.024938173437969877,
-               -0.008001474768662527, 0.002466092840389953, -0.0007337129757150332,
-               0.00021283205477688134, -5.894270747049747e-05, 1.4425777468305393e-05,
-               -4.009343094875807e-06, 1.6588418352341738e-06, -3.8357987565367393e-07]
+_ERFC_Q_F32 = [
+    0.21080635884277243,
+    -0.07434736051141586,
+    0.024938173437969877,
+    -0.008001474768662527,
+    0.002466092840389953,
+    -0.0007337129757150332,
+    0.00021283205477688134,
+    -5.894270747049747e-05,
+    1.4425777468305393e-05,
+    -4.009343094875807e-06,
+    1.6588418352341738e-06,
+    -3.8357987565367393e-07,
+]
 _ERF_ONE = 4.0  # erfc(4) = 1.5e-8 < half an ulp of 1 in f32
 
 
@@ -112,7 +134,7 @@ class _Format:
 
     @property
     def round_magic(self) -> float:  # adding and subtracting it rounds to an integer
-        return 1.5 * 2.0 ** self.mantissa
+        return 1.5 * 2.0**self.mantissa
 
     @property
     def min_normal(self) -> float:
@@ -125,10 +147,8 @@ class _Format:
 
 # ln2_hi: ln 2 truncated to 15 (f32) / 32 (f64) significant bits; n has at most 8 / 11.
 _FORMATS = {
-    32: _Format(32, 23, 127, 0.693145751953125, 1.428606765330187e-06,
-                -104.0, 89.0, 0x3F3504F3),
-    64: _Format(64, 52, 1023, 0.6931471803691238, 1.9082149292705877e-10,
-                -746.0, 710.0, 0x3FE6A09E667F3BCD),
+    32: _Format(32, 23, 127, 0.693145751953125, 1.428606765330187e-06, -104.0, 89.0, 0x3F3504F3),
+    64: _Format(64, 52, 1023, 0.6931471803691238, 1.9082149292705877e-10, -746.0, 710.0, 0x3FE6A09E667F3BCD),
 }
 
 # ----------------------------------------------------------------------------- emitter
@@ -251,7 +271,7 @@ def expand_exp(e: _Emitter, x, keep_nan: bool = True):
 def expand_log(e: _Emitter, x):
     f = e.fmt
     tiny = e.cmp("OLT", x, e.c(f.min_normal))
-    xs = e.select(tiny, e.mul(x, e.c(2.0 ** f.mantissa)), x)
+    xs = e.select(tiny, e.mul(x, e.c(2.0**f.mantissa)), x)
     bits = e.to_bits(xs)
     # exponent and mantissa, with the mantissa m in [sqrt(1/2), sqrt(2))
     k = arith.shrsi(arith.subi(bits, e.i(f.sqrt_half_bits)), e.i(f.mantissa))

@@ -25,8 +25,13 @@ def iterator_types(op) -> list[str]:
 def _named_iterators(op) -> list[str]:
     """Named linalg ops carry no iterator attribute; derive it from their kind."""
     out_rank = op.results[0].type.rank if len(op.results) else 0
-    reductions = {"linalg.matmul": 1, "linalg.batch_matmul": 1, "linalg.matvec": 1,
-                  "linalg.vecmat": 1, "linalg.dot": 1}.get(op.name, 0)
+    reductions = {
+        "linalg.matmul": 1,
+        "linalg.batch_matmul": 1,
+        "linalg.matvec": 1,
+        "linalg.vecmat": 1,
+        "linalg.dot": 1,
+    }.get(op.name, 0)
     if op.name == "linalg.reduce":
         reductions = len(ir.DenseI64ArrayAttr(op.attributes["dimensions"]))
         in_rank = op.operands[0].type.rank

@@ -27,8 +27,17 @@ from compiler.passes.base import EmberPass
 from compiler.passes.signature import add_arguments, sync_signature
 from runtime.abi import PARALLEL_ATTR
 
-BOOKKEEPING_OPS = ("arith.", "memref.dim", "memref.alloc", "memref.dealloc", "affine.apply",  # cheap set-up
-                   "affine.min", "affine.max", "index.", "func.return")
+BOOKKEEPING_OPS = (
+    "arith.",
+    "memref.dim",
+    "memref.alloc",
+    "memref.dealloc",
+    "affine.apply",  # cheap set-up
+    "affine.min",
+    "affine.max",
+    "index.",
+    "func.return",
+)
 
 
 def _only_loop(fn):

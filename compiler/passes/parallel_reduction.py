@@ -39,10 +39,19 @@ INF = float("inf")
 # that value must be the identity (it is, for Ember's reductions) or parts would count it
 # once each.
 COMBINERS = {
-    "arith.addf": 0.0, "arith.mulf": 1.0, "arith.maximumf": -INF, "arith.minimumf": INF,
-    "arith.addi": lambda w: 0, "arith.muli": lambda w: 1, "arith.ori": lambda w: 0, "arith.xori": lambda w: 0,
-    "arith.maxui": lambda w: 0, "arith.minui": lambda w: (1 << w) - 1, "arith.andi": lambda w: (1 << w) - 1,
-    "arith.maxsi": lambda w: 1 << (w - 1), "arith.minsi": lambda w: (1 << (w - 1)) - 1,
+    "arith.addf": 0.0,
+    "arith.mulf": 1.0,
+    "arith.maximumf": -INF,
+    "arith.minimumf": INF,
+    "arith.addi": lambda w: 0,
+    "arith.muli": lambda w: 1,
+    "arith.ori": lambda w: 0,
+    "arith.xori": lambda w: 0,
+    "arith.maxui": lambda w: 0,
+    "arith.minui": lambda w: (1 << w) - 1,
+    "arith.andi": lambda w: (1 << w) - 1,
+    "arith.maxsi": lambda w: 1 << (w - 1),
+    "arith.minsi": lambda w: (1 << (w - 1)) - 1,
 }
 
 
@@ -94,7 +103,7 @@ def _match(fn) -> _Reduction | None:
     if len(loops) != 1:
         return None
     loop = loops[0]
-    before, after = body[:body.index(loop)], body[body.index(loop) + 1:-1]
+    before, after = body[: body.index(loop)], body[body.index(loop) + 1 : -1]
     stores = [op for op in before if op.name == "memref.store"]
     if len(stores) != 1 or any(op not in stores and not op.name.startswith(BOOKKEEPING_OPS) for op in before):
         return None
@@ -133,13 +142,20 @@ def _index(value: int):
 
 def _rewrite(fn, r: _Reduction) -> None:
     element = ir.MemRefType(r.acc.type).element_type
-    partials, counter, part, parts = add_arguments(fn, [
-        ir.MemRefType.get([MAX_PARTS], element), ir.MemRefType.get([1], ir.IntegerType.get_signless(64)),
-        ir.IndexType.get(), ir.IndexType.get()])
+    partials, counter, part, parts = add_arguments(
+        fn,
+        [
+            ir.MemRefType.get([MAX_PARTS], element),
+            ir.MemRefType.get([1], ir.IntegerType.get_signless(64)),
+            ir.IndexType.get(),
+            ir.IndexType.get(),
+        ],
+    )
     with ir.InsertionPoint(r.init), r.loop.location:
         view_type = ir.MemRefType.get([], element, ir.Attribute.parse("strided<[], offset: ?>"))
-        mine = memref.ReinterpretCastOp(view_type, partials, [part], [], [], [ir.ShapedType.get_dynamic_stride_or_offset()],
-                                        [], []).result
+        mine = memref.ReinterpretCastOp(
+            view_type, partials, [part], [], [], [ir.ShapedType.get_dynamic_stride_or_offset()], [], []
+        ).result
     for use in list(r.acc.uses):  # the accumulator becomes this part's slot
         op = operation_of(use.owner)
         if op == r.init or _nested_in(op, r.loop):

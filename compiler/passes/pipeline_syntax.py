@@ -33,7 +33,7 @@ def parse_pipeline(text: str) -> list[Element]:
     parser = _Parser(text)
     elements = parser.elements()
     if parser.pos != len(text):
-        raise PipelineError(f"unexpected {text[parser.pos:]!r} in pipeline {text!r}")
+        raise PipelineError(f"unexpected {text[parser.pos :]!r} in pipeline {text!r}")
     return elements
 
 
@@ -61,7 +61,7 @@ class _Parser:
         start = self.pos
         while self.pos < len(self.text) and (self.text[self.pos].isalnum() or self.text[self.pos] in "-_."):
             self.pos += 1
-        name = self.text[start:self.pos]
+        name = self.text[start : self.pos]
         if not name:
             raise PipelineError(f"expected a pass name at offset {start} of {self.text!r}")
         if self._peek() == "{":
@@ -90,7 +90,7 @@ class _Parser:
             elif ch == "}":
                 depth -= 1
                 if depth == 0:
-                    return self.text[start + 1:self.pos - 1].strip()
+                    return self.text[start + 1 : self.pos - 1].strip()
         raise PipelineError(f"unbalanced '{{' in {self.text!r}")
 
 

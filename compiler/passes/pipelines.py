@@ -7,34 +7,44 @@ pipelines; ``pass_manager.expand`` replaces a pipeline's name by its text.
 from __future__ import annotations
 
 PIPELINES: dict[str, tuple[str, str]] = {
-    "lower-to-loops": (",".join([
-        "ember-to-linalg",
-        "ember-fuse",
-        "ember-tile",
-        "ember-bufferize",
-        "ember-matmul-to-blas",
-        "ember-parallel-parts",
-        "func.func(convert-linalg-to-loops)",
-        "canonicalize",
-        "cse",
-        "ember-parallel-reduction",
-    ]), "Ember to scf loops over memrefs (for reading)"),
+    "lower-to-loops": (
+        ",".join(
+            [
+                "ember-to-linalg",
+                "ember-fuse",
+                "ember-tile",
+                "ember-bufferize",
+                "ember-matmul-to-blas",
+                "ember-parallel-parts",
+                "func.func(convert-linalg-to-loops)",
+                "canonicalize",
+                "cse",
+                "ember-parallel-reduction",
+            ]
+        ),
+        "Ember to scf loops over memrefs (for reading)",
+    ),
     "lower-to-llvm": ("lower-to-loops,loops-to-llvm", "Ember all the way to the LLVM dialect"),
-    "loops-to-llvm": (",".join([
-        "scf-forall-to-for",
-        "arith-expand",  # floordivsi, ceildivsi and friends have no direct LLVM lowering
-        "convert-math-to-funcs",  # math.ipowi (integer power) as a small generated function
-        "convert-scf-to-cf",
-        "expand-strided-metadata",
-        "lower-affine",
-        "finalize-memref-to-llvm",
-        "ember-expand-math",  # exp/log/tanh/erf inline (vectorizable) instead of libm calls
-        "convert-math-to-llvm",
-        "convert-math-to-libm",
-        "convert-arith-to-llvm",
-        "convert-index-to-llvm",
-        "convert-func-to-llvm",
-        "convert-cf-to-llvm",
-        "reconcile-unrealized-casts",
-    ]), "the output of lower-to-loops to the LLVM dialect"),
+    "loops-to-llvm": (
+        ",".join(
+            [
+                "scf-forall-to-for",
+                "arith-expand",  # floordivsi, ceildivsi and friends have no direct LLVM lowering
+                "convert-math-to-funcs",  # math.ipowi (integer power) as a small generated function
+                "convert-scf-to-cf",
+                "expand-strided-metadata",
+                "lower-affine",
+                "finalize-memref-to-llvm",
+                "ember-expand-math",  # exp/log/tanh/erf inline (vectorizable) instead of libm calls
+                "convert-math-to-llvm",
+                "convert-math-to-libm",
+                "convert-arith-to-llvm",
+                "convert-index-to-llvm",
+                "convert-func-to-llvm",
+                "convert-cf-to-llvm",
+                "reconcile-unrealized-casts",
+            ]
+        ),
+        "the output of lower-to-loops to the LLVM dialect",
+    ),
 }

@@ -267,6 +267,7 @@ def _reassociable(float_op, int_op):
     """A reduction's combine: floats may be reassociated, so LLVM can vectorize the
     reduction (partial sums in vector lanes, NumPy's pairwise summation is no more
     sequential than that); integer arithmetic is associative as it is."""
+
     def combine(a, b, dtype):
         if _is_float(dtype):
             return float_op(a, b, fastmath=ir.Attribute.parse("#arith.fastmath<reassoc>"))

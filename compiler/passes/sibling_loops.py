@@ -49,8 +49,11 @@ def _reads_results_of(op, loop) -> bool:
 
 
 def _fusable(first, second, between: list) -> bool:
-    return (_same_iterations(first, second) and not _reads_results_of(second, first)
-            and not any(_reads_results_of(op, first) for op in between))
+    return (
+        _same_iterations(first, second)
+        and not _reads_results_of(second, first)
+        and not any(_reads_results_of(op, first) for op in between)
+    )
 
 
 def fuse_sibling_loops(fn) -> int:
@@ -69,8 +72,8 @@ def _next_pair(fn, refused: set):
     body = [op.operation for op in fn.regions[0].blocks[0].operations]
     loops = [op for op in body if op.name == "scf.forall"]
     for i, first in enumerate(loops):
-        for second in loops[i + 1:]:
-            between = body[body.index(first) + 1:body.index(second)]
+        for second in loops[i + 1 :]:
+            between = body[body.index(first) + 1 : body.index(second)]
             if (first, second) not in refused and _fusable(first, second, between):
                 return first, second
     return None

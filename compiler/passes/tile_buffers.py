@@ -30,8 +30,11 @@ def _constant_bound(value) -> int | None:
     owner = value.owner
     if not isinstance(owner, (ir.OpView, ir.Operation)) or owner.operation.name != "affine.min":
         return None
-    bounds = [e.value for e in ir.AffineMapAttr(owner.operation.attributes["map"]).value.results
-              if isinstance(e, ir.AffineConstantExpr)]
+    bounds = [
+        e.value
+        for e in ir.AffineMapAttr(owner.operation.attributes["map"]).value.results
+        if isinstance(e, ir.AffineConstantExpr)
+    ]
     return min(bounds) if bounds else None
 
 
@@ -90,8 +93,12 @@ def hoist(alloc, loop) -> bool:
         return False
     shape, outer_sizes = plan
     with ir.InsertionPoint(loop), loop.location:
-        big = memref.alloc(ir.MemRefType.get(shape, t.element_type), outer_sizes, [],
-                           alignment=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 64))
+        big = memref.alloc(
+            ir.MemRefType.get(shape, t.element_type),
+            outer_sizes,
+            [],
+            alignment=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 64),
+        )
     with ir.InsertionPoint(alloc), alloc.location:
         sizes = _mixed_sizes(alloc)
         dyn_sizes, static_sizes = _split(sizes)

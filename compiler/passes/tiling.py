@@ -103,8 +103,12 @@ def static_extent(op, loop: int) -> int | None:
     for operand, m in zip(op.operands, ir.ArrayAttr(op.attributes["indexing_maps"])):
         t = operand.type
         for position, expr in enumerate(ir.AffineMapAttr(m).value.results):
-            if isinstance(t, ir.ShapedType) and isinstance(expr, ir.AffineDimExpr) \
-                    and expr.position == loop and not t.is_dynamic_dim(position):
+            if (
+                isinstance(t, ir.ShapedType)
+                and isinstance(expr, ir.AffineDimExpr)
+                and expr.position == loop
+                and not t.is_dynamic_dim(position)
+            ):
                 return t.get_dim_size(position)
     return None
 

@@ -26,10 +26,12 @@ for name in ("HOME", "TMPDIR"):
     if name in os.environ:
         config.environment[name] = os.environ[name]
 
+
 # Tool names only where they stand as a command word, never inside a path such as
 # test/lit/ember-opt/foo.mlir (lit applies substitutions after expanding %s).
 def tool(name):
     return rf"(?<![\w/.-]){name}(?![\w/.-])"
+
 
 config.substitutions.append((tool("ember-opt"), f"{python} -m tools.ember_opt"))
 config.substitutions.append((tool("FileCheck"), f"{python} -m filecheck"))

@@ -41,8 +41,11 @@ class CompileCounter:
         from compiler.backends import compile_graph
 
         self.graphs += 1
-        self.ops += sum(1 for op in module.body.operations[0].regions[0].blocks[0].operations
-                        if op.operation.name.startswith("ember."))
+        self.ops += sum(
+            1
+            for op in module.body.operations[0].regions[0].blocks[0].operations
+            if op.operation.name.startswith("ember.")
+        )
         return compile_graph(module, "cpu")
 
 

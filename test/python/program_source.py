@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 from hypothesis import strategies as st
 
-PRELUDE = '''\
+PRELUDE = """\
 import functools
 import numpy as np
 
@@ -88,7 +88,7 @@ def h_weighted(values, weights=WEIGHTS):
 
 
 PARTIAL = functools.partial(h_affine, k=3.0)
-'''
+"""
 
 DTYPES = ("float32", "float64", "int32", "int64", "bool")
 BASE_SHAPES = [(), (0,), (1,), (3,), (4,), (2, 3), (3, 3), (1, 3), (3, 1), (2, 0), (2, 1, 3), (2, 2, 2)]
@@ -139,7 +139,7 @@ def _broadcast_partner(draw, shape: tuple) -> tuple:
     if kind == "same" or not shape:
         return shape
     if kind == "drop":
-        return shape[draw(st.integers(1, len(shape))):]
+        return shape[draw(st.integers(1, len(shape))) :]
     if kind == "scalar":
         return ()
     return tuple(1 if draw(st.booleans()) else d for d in shape)
@@ -150,14 +150,18 @@ def arguments(draw):
     """(names, first values, other values): 1-3 arrays, then maybe n:int, mode:str, flag:bool, cfg:dict."""
     n_arrays = draw(st.integers(1, 3))
     base = draw(st.sampled_from(BASE_SHAPES))
-    specs = [(draw(st.sampled_from(DTYPES)), base if i == 0 else _broadcast_partner(draw, base))
-             for i in range(n_arrays)]
+    specs = [
+        (draw(st.sampled_from(DTYPES)), base if i == 0 else _broadcast_partner(draw, base)) for i in range(n_arrays)
+    ]
     names = [f"x{i}" for i in range(n_arrays)]
     first = [_array(draw, d, s) for d, s in specs]
     other = [_array(draw, d, s) for d, s in specs]
-    extras = {"n": st.integers(0, 3), "mode": st.sampled_from(MODES), "flag": st.booleans(),
-              "cfg": st.fixed_dictionaries({"scale": st.sampled_from([0.5, 2.0, -1.0]),
-                                            "bias": st.integers(-2, 2)})}
+    extras = {
+        "n": st.integers(0, 3),
+        "mode": st.sampled_from(MODES),
+        "flag": st.booleans(),
+        "cfg": st.fixed_dictionaries({"scale": st.sampled_from([0.5, 2.0, -1.0]), "bias": st.integers(-2, 2)}),
+    }
     for name, strategy in extras.items():
         if draw(st.booleans()):
             names.append(name)
@@ -215,8 +219,13 @@ class _Body:
         return self.draw(st.sampled_from(options))
 
     def arrays(self) -> list[str]:
-        names = [k for k, val in self.ns.items() if isinstance(val, (np.ndarray, np.generic))
-                 and (k.startswith("x") or k.startswith("v")) and k[1:].isdigit()]
+        names = [
+            k
+            for k, val in self.ns.items()
+            if isinstance(val, (np.ndarray, np.generic))
+            and (k.startswith("x") or k.startswith("v"))
+            and k[1:].isdigit()
+        ]
         return names or ["x0"]  # in definition order: the newest last
 
     def has(self, name) -> bool:
@@ -232,8 +241,20 @@ class _Body:
         if depth <= 0 or self.draw(st.integers(0, 3)) == 0:
             return self.leaf()
         for _ in range(MAX_TRIES):
-            maker = self.choice([self.binary, self.binary, self.unary, self.reduce, self.shape_op,
-                                 self.index, self.join, self.matmul, self.astype, self.where])
+            maker = self.choice(
+                [
+                    self.binary,
+                    self.binary,
+                    self.unary,
+                    self.reduce,
+                    self.shape_op,
+                    self.index,
+                    self.join,
+                    self.matmul,
+                    self.astype,
+                    self.where,
+                ]
+            )
             text = maker(depth - 1)
             if text is not None and self.valid(text):
                 return text
@@ -247,10 +268,36 @@ class _Body:
         if kind == "b":
             return self.choice(["True", "False", "1", "2.5"])
         if kind == "i":
-            return self.choice(["1", "2", "-3", "0", "1.5", "SCALE", "OFFSET", "n" if self.has("n") else "2",
-                                'CFG["bias"]', "np.int32(2)", "np.float32(0.5)", "np.pi"])
-        return self.choice(["0.5", "2.0", "-1.5", "3", "SCALE", "np.float32(2)", "np.float64(0.25)", "np.pi",
-                            'cfg["scale"]' if self.has("cfg") else "1.0", "True"])
+            return self.choice(
+                [
+                    "1",
+                    "2",
+                    "-3",
+                    "0",
+                    "1.5",
+                    "SCALE",
+                    "OFFSET",
+                    "n" if self.has("n") else "2",
+                    'CFG["bias"]',
+                    "np.int32(2)",
+                    "np.float32(0.5)",
+                    "np.pi",
+                ]
+            )
+        return self.choice(
+            [
+                "0.5",
+                "2.0",
+                "-1.5",
+                "3",
+                "SCALE",
+                "np.float32(2)",
+                "np.float64(0.25)",
+                "np.pi",
+                'cfg["scale"]' if self.has("cfg") else "1.0",
+                "True",
+            ]
+        )
 
     def binary(self, depth):
         a = self.expr(depth)
@@ -273,9 +320,20 @@ class _Body:
     def unary(self, depth):
         a = self.expr(depth)
         ka = self.kind(a)
-        options = ["np.exp({})", "np.tanh({})", "np.abs({})", "np.sqrt(np.abs({}))", "np.maximum({}, 0)",
-                   "np.minimum({}, 1)", "np.clip({}, -1, 2)", "{}.clip(0, None)", "np.negative({})",
-                   "np.log(np.abs({}) + 1)", "np.sin({})", "np.cos({})"]
+        options = [
+            "np.exp({})",
+            "np.tanh({})",
+            "np.abs({})",
+            "np.sqrt(np.abs({}))",
+            "np.maximum({}, 0)",
+            "np.minimum({}, 1)",
+            "np.clip({}, -1, 2)",
+            "{}.clip(0, None)",
+            "np.negative({})",
+            "np.log(np.abs({}) + 1)",
+            "np.sin({})",
+            "np.cos({})",
+        ]
         if ka != "b":
             options.append("(-{})")
         if ka in "bi":
@@ -294,7 +352,7 @@ class _Body:
         keepdims = self.choice(["", ", keepdims=True", ", keepdims=False"])
         fn = self.choice(["np.sum", "np.mean", "np.max", "np.min", "method_sum", "method_mean", "method_max"])
         if fn.startswith("method_"):
-            name = fn[len("method_"):]
+            name = fn[len("method_") :]
             return self.choice([f"{a}.{name}()", f"{a}.{name}(axis={axis}{keepdims})"])
         return f"{fn}({a}, axis={axis}{keepdims})"
 
@@ -302,8 +360,15 @@ class _Body:
         a = self.expr(depth)
         value = np.asarray(self.value(a))
         ndim = value.ndim
-        options = ["{}.T", "np.transpose({})", "{}.reshape(-1)", "np.expand_dims({}, 0)", "np.squeeze({})",
-                   f"np.expand_dims({{}}, {-1 if ndim else 0})", "{}.reshape(" + repr(value.shape[::-1]) + ")"]
+        options = [
+            "{}.T",
+            "np.transpose({})",
+            "{}.reshape(-1)",
+            "np.expand_dims({}, 0)",
+            "np.squeeze({})",
+            f"np.expand_dims({{}}, {-1 if ndim else 0})",
+            "{}.reshape(" + repr(value.shape[::-1]) + ")",
+        ]
         if ndim >= 2:
             options += ["{}.transpose(1, 0" + ", 2" * (ndim == 3) + ")", "{}.reshape(" + str(value.shape[0]) + ", -1)"]
         if value.size:
@@ -353,15 +418,28 @@ class _Body:
 
     def where(self, depth):
         a, b = self.expr(depth), self.expr(depth)
-        return self.choice([f"np.where({a} > 0, {a}, {b})", f"np.where({a}, {b}, 0.5)",
-                            f"np.where({a} < {b}, {a}, -1)"])
+        return self.choice(
+            [f"np.where({a} > 0, {a}, {b})", f"np.where({a}, {b}, 0.5)", f"np.where({a} < {b}, {a}, -1)"]
+        )
 
     # -- statements
 
     def statement(self):
         for _ in range(MAX_TRIES):
-            maker = self.choice([self.assign, self.assign, self.tuples, self.lists, self.dicts, self.loop,
-                                 self.branch, self.helper, self.closure, self.comprehension])
+            maker = self.choice(
+                [
+                    self.assign,
+                    self.assign,
+                    self.tuples,
+                    self.lists,
+                    self.dicts,
+                    self.loop,
+                    self.branch,
+                    self.helper,
+                    self.closure,
+                    self.comprehension,
+                ]
+            )
             lines = maker()
             if lines and self.run(lines):
                 self.lines += lines
@@ -376,54 +454,77 @@ class _Body:
     def tuples(self):
         a, b, c = self.expr(1), self.expr(1), self.expr(1)
         x, y, t = self.fresh(), self.fresh(), self.fresh("t")
-        return self.choice([
-            [f"{x}, {y} = {a}, {b}"],
-            [f"{x}, {y} = h_pair({a}, {b})"],
-            [f"{t} = ({a}, {b}, {c})", f"{x} = {t}[1] + {t}[-1]", f"{y} = {t}[:2][0]"],
-            [f"{x}, *{t} = [{a}, {b}, {c}]", f"{y} = {t}[-1] * len({t})"],
-            [f"{t} = ({a},) * 2 + ({b},)", f"({x}, _, {y}) = {t}"],
-        ])
+        return self.choice(
+            [
+                [f"{x}, {y} = {a}, {b}"],
+                [f"{x}, {y} = h_pair({a}, {b})"],
+                [f"{t} = ({a}, {b}, {c})", f"{x} = {t}[1] + {t}[-1]", f"{y} = {t}[:2][0]"],
+                [f"{x}, *{t} = [{a}, {b}, {c}]", f"{y} = {t}[-1] * len({t})"],
+                [f"{t} = ({a},) * 2 + ({b},)", f"({x}, _, {y}) = {t}"],
+            ]
+        )
 
     def lists(self):
         a, b, c = self.expr(1), self.expr(1), self.expr(1)
         x, items = self.fresh(), self.fresh("lst")
-        return self.choice([
-            [f"{items} = [{a}, {b}]", f"{items}.append({c})", f"{x} = {items}[-1] - {items}[0]"],
-            [f"{items} = [{a}]", f"{items}.extend([{b}, {c}])", f"{x} = {items}.pop()", f"{x} = {x} + len({items})"],
-            [f"{items} = [{a}, {b}, {c}]", f"{x} = h_total(*{items}, scale=SCALE)"],
-            [f"{items} = list(({a}, {b}))", f"{items}.insert(0, {c})", f"{x} = h_weighted({items})"],
-        ])
+        return self.choice(
+            [
+                [f"{items} = [{a}, {b}]", f"{items}.append({c})", f"{x} = {items}[-1] - {items}[0]"],
+                [
+                    f"{items} = [{a}]",
+                    f"{items}.extend([{b}, {c}])",
+                    f"{x} = {items}.pop()",
+                    f"{x} = {x} + len({items})",
+                ],
+                [f"{items} = [{a}, {b}, {c}]", f"{x} = h_total(*{items}, scale=SCALE)"],
+                [f"{items} = list(({a}, {b}))", f"{items}.insert(0, {c})", f"{x} = h_weighted({items})"],
+            ]
+        )
 
     def dicts(self):
         a, b = self.expr(1), self.expr(1)
         x, d = self.fresh(), self.fresh("d")
-        key = self.choice(['f"{TAG}{OFFSET}"', 'f"{mode}_1"' if self.has("mode") else '"m_1"',
-                           'f"w{n}"' if self.has("n") else '"w"'])
-        return self.choice([
-            [f"{d} = {{'a': {a}, {key}: {b}}}", f"{d}['c'] = {d}['a'] * 2", f"{x} = {d}[{key}] + {d}['c']"],
-            [f"{d} = dict(p={a}, q={b})", f"{x} = {d}.get('q', 0) + {d}.get('zz', 1)"],
-            [f"{d} = {{f'{{TAG}}{{i}}': val for i, val in enumerate([{a}, {b}])}}", f"{x} = {d}['k1'] - {d}['k0']"],
-            [f"{d} = h_keys(TAG, 3)", f"{x} = {a} * {d}['k2'] + len({d})"],
-            [f"{d} = {{'s': {a}, 't': {b}}}", f"{x} = 0", f"for key, val in {d}.items():",
-             f"    {x} = {x} + val * len(key)"],
-        ])
+        key = self.choice(
+            ['f"{TAG}{OFFSET}"', 'f"{mode}_1"' if self.has("mode") else '"m_1"', 'f"w{n}"' if self.has("n") else '"w"']
+        )
+        return self.choice(
+            [
+                [f"{d} = {{'a': {a}, {key}: {b}}}", f"{d}['c'] = {d}['a'] * 2", f"{x} = {d}[{key}] + {d}['c']"],
+                [f"{d} = dict(p={a}, q={b})", f"{x} = {d}.get('q', 0) + {d}.get('zz', 1)"],
+                [f"{d} = {{f'{{TAG}}{{i}}': val for i, val in enumerate([{a}, {b}])}}", f"{x} = {d}['k1'] - {d}['k0']"],
+                [f"{d} = h_keys(TAG, 3)", f"{x} = {a} * {d}['k2'] + len({d})"],
+                [
+                    f"{d} = {{'s': {a}, 't': {b}}}",
+                    f"{x} = 0",
+                    f"for key, val in {d}.items():",
+                    f"    {x} = {x} + val * len(key)",
+                ],
+            ]
+        )
 
     def loop(self):
         a, b = self.expr(1), self.expr(1)
         acc = self.fresh()
         bound = self.choice(["3", "2", "n" if self.has("n") else "1", "len(x0)" if np.ndim(self.ns["x0"]) else "1"])
-        return self.choice([
-            [f"{acc} = {a}", f"for i in range({bound}):", f"    {acc} = {acc} * SCALE + {b}"],
-            [f"{acc} = {a}", f"for i, item in enumerate([{a}, {b}]):", f"    {acc} = {acc} + item * (i + 1)"],
-            [f"{acc} = 0", f"for p, q in zip([{a}, {b}], (1, 2.5)):", f"    {acc} = {acc} + p * q"],
-            [f"{acc} = {a}", f"for k in [1, 2]:", f"    if k == 2:", f"        continue", f"    {acc} = {acc} - k"],
-            [f"{acc} = {a}", "i = 0", f"while i < {bound}:", f"    {acc} = np.tanh({acc})", "    i += 1"],
-        ])
+        return self.choice(
+            [
+                [f"{acc} = {a}", f"for i in range({bound}):", f"    {acc} = {acc} * SCALE + {b}"],
+                [f"{acc} = {a}", f"for i, item in enumerate([{a}, {b}]):", f"    {acc} = {acc} + item * (i + 1)"],
+                [f"{acc} = 0", f"for p, q in zip([{a}, {b}], (1, 2.5)):", f"    {acc} = {acc} + p * q"],
+                [f"{acc} = {a}", "for k in [1, 2]:", "    if k == 2:", "        continue", f"    {acc} = {acc} - k"],
+                [f"{acc} = {a}", "i = 0", f"while i < {bound}:", f"    {acc} = np.tanh({acc})", "    i += 1"],
+            ]
+        )
 
     def condition(self) -> str:
-        options = ["len(x0) > 2" if np.ndim(self.ns["x0"]) else "x0.ndim == 0", "x0.shape[-1] == 3"
-                   if np.ndim(self.ns["x0"]) else "x0.size == 1", "x0.dtype == np.float32", "x0.ndim >= 2",
-                   "isinstance(x0, np.ndarray)", "OFFSET > 1"]
+        options = [
+            "len(x0) > 2" if np.ndim(self.ns["x0"]) else "x0.ndim == 0",
+            "x0.shape[-1] == 3" if np.ndim(self.ns["x0"]) else "x0.size == 1",
+            "x0.dtype == np.float32",
+            "x0.ndim >= 2",
+            "isinstance(x0, np.ndarray)",
+            "OFFSET > 1",
+        ]
         if self.has("n"):
             options += ["n > 1", "n == 0", "n % 2 == 1"]
         if self.has("mode"):
@@ -449,35 +550,61 @@ class _Body:
         a, b = self.expr(1), self.expr(1)
         x = self.fresh()
         k = "n" if self.has("n") else "2"
-        return [f"{x} = " + self.choice([
-            f"h_affine({a})", f"h_affine({a}, 0.5)", f"h_affine({a}, shift={k})", f"h_affine(k=-1.0, a={a})",
-            f"h_total({a}, {b}, {a})", f"h_cfg({a}, CFG)", f"h_cfg({a}, cfg)" if self.has("cfg") else f"h_cfg({a}, CFG)",
-            f"h_apply(np.tanh, {a})", f"h_apply(np.maximum, {a}, {b})", f"h_apply(lambda p, q: p * q - 1, {a}, {b})",
-            f"make_scaler(1.5)({a})", f"PARTIAL({a})", f"PARTIAL({a}, shift=-2)",
-            f"functools.partial(h_affine, shift=1.0)({a}, 2.0)", f"h_rec({a}, {k})", f"h_center({a})",
-            f"h_weighted(({a}, {b}))", f"h_weighted([{a}, {b}], weights=(1, -1))",
-        ])]
+        return [
+            f"{x} = "
+            + self.choice(
+                [
+                    f"h_affine({a})",
+                    f"h_affine({a}, 0.5)",
+                    f"h_affine({a}, shift={k})",
+                    f"h_affine(k=-1.0, a={a})",
+                    f"h_total({a}, {b}, {a})",
+                    f"h_cfg({a}, CFG)",
+                    f"h_cfg({a}, cfg)" if self.has("cfg") else f"h_cfg({a}, CFG)",
+                    f"h_apply(np.tanh, {a})",
+                    f"h_apply(np.maximum, {a}, {b})",
+                    f"h_apply(lambda p, q: p * q - 1, {a}, {b})",
+                    f"make_scaler(1.5)({a})",
+                    f"PARTIAL({a})",
+                    f"PARTIAL({a}, shift=-2)",
+                    f"functools.partial(h_affine, shift=1.0)({a}, 2.0)",
+                    f"h_rec({a}, {k})",
+                    f"h_center({a})",
+                    f"h_weighted(({a}, {b}))",
+                    f"h_weighted([{a}, {b}], weights=(1, -1))",
+                ]
+            )
+        ]
 
     def closure(self):
         a, b = self.expr(1), self.leaf()
         x, fn = self.fresh(), self.fresh("fn")
-        return self.choice([
-            [f"def {fn}(p, q={b}):", f"    return p * 2 - q", f"{x} = {fn}({a})"],
-            [f"def {fn}(p):", f"    return p + {b} * OFFSET", f"{x} = {fn}({a}) + {fn}({b})"],
-            [f"{fn} = lambda p, *rest: p - len(rest)", f"{x} = {fn}({a}, 1, 2)"],
-            [f"def {fn}(p):", "    def inner(q):", f"        return q * p", "    return inner",
-             f"{x} = {fn}({a})({b})"],
-            [f"{fn} = make_scaler({b})", f"{x} = h_apply({fn}, {a})"],
-        ])
+        return self.choice(
+            [
+                [f"def {fn}(p, q={b}):", "    return p * 2 - q", f"{x} = {fn}({a})"],
+                [f"def {fn}(p):", f"    return p + {b} * OFFSET", f"{x} = {fn}({a}) + {fn}({b})"],
+                [f"{fn} = lambda p, *rest: p - len(rest)", f"{x} = {fn}({a}, 1, 2)"],
+                [
+                    f"def {fn}(p):",
+                    "    def inner(q):",
+                    "        return q * p",
+                    "    return inner",
+                    f"{x} = {fn}({a})({b})",
+                ],
+                [f"{fn} = make_scaler({b})", f"{x} = h_apply({fn}, {a})"],
+            ]
+        )
 
     def comprehension(self):
         a, b = self.expr(1), self.expr(1)
         x, items = self.fresh(), self.fresh("lst")
-        return self.choice([
-            [f"{items} = [np.tanh(p) * i for i, p in enumerate(({a}, {b}))]", f"{x} = {items}[-1] + {items}[0]"],
-            [f"{items} = [p for p in [{a}, {b}, {a}] if p is not None]", f"{x} = sum({items})"],
-            [f"{items} = [{a} * k for k in range(3) if k != 1]", f"{x} = {items}[1] - {items}[0]"],
-        ])
+        return self.choice(
+            [
+                [f"{items} = [np.tanh(p) * i for i, p in enumerate(({a}, {b}))]", f"{x} = {items}[-1] + {items}[0]"],
+                [f"{items} = [p for p in [{a}, {b}, {a}] if p is not None]", f"{x} = sum({items})"],
+                [f"{items} = [{a} * k for k in range(3) if k != 1]", f"{x} = {items}[1] - {items}[0]"],
+            ]
+        )
 
     # -- the return value
 
@@ -486,14 +613,39 @@ class _Body:
         recent = names[-2:]  # mostly the newest values, so that the statements matter
         a = self.choice(recent if self.draw(st.integers(0, 3)) else names)
         b = self.choice(recent if self.draw(st.booleans()) else names)
-        extra = self.choice(["n" if self.has("n") else "1", "mode" if self.has("mode") else "'m'", "len(x0.shape)",
-                             "x0.shape", "x0.dtype", "None", "SCALE", f"{a}.ndim"])
-        return self.choice([
-            a, a, a, f"({a}, {b})", f"({a}, {b})", f"[{a}, {extra}]", f"{{'out': {a}, f'{{TAG}}1': {b}}}", f"{a}.sum()",
-            f"np.sum({a}) * 2", f"{a}.max() if {a}.size else {a}.shape", f"({a}.mean(), {extra})", extra,
-            f"{a}[()] if {a}.ndim == 0 else {a}[0]" if np.size(self.ns.get(a, 0)) else a, f"float(np.sum({a}))",
-            f"{a}.astype(np.float32)", f"{a}.shape", f"({a}, ({b}, {extra}))",
-        ])
+        extra = self.choice(
+            [
+                "n" if self.has("n") else "1",
+                "mode" if self.has("mode") else "'m'",
+                "len(x0.shape)",
+                "x0.shape",
+                "x0.dtype",
+                "None",
+                "SCALE",
+                f"{a}.ndim",
+            ]
+        )
+        return self.choice(
+            [
+                a,
+                a,
+                a,
+                f"({a}, {b})",
+                f"({a}, {b})",
+                f"[{a}, {extra}]",
+                f"{{'out': {a}, f'{{TAG}}1': {b}}}",
+                f"{a}.sum()",
+                f"np.sum({a}) * 2",
+                f"{a}.max() if {a}.size else {a}.shape",
+                f"({a}.mean(), {extra})",
+                extra,
+                f"{a}[()] if {a}.ndim == 0 else {a}[0]" if np.size(self.ns.get(a, 0)) else a,
+                f"float(np.sum({a}))",
+                f"{a}.astype(np.float32)",
+                f"{a}.shape",
+                f"({a}, ({b}, {extra}))",
+            ]
+        )
 
 
 @st.composite

@@ -121,16 +121,23 @@ def programs(draw, max_steps: int = 6, dynamic: bool = True) -> Program:
 def _step(draw, types):
     i = draw(st.integers(0, len(types) - 1))
     t = types[i]
-    family = draw(st.sampled_from(["unary", "binary", "cmp", "select", "cast", "reduce",
-                                   "transpose", "slice", "concat", "broadcast"]))
+    family = draw(
+        st.sampled_from(
+            ["unary", "binary", "cmp", "select", "cast", "reduce", "transpose", "slice", "concat", "broadcast"]
+        )
+    )
     if family == "unary":
         names = FLOAT_UNARY if t.is_float else INT_UNARY if t.dtype != "i1" else ["logical_not"]
         return draw(st.sampled_from(names)), [i], {}, t
     if family in ("binary", "cmp"):
         j = draw(st.sampled_from(_same_type(types, t)))
         if family == "cmp":
-            return "cmp", [i, j], {"predicate": draw(st.sampled_from(["eq", "ne", "lt", "le", "gt", "ge"]))}, \
-            t.with_dtype("i1")
+            return (
+                "cmp",
+                [i, j],
+                {"predicate": draw(st.sampled_from(["eq", "ne", "lt", "le", "gt", "ge"]))},
+                t.with_dtype("i1"),
+            )
         names = FLOAT_BINARY if t.is_float else BOOL_BINARY if t.dtype == "i1" else INT_BINARY
         return draw(st.sampled_from(names)), [i, j], {}, t
     if family == "select":
@@ -148,8 +155,11 @@ def _step(draw, types):
             return None
         axes = tuple(sorted(draw(st.sets(st.integers(0, max(t.rank - 1, 0)), max_size=t.rank)))) if t.rank else ()
         keepdims = draw(st.booleans())
-        sym = tuple(1 if k in axes else d for k, d in enumerate(t.sym)) if keepdims else \
-            tuple(d for k, d in enumerate(t.sym) if k not in axes)
+        sym = (
+            tuple(1 if k in axes else d for k, d in enumerate(t.sym))
+            if keepdims
+            else tuple(d for k, d in enumerate(t.sym) if k not in axes)
+        )
         return name, [i], {"axes": axes, "keepdims": keepdims}, t.with_sym(sym)
     if family == "transpose":
         perm = tuple(draw(st.permutations(range(t.rank))))
@@ -162,7 +172,7 @@ def _step(draw, types):
         axis = draw(st.integers(0, t.rank - 1))
         d = t.sym[axis]
         joined = 2 * d if isinstance(d, int) else f"2*{d}"
-        return "concatenate", [i, i], {"axis": axis}, t.with_sym(t.sym[:axis] + (joined,) + t.sym[axis + 1:])
+        return "concatenate", [i, i], {"axis": axis}, t.with_sym(t.sym[:axis] + (joined,) + t.sym[axis + 1 :])
     return _draw_broadcast(draw, i, t)
 
 

@@ -84,7 +84,7 @@ def test_damaged_entry_is_rebuilt_not_loaded(cache_dir, damage):
     path = entry_file(cache_dir)
     data = bytearray(path.read_bytes())
     header_end = data.index(b"\n", len(MAGIC))
-    payload_size = json.loads(data[len(MAGIC):header_end])["size"]
+    payload_size = json.loads(data[len(MAGIC) : header_end])["size"]
     if damage == "flip_payload":
         data[header_end + 1 + payload_size // 2] ^= 0xFF
     elif damage == "truncate":
@@ -92,11 +92,11 @@ def test_damaged_entry_is_rebuilt_not_loaded(cache_dir, damage):
     elif damage == "bad_magic":
         data[:4] = b"ELF!"
     elif damage == "other_key":
-        header = json.loads(data[len(MAGIC):header_end])
+        header = json.loads(data[len(MAGIC) : header_end])
         header["key"] = "0" * 64
         data = MAGIC + json.dumps(header).encode() + data[header_end:]
     else:
-        data[len(MAGIC):header_end] = b"{not json"
+        data[len(MAGIC) : header_end] = b"{not json"
     path.write_bytes(bytes(data))
     ARTIFACTS.clear_memory()
 
@@ -144,6 +144,7 @@ def test_concurrent_writers_leave_one_whole_entry(cache_dir):
         try:
             from compiler.dialects import ember
             from compiler.mlir import ir
+
             with ember.new_context():
                 module = ir.Module.parse(module_text)
                 for _ in range(3):
@@ -193,9 +194,22 @@ def total_on_disk(root: Path) -> int:
     return sum(p.stat().st_size for p in root.rglob("*.ember"))
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("1024", 1024), ("500M", 500 << 20), ("2G", 2 << 30), ("2g", 2 << 30), ("1.5K", 1536), ("64MiB", 64 << 20),
-    ("10 MB", 10 << 20), ("1T", 1 << 40), ("0", None), ("none", None), ("unlimited", None)])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("1024", 1024),
+        ("500M", 500 << 20),
+        ("2G", 2 << 30),
+        ("2g", 2 << 30),
+        ("1.5K", 1536),
+        ("64MiB", 64 << 20),
+        ("10 MB", 10 << 20),
+        ("1T", 1 << 40),
+        ("0", None),
+        ("none", None),
+        ("unlimited", None),
+    ],
+)
 def test_cache_max_sizes(text, expected):
     assert cache_module.parse_size(text) == expected
 
@@ -322,8 +336,9 @@ def test_cache_info_with_the_cache_off(monkeypatch):
 
 def run_cli(cache: Path, *args: str, **env: str) -> subprocess.CompletedProcess:
     environment = dict(os.environ, EMBER_CACHE_DIR=str(cache), PYTHONPATH=str(REPO), **env)
-    return subprocess.run([sys.executable, "-m", "tools.ember_cache", *args], env=environment, capture_output=True,
-                          text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "tools.ember_cache", *args], env=environment, capture_output=True, text=True, timeout=60
+    )
 
 
 def test_ember_cache_command(cache_dir):
@@ -334,8 +349,13 @@ def test_ember_cache_command(cache_dir):
     done = run_cli(cache_dir, "info", "--json", EMBER_CACHE_MAX="2G")
     assert done.returncode == 0, done.stderr
     info = json.loads(done.stdout)
-    assert info == {"directory": str(cache_dir), "entries": 3, "total_bytes": total_on_disk(cache_dir),
-                    "limit": 2 << 30, "stale_entries": 0}
+    assert info == {
+        "directory": str(cache_dir),
+        "entries": 3,
+        "total_bytes": total_on_disk(cache_dir),
+        "limit": 2 << 30,
+        "stale_entries": 0,
+    }
     done = run_cli(cache_dir, "info")
     assert done.returncode == 0 and "entries:       3" in done.stdout and "1.0 GiB" in done.stdout
     done = run_cli(cache_dir, "info", EMBER_CACHE_MAX="huge")
@@ -460,8 +480,9 @@ def test_a_hit_prints_every_pass_when_compiled_with_the_ir_log(cache_dir, caplog
     ARTIFACTS.clear_memory()
     warm = cached_logs(caplog, "ir")
     assert ARTIFACTS.stats.disk_hits == 1
-    assert [line.split("IR of axpy after ", 1)[1] for line in warm.splitlines() if "IR of axpy after " in line] == \
-        [f"{p} (from the artifact cache)" for p in passes]
+    assert [line.split("IR of axpy after ", 1)[1] for line in warm.splitlines() if "IR of axpy after " in line] == [
+        f"{p} (from the artifact cache)" for p in passes
+    ]
     assert "only the IR after each stage" not in warm and "LLVM IR" not in warm
 
 

@@ -39,8 +39,12 @@ def test_matches_numpy(dtype, shape):
 def test_views_blas_cannot_take_fall_back_to_loops(view):
     rng = np.random.default_rng(1)
     base = rng.standard_normal((12, 12)).astype(np.float32)
-    a = {"transposed": base.T[:6, :5], "every_other_column": base[:6, ::2][:, :5],
-         "reversed_rows": base[::-1][:6, :5], "broadcast_row": np.broadcast_to(base[0, :5], (6, 5))}[view]
+    a = {
+        "transposed": base.T[:6, :5],
+        "every_other_column": base[:6, ::2][:, :5],
+        "reversed_rows": base[::-1][:6, :5],
+        "broadcast_row": np.broadcast_to(base[0, :5], (6, 5)),
+    }[view]
     w = rng.standard_normal((5, 4)).astype(np.float32)
     (got,) = compile_module(matmul_module())(a, w)
     np.testing.assert_allclose(got, a @ w, rtol=1e-5, atol=1e-5)

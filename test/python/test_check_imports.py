@@ -15,23 +15,29 @@ def _package(root, files: dict[str, str]):
 
 
 def test_a_cycle_fails_when_its_second_module_is_imported_first(tmp_path):
-    _package(tmp_path, {
-        "pkg/__init__.py": "",
-        "pkg/kernel.py": "from pkg.loader import load\nKERNEL = 1\n",
-        "pkg/loader.py": "from pkg.kernel import KERNEL\ndef load(): return KERNEL\n",
-    })
+    _package(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/kernel.py": "from pkg.loader import load\nKERNEL = 1\n",
+            "pkg/loader.py": "from pkg.kernel import KERNEL\ndef load(): return KERNEL\n",
+        },
+    )
     failures = check_imports.check(["pkg"], tmp_path)
     assert set(failures) == {"pkg.kernel", "pkg.loader"}
     assert "partially initialized module" in failures["pkg.kernel"]
 
 
 def test_a_tree_without_cycles_passes(tmp_path):
-    _package(tmp_path, {
-        "pkg/__init__.py": "",
-        "pkg/sub/__init__.py": "",
-        "pkg/sub/low.py": "X = 1\n",
-        "pkg/high.py": "from pkg.sub.low import X\n",
-    })
+    _package(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/sub/__init__.py": "",
+            "pkg/sub/low.py": "X = 1\n",
+            "pkg/high.py": "from pkg.sub.low import X\n",
+        },
+    )
     assert check_imports.modules_of("pkg", tmp_path) == ["pkg", "pkg.high", "pkg.sub", "pkg.sub.low"]
     assert check_imports.check(["pkg"], tmp_path) == {}
 

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
+from programs import programs, random_inputs
 
 from compiler.backends.llvm_cpu import compile_module
 from compiler.dialects import interpreter
-from programs import programs, random_inputs
 
 TOLERANCE = {np.dtype(np.float32): 1e-5, np.dtype(np.float64): 1e-12}
 
@@ -27,8 +27,9 @@ def assert_matches(got: np.ndarray, want: np.ndarray, program):
     # Reductions may add in another order: allow the error of that, relative to the
     # magnitude of what was summed, not of the (possibly cancelled) result.
     scale = max(1.0, float(np.max(np.abs(want[finite]), initial=0.0)))
-    np.testing.assert_allclose(got[finite], want[finite], rtol=100 * rtol, atol=100 * rtol * scale,
-                               err_msg=repr(program))
+    np.testing.assert_allclose(
+        got[finite], want[finite], rtol=100 * rtol, atol=100 * rtol * scale, err_msg=repr(program)
+    )
 
 
 def run_both(program, inputs):
@@ -76,9 +77,9 @@ def _relayout(a: np.ndarray, layout: str) -> np.ndarray:
 @pytest.mark.parametrize("n", [0, 1, 5, 100_003])
 def test_parallel_kernel_runs_every_tile_once(n, monkeypatch):
     """A kernel split into parts (threads) computes each element exactly once."""
+    import runtime.threads as threads
     from compiler.dialects.builder import FunctionBuilder
     from compiler.dialects.types import TensorType
-    import runtime.threads as threads
 
     monkeypatch.setattr(threads, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setenv("EMBER_NUM_THREADS", "3")

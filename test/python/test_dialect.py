@@ -249,8 +249,14 @@ def test_integer_pow_by_negative_exponent_raises_like_numpy():
 @pytest.mark.parametrize("predicate", ops.CMP_PREDICATES)
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
 def test_cmp(predicate, dtype):
-    ref = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
-           "gt": np.greater, "ge": np.greater_equal}[predicate]
+    ref = {
+        "eq": np.equal,
+        "ne": np.not_equal,
+        "lt": np.less,
+        "le": np.less_equal,
+        "gt": np.greater,
+        "ge": np.greater_equal,
+    }[predicate]
     t = TensorType((DYN,), dtype)
     module = build([t, t], lambda b, x, y: b.op("cmp", x, y, predicate=predicate))
     for n in (0, 1, 9):
@@ -285,8 +291,7 @@ def test_select(dtype):
 @pytest.mark.parametrize("src", ALL_DTYPES)
 @pytest.mark.parametrize("dst", ALL_DTYPES)
 def test_cast(src, dst):
-    module = build([TensorType((DYN,), src)],
-                   lambda b, x: b.op("cast", x, result=TensorType((DYN,), dst)))
+    module = build([TensorType((DYN,), src)], lambda b, x: b.op("cast", x, result=TensorType((DYN,), dst)))
     x = samples(src, (11,))
     with np.errstate(all="ignore"):
         same(run1(module, x), x.astype(NUMPY_DTYPES[dst]))
@@ -294,9 +299,10 @@ def test_cast(src, dst):
 
 
 def test_cast_truncates_and_bool_is_nonzero():
-    module = build([TensorType((5,), "f64")],
-                   lambda b, x: [b.op("cast", x, result=TensorType((5,), "i32")),
-                                 b.op("cast", x, result=TensorType((5,), "i1"))])
+    module = build(
+        [TensorType((5,), "f64")],
+        lambda b, x: [b.op("cast", x, result=TensorType((5,), "i32")), b.op("cast", x, result=TensorType((5,), "i1"))],
+    )
     as_int, as_bool = interpreter.run(module, np.array([1.9, -1.9, 0.0, -0.0, np.nan]))
     same(as_int[:4], np.array([1, -1, 0, 0], np.int32))
     same(as_bool, [True, True, False, False, True])
@@ -330,8 +336,7 @@ def test_reductions(name, dtype):
         inputs = [x]
     for axes in AXES:
         for keepdims in (False, True):
-            module = build([TensorType((2, 3, 4), dtype)],
-                           lambda b, v: b.op(name, v, axes=axes, keepdims=keepdims))
+            module = build([TensorType((2, 3, 4), dtype)], lambda b, v: b.op(name, v, axes=axes, keepdims=keepdims))
             for value in inputs:
                 with np.errstate(all="ignore"):
                     same(run1(module, value), reduce_ref(name, value, axes, keepdims))
@@ -344,9 +349,10 @@ def test_reductions_of_0d_and_dynamic(name, dtype):
     got = run1(scalar, one)
     same(got, reduce_ref(name, one, (), False))
     assert got.shape == ()
-    dyn = build([TensorType((DYN, 3), dtype)],
-                lambda b, v: [b.op(name, v, axes=(1,), keepdims=False),
-                              b.op(name, v, axes=(1,), keepdims=True)])
+    dyn = build(
+        [TensorType((DYN, 3), dtype)],
+        lambda b, v: [b.op(name, v, axes=(1,), keepdims=False), b.op(name, v, axes=(1,), keepdims=True)],
+    )
     for n in (0, 1, 5):
         x = samples(dtype, (n, 3))
         flat, kept = interpreter.run(dyn, x)
@@ -399,8 +405,7 @@ MATMUL_SHAPES = [
 @pytest.mark.parametrize("dtype", ["f32", "f64", "i32", "i64"])
 @pytest.mark.parametrize("lhs_shape,rhs_shape", MATMUL_SHAPES)
 def test_matmul(lhs_shape, rhs_shape, dtype):
-    module = build([TensorType(lhs_shape, dtype), TensorType(rhs_shape, dtype)],
-                   lambda b, x, y: b.op("matmul", x, y))
+    module = build([TensorType(lhs_shape, dtype), TensorType(rhs_shape, dtype)], lambda b, x, y: b.op("matmul", x, y))
     rng = np.random.default_rng(0)
     x = rng.integers(-5, 5, lhs_shape).astype(NUMPY_DTYPES[dtype])
     y = rng.integers(-5, 5, rhs_shape).astype(NUMPY_DTYPES[dtype])
@@ -408,8 +413,7 @@ def test_matmul(lhs_shape, rhs_shape, dtype):
 
 
 def test_matmul_dynamic():
-    module = build([TensorType((DYN, DYN), "f64"), TensorType((DYN, 2), "f64")],
-                   lambda b, x, y: b.op("matmul", x, y))
+    module = build([TensorType((DYN, DYN), "f64"), TensorType((DYN, 2), "f64")], lambda b, x, y: b.op("matmul", x, y))
     rng = np.random.default_rng(1)
     for m, k in [(0, 3), (1, 1), (4, 0), (3, 5)]:
         x, y = rng.standard_normal((m, k)), rng.standard_normal((k, 2))
@@ -465,8 +469,7 @@ def test_reshape_bad_runtime_size_is_a_located_value_error():
 def test_broadcast_to_static():
     cases = [((3,), (2, 3)), ((1, 3), (4, 3)), ((), (2, 2)), ((1,), (0,)), ((2, 1), (2, 1)), ((1, 1), (3, 1, 5))]
     for src, dst in cases:
-        module = build([TensorType(src, "f32")],
-                       lambda b, v: b.op("broadcast_to", v, result=TensorType(dst, "f32")))
+        module = build([TensorType(src, "f32")], lambda b, v: b.op("broadcast_to", v, result=TensorType(dst, "f32")))
         x = samples("f32", src)
         got = run1(module, x)
         same(got, np.broadcast_to(x, dst))
@@ -494,8 +497,9 @@ def test_expand_dims_and_squeeze():
     for axes in [(), (0,), (2,), (0, 2), (2, 0)]:
         module = build([TensorType((1, 3, 1), "i32")], lambda b, v: b.op("squeeze", v, axes=axes))
         same(run1(module, y), np.squeeze(y, axis=axes))
-    dyn = build([TensorType((DYN, 1), "f32")],
-                lambda b, v: b.op("expand_dims", b.op("squeeze", v, axes=(1,)), axes=(0,)))
+    dyn = build(
+        [TensorType((DYN, 1), "f32")], lambda b, v: b.op("expand_dims", b.op("squeeze", v, axes=(1,)), axes=(0,))
+    )
     for n in (0, 1, 3):
         z = samples("f32", (n, 1))
         same(run1(dyn, z), z.reshape(1, n))
@@ -518,16 +522,17 @@ SLICE_CASES = [
 
 @pytest.mark.parametrize("shape,starts,steps,out,index", SLICE_CASES)
 def test_slice_static(shape, starts, steps, out, index):
-    module = build([TensorType(shape, "f32")],
-                   lambda b, v: b.op("slice", v, starts=starts, steps=steps, result=TensorType(out, "f32")))
+    module = build(
+        [TensorType(shape, "f32")],
+        lambda b, v: b.op("slice", v, starts=starts, steps=steps, result=TensorType(out, "f32")),
+    )
     x = np.arange(math.prod(shape), dtype=np.float32).reshape(shape)
     same(run1(module, x), x[index])
 
 
 def test_slice_dynamic_reverses_any_length():
     def body(b, v):
-        return b.op("slice", v, starts=(-1, 1), steps=(-1, 1), result=TensorType((DYN, 2), "i64"),
-                    sizes=[b.dim(v, 0)])
+        return b.op("slice", v, starts=(-1, 1), steps=(-1, 1), result=TensorType((DYN, 2), "i64"), sizes=[b.dim(v, 0)])
 
     module = build([TensorType((DYN, 3), "i64")], body)
     for n in (0, 1, 5):
@@ -550,11 +555,13 @@ def test_slice_out_of_range_at_run_time_is_an_error():
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
 def test_concatenate(dtype):
     a, b_ = samples(dtype, (2, 3)), samples(dtype, (4, 3))
-    module = build([TensorType((2, 3), dtype), TensorType((4, 3), dtype)],
-                   lambda b, x, y: b.op("concatenate", x, y, axis=0))
+    module = build(
+        [TensorType((2, 3), dtype), TensorType((4, 3), dtype)], lambda b, x, y: b.op("concatenate", x, y, axis=0)
+    )
     same(run1(module, a, b_), np.concatenate([a, b_], axis=0))
-    cols = build([TensorType((2, 3), dtype), TensorType((2, 0), dtype)],
-                 lambda b, x, y: b.op("concatenate", x, y, axis=1))
+    cols = build(
+        [TensorType((2, 3), dtype), TensorType((2, 0), dtype)], lambda b, x, y: b.op("concatenate", x, y, axis=1)
+    )
     same(run1(cols, a, samples(dtype, (2, 0))), a)
     dyn = build([TensorType((DYN, 3), dtype)] * 2, lambda b, x, y: b.op("concatenate", x, y, axis=0))
     for n, m in [(0, 0), (1, 0), (2, 5)]:
@@ -602,13 +609,16 @@ def _add_module():
     return build([t, t], lambda b, x, y: b.op("add", x, y))
 
 
-@pytest.mark.parametrize("args,message", [
-    ((np.zeros((2, 3), np.float32),), "takes 2 arguments, got 1"),
-    ((np.zeros((2, 3), np.float64), np.zeros((2, 3), np.float32)), "argument 0.*dtype float64 is not float32"),
-    ((np.zeros((2, 3), np.float32), np.zeros((2, 3, 1), np.float32)), "argument 1.*rank 3 is not 2"),
-    ((np.zeros((2, 4), np.float32), np.zeros((2, 4), np.float32)), "argument 0.*size 4 of dimension 1 is not 3"),
-    ((np.zeros((2, 3), np.float32), [[1.0, 2.0, 3.0]] * 2), "argument 1.*float64"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        ((np.zeros((2, 3), np.float32),), "takes 2 arguments, got 1"),
+        ((np.zeros((2, 3), np.float64), np.zeros((2, 3), np.float32)), "argument 0.*dtype float64 is not float32"),
+        ((np.zeros((2, 3), np.float32), np.zeros((2, 3, 1), np.float32)), "argument 1.*rank 3 is not 2"),
+        ((np.zeros((2, 4), np.float32), np.zeros((2, 4), np.float32)), "argument 0.*size 4 of dimension 1 is not 3"),
+        ((np.zeros((2, 3), np.float32), [[1.0, 2.0, 3.0]] * 2), "argument 1.*float64"),
+    ],
+)
 def test_inputs_are_validated(args, message):
     with pytest.raises(ValueError, match=message):
         interpreter.run(_add_module(), *args)
@@ -682,8 +692,9 @@ def test_interpreter_catches_its_own_shape_disagreement(monkeypatch):
 
 
 def test_results_are_0d_arrays_not_scalars():
-    module = build([TensorType((3,), "f64")] * 2,
-                   lambda b, x, y: [b.op("matmul", x, y), b.op("sum", x, axes=(0,), keepdims=False)])
+    module = build(
+        [TensorType((3,), "f64")] * 2, lambda b, x, y: [b.op("matmul", x, y), b.op("sum", x, axes=(0,), keepdims=False)]
+    )
     dot, total = interpreter.run(module, np.ones(3), np.ones(3))
     assert isinstance(dot, np.ndarray) and dot.shape == () and dot == 3.0
     assert isinstance(total, np.ndarray) and total.shape == () and total == 3.0
@@ -708,8 +719,11 @@ BAD_BUILDS = {
     "cast shape": ([_f32(2)], lambda b, x: b.op("cast", x, result=TensorType((3,), "i32")), "cast changes shape"),
     "sum axes": ([_f32(2, 3)], lambda b, x: b.op("sum", x, axes=(2,), keepdims=False), "out of range"),
     "sum repeated axes": ([_f32(2, 3)], lambda b, x: b.op("sum", x, axes=(1, 1), keepdims=False), "repeat"),
-    "mean of ints": ([TensorType((2,), "i32")], lambda b, x: b.op("mean", x, axes=(0,), keepdims=False),
-                     "'mean' needs a float"),
+    "mean of ints": (
+        [TensorType((2,), "i32")],
+        lambda b, x: b.op("mean", x, axes=(0,), keepdims=False),
+        "'mean' needs a float",
+    ),
     "sum of bools": ([TensorType((2,), "i1")], lambda b, x: b.op("sum", x, axes=(0,), keepdims=False), "i1"),
     "matmul k": ([_f32(2, 3), _f32(4, 2)], lambda b, x, y: b.op("matmul", x, y), "contracted dimensions differ"),
     "matmul 0-d": ([_f32(), _f32(3)], lambda b, x, y: b.op("matmul", x, y), "rank 1 or more"),
@@ -719,13 +733,22 @@ BAD_BUILDS = {
     "broadcast rank": ([_f32(2, 2)], lambda b, x: b.op("broadcast_to", x, result=_f32(2)), "lower rank"),
     "expand_dims axes": ([_f32(2)], lambda b, x: b.op("expand_dims", x, axes=(3,)), "out of range"),
     "squeeze non-1": ([_f32(2, 1)], lambda b, x: b.op("squeeze", x, axes=(0,)), "its size is not 1"),
-    "slice range": ([_f32(4)], lambda b, x: b.op("slice", x, starts=(2,), steps=(1,), result=_f32(3)),
-                    "leave the size"),
+    "slice range": (
+        [_f32(4)],
+        lambda b, x: b.op("slice", x, starts=(2,), steps=(1,), result=_f32(3)),
+        "leave the size",
+    ),
     "slice zero step": ([_f32(4)], lambda b, x: b.op("slice", x, starts=(0,), steps=(0,), result=_f32(1)), "zero"),
-    "slice arity": ([_f32(4)], lambda b, x: b.op("slice", x, starts=(0, 0), steps=(1,), result=_f32(1)),
-                    "need 1 entries"),
-    "concatenate dims": ([_f32(2, 3), _f32(2, 4)], lambda b, x, y: b.op("concatenate", x, y, axis=0),
-                         "dimension 1 differs"),
+    "slice arity": (
+        [_f32(4)],
+        lambda b, x: b.op("slice", x, starts=(0, 0), steps=(1,), result=_f32(1)),
+        "need 1 entries",
+    ),
+    "concatenate dims": (
+        [_f32(2, 3), _f32(2, 4)],
+        lambda b, x, y: b.op("concatenate", x, y, axis=0),
+        "dimension 1 differs",
+    ),
     "concatenate 0-d": ([_f32(), _f32()], lambda b, x, y: b.op("concatenate", x, y, axis=0), "cannot concatenate"),
     "dim axis": ([_f32(2)], lambda b, x: b.dim(x, 1), "axis [1] out of range"),
     "operand count": ([_f32(2)], lambda b, x: b.op("add", x), "expects 2 tensor operands, got 1"),
@@ -762,8 +785,11 @@ def test_guard_metadata_round_trips_through_text():
             Guard("global", "G['scale'] == 0.5", ()),
             Guard("constant", 'L[\'s\'] == "quote\\" and unicode \u00e9"', ("L['s']",)),
         ],
-        symbols=[Symbol("s0", "L['x'].shape[0]", 128), Symbol("s1", "L['y'].shape[0]", 0),
-                 Symbol("s2", "L['y'].shape[1]", -1)],
+        symbols=[
+            Symbol("s0", "L['x'].shape[0]", 128),
+            Symbol("s1", "L['y'].shape[0]", 0),
+            Symbol("s2", "L['y'].shape[1]", -1),
+        ],
         arg_sources=["L['x']", "L['y']", None],
     )
     module = _metadata_module(metadata)
@@ -777,8 +803,10 @@ def test_guard_metadata_round_trips_through_text():
         read = GuardMetadata.read(func_op)
     assert read == metadata
     assert read.guards[2].sources == ("L['x'].shape[0]", "L['y'].shape[0]")
-    same(run1(reparsed, np.ones((2, 3), np.float32), np.ones((1, 1), np.int64), np.array(1.0)),
-         -np.ones((2, 3), np.float32))
+    same(
+        run1(reparsed, np.ones((2, 3), np.float32), np.ones((1, 1), np.int64), np.array(1.0)),
+        -np.ones((2, 3), np.float32),
+    )
 
 
 def test_guard_metadata_read_without_metadata_is_empty():

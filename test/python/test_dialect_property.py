@@ -43,8 +43,9 @@ def random_array(draw, dtype: str, shape) -> np.ndarray:
     elif dtype in ("i32", "i64"):
         elems = st.integers(-9, 9)
     else:
-        elems = st.one_of(st.integers(-6, 6).map(lambda k: k / 2),
-                          st.sampled_from([np.nan, np.inf, -np.inf, -0.0, 1e-3]))
+        elems = st.one_of(
+            st.integers(-6, 6).map(lambda k: k / 2), st.sampled_from([np.nan, np.inf, -np.inf, -0.0, 1e-3])
+        )
     values = draw(st.lists(elems, min_size=n, max_size=n))
     return np.array(values, np_dtype).reshape(shape)
 
@@ -98,18 +99,41 @@ class Program:
 
 
 UNARY_REF = {
-    "neg": np.negative, "abs": np.abs, "exp": np.exp, "log": np.log, "sqrt": np.sqrt, "tanh": np.tanh,
-    "sin": np.sin, "cos": np.cos, "sigmoid": lambda x: 1 / (1 + np.exp(-x)),
+    "neg": np.negative,
+    "abs": np.abs,
+    "exp": np.exp,
+    "log": np.log,
+    "sqrt": np.sqrt,
+    "tanh": np.tanh,
+    "sin": np.sin,
+    "cos": np.cos,
+    "sigmoid": lambda x: 1 / (1 + np.exp(-x)),
     "erf": lambda x: np.array([math.erf(float(e)) for e in x.ravel()], x.dtype).reshape(x.shape),
-    "floor": np.floor, "logical_not": np.logical_not,
+    "floor": np.floor,
+    "logical_not": np.logical_not,
 }
 BINARY_REF = {
-    "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide, "floordiv": np.floor_divide,
-    "mod": np.remainder, "pow": np.power, "maximum": np.maximum, "minimum": np.minimum,
-    "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
+    "add": np.add,
+    "sub": np.subtract,
+    "mul": np.multiply,
+    "div": np.divide,
+    "floordiv": np.floor_divide,
+    "mod": np.remainder,
+    "pow": np.power,
+    "maximum": np.maximum,
+    "minimum": np.minimum,
+    "and": np.bitwise_and,
+    "or": np.bitwise_or,
+    "xor": np.bitwise_xor,
 }
-CMP_REF = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal, "gt": np.greater,
-           "ge": np.greater_equal}
+CMP_REF = {
+    "eq": np.equal,
+    "ne": np.not_equal,
+    "lt": np.less,
+    "le": np.less_equal,
+    "gt": np.greater,
+    "ge": np.greater_equal,
+}
 
 
 NUMERIC = ("f32", "f64", "i32", "i64")
@@ -137,8 +161,9 @@ def g_constant(p, name):
         return
     c = random_array(p.draw, v.type.dtype, v.type.shape)
     p.vals.append(Val(p.b.constant(c), c, v.type))
-    op = p.draw(st.sampled_from(sorted(n for n, dts in ops.BINARY_DTYPES.items() if v.type.dtype in dts
-                                       and n != "pow")))
+    op = p.draw(
+        st.sampled_from(sorted(n for n, dts in ops.BINARY_DTYPES.items() if v.type.dtype in dts and n != "pow"))
+    )
     p.emit(op, [v, p.vals[-1]], BINARY_REF[op](v.ref, c))
 
 
@@ -285,9 +310,19 @@ GENERATORS = {
     **{n: g_unary for n in ops.UNARY_DTYPES},
     **{n: g_binary for n in ops.BINARY_DTYPES},
     **{n: g_reduce for n in ("sum", "mean", "max", "min", "prod")},
-    "constant": g_constant, "cmp": g_cmp_select, "select": g_cmp_select, "cast": g_cast, "matmul": g_matmul,
-    "transpose": g_transpose, "expand_dims": g_expand_dims, "squeeze": g_squeeze, "reshape": g_reshape,
-    "dim": g_dim, "broadcast_to": g_broadcast, "slice": g_slice, "concatenate": g_concatenate,
+    "constant": g_constant,
+    "cmp": g_cmp_select,
+    "select": g_cmp_select,
+    "cast": g_cast,
+    "matmul": g_matmul,
+    "transpose": g_transpose,
+    "expand_dims": g_expand_dims,
+    "squeeze": g_squeeze,
+    "reshape": g_reshape,
+    "dim": g_dim,
+    "broadcast_to": g_broadcast,
+    "slice": g_slice,
+    "concatenate": g_concatenate,
 }
 OP_NAMES = sorted(GENERATORS)
 

@@ -13,92 +13,202 @@ import pytest
 from compiler.dialects import ember
 from compiler.mlir import ir
 
-ARGS = ("%f: tensor<2x3xf32>, %g: tensor<3x2xf32>, %i: tensor<2x3xi32>, %b: tensor<2x3xi1>, "
-        "%d: tensor<?x3xf32>, %s: tensor<f32>, %n: index")
+ARGS = (
+    "%f: tensor<2x3xf32>, %g: tensor<3x2xf32>, %i: tensor<2x3xi32>, %b: tensor<2x3xi1>, "
+    "%d: tensor<?x3xf32>, %s: tensor<f32>, %n: index"
+)
 
 # case id -> (op name, bad op text, expected complaint)
 BAD_OPS = {
-    "unary dtype": ("exp", '"ember.exp"(%i) : (tensor<2x3xi32>) -> tensor<2x3xi32>',
-                    "element type i32 not supported"),
-    "unary result": ("neg", '"ember.neg"(%f) : (tensor<2x3xf32>) -> tensor<3x2xf32>',
-                     "result type tensor<3x2xf32> does not match the expected tensor<2x3xf32>"),
-    "binary types": ("add", '"ember.add"(%f, %g) : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x3xf32>',
-                     "operand types differ"),
-    "binary dtype": ("div", '"ember.div"(%i, %i) : (tensor<2x3xi32>, tensor<2x3xi32>) -> tensor<2x3xi32>',
-                     "element type i32 not supported"),
+    "unary dtype": ("exp", '"ember.exp"(%i) : (tensor<2x3xi32>) -> tensor<2x3xi32>', "element type i32 not supported"),
+    "unary result": (
+        "neg",
+        '"ember.neg"(%f) : (tensor<2x3xf32>) -> tensor<3x2xf32>',
+        "result type tensor<3x2xf32> does not match the expected tensor<2x3xf32>",
+    ),
+    "binary types": (
+        "add",
+        '"ember.add"(%f, %g) : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x3xf32>',
+        "operand types differ",
+    ),
+    "binary dtype": (
+        "div",
+        '"ember.div"(%i, %i) : (tensor<2x3xi32>, tensor<2x3xi32>) -> tensor<2x3xi32>',
+        "element type i32 not supported",
+    ),
     "binary dynamic vs static": (
-        "sub", '"ember.sub"(%f, %d) : (tensor<2x3xf32>, tensor<?x3xf32>) -> tensor<2x3xf32>',
-        "operand types differ"),
-    "cmp predicate": ("cmp", '"ember.cmp"(%f, %f) {predicate = "less"} : (tensor<2x3xf32>, tensor<2x3xf32>) '
-                             '-> tensor<2x3xi1>', "unknown predicate 'less'"),
-    "cmp result": ("cmp", '"ember.cmp"(%f, %f) {predicate = "lt"} : (tensor<2x3xf32>, tensor<2x3xf32>) '
-                          '-> tensor<2x3xf32>', "does not match the expected tensor<2x3xi1>"),
-    "cmp missing predicate": ("cmp", '"ember.cmp"(%f, %f) : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>',
-                              "requires attribute 'predicate'"),
-    "select cond": ("select", '"ember.select"(%f, %f, %f) : (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) '
-                              '-> tensor<2x3xf32>', "condition must have element type i1"),
-    "select branches": ("select", '"ember.select"(%b, %f, %i) : (tensor<2x3xi1>, tensor<2x3xf32>, tensor<2x3xi32>) '
-                                  '-> tensor<2x3xf32>', "branch types differ"),
+        "sub",
+        '"ember.sub"(%f, %d) : (tensor<2x3xf32>, tensor<?x3xf32>) -> tensor<2x3xf32>',
+        "operand types differ",
+    ),
+    "cmp predicate": (
+        "cmp",
+        '"ember.cmp"(%f, %f) {predicate = "less"} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>',
+        "unknown predicate 'less'",
+    ),
+    "cmp result": (
+        "cmp",
+        '"ember.cmp"(%f, %f) {predicate = "lt"} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>',
+        "does not match the expected tensor<2x3xi1>",
+    ),
+    "cmp missing predicate": (
+        "cmp",
+        '"ember.cmp"(%f, %f) : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>',
+        "requires attribute 'predicate'",
+    ),
+    "select cond": (
+        "select",
+        '"ember.select"(%f, %f, %f) : (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>',
+        "condition must have element type i1",
+    ),
+    "select branches": (
+        "select",
+        '"ember.select"(%b, %f, %i) : (tensor<2x3xi1>, tensor<2x3xf32>, tensor<2x3xi32>) -> tensor<2x3xf32>',
+        "branch types differ",
+    ),
     "cast shape": ("cast", '"ember.cast"(%f) : (tensor<2x3xf32>) -> tensor<3x2xi32>', "cast changes shape"),
-    "cast element type": ("cast", '"ember.cast"(%f) : (tensor<2x3xf32>) -> tensor<2x3xi8>',
-                          "unsupported element type i8"),
-    "reduce axes": ("sum", '"ember.sum"(%f) {axes = array<i64: 2>, keepdims = false} : (tensor<2x3xf32>) '
-                           '-> tensor<2xf32>', "axes [2] out of range for rank 2"),
-    "reduce repeated axes": ("max", '"ember.max"(%f) {axes = array<i64: 1, 1>, keepdims = false} : '
-                                    '(tensor<2x3xf32>) -> tensor<2xf32>', "repeat an axis"),
-    "reduce keepdims result": ("sum", '"ember.sum"(%f) {axes = array<i64: 1>, keepdims = true} : '
-                                      '(tensor<2x3xf32>) -> tensor<2xf32>', "expected tensor<2x1xf32>"),
-    "reduce attribute kind": ("min", '"ember.min"(%f) {axes = 1, keepdims = false} : (tensor<2x3xf32>) '
-                                     '-> tensor<2xf32>', "attribute 'axes' must be i64s"),
-    "reduce missing keepdims": ("prod", '"ember.prod"(%f) {axes = array<i64: 1>} : (tensor<2x3xf32>) '
-                                        '-> tensor<2xf32>', "requires attribute 'keepdims'"),
-    "mean of ints": ("mean", '"ember.mean"(%i) {axes = array<i64: 1>, keepdims = false} : (tensor<2x3xi32>) '
-                             '-> tensor<2xi32>', "'mean' needs a float element type"),
-    "sum of bools": ("sum", '"ember.sum"(%b) {axes = array<i64: 1>, keepdims = false} : (tensor<2x3xi1>) '
-                            '-> tensor<2xi1>', "'sum' of i1 is undefined"),
-    "matmul contraction": ("matmul", '"ember.matmul"(%f, %f) : (tensor<2x3xf32>, tensor<2x3xf32>) '
-                                     '-> tensor<2x3xf32>', "contracted dimensions differ"),
-    "matmul result": ("matmul", '"ember.matmul"(%f, %g) : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<3x3xf32>',
-                      "expected tensor<2x2xf32>"),
-    "matmul dtypes": ("matmul", '"ember.matmul"(%f, %i) : (tensor<2x3xf32>, tensor<2x3xi32>) -> tensor<2x3xf32>',
-                      "element types differ"),
-    "transpose perm": ("transpose", '"ember.transpose"(%f) {perm = array<i64: 0, 2>} : (tensor<2x3xf32>) '
-                                    '-> tensor<2x3xf32>', "perm [0, 2] is not a permutation of rank 2"),
-    "reshape count": ("reshape", '"ember.reshape"(%f) : (tensor<2x3xf32>) -> tensor<5xf32>',
-                      "cannot reshape tensor<2x3xf32> (6 elements)"),
-    "reshape size operands": ("reshape", '"ember.reshape"(%f) : (tensor<2x3xf32>) -> tensor<?xf32>',
-                              "expects 1 size operands (one per '?' of the result), got 0"),
-    "reshape extra size operand": ("reshape", '"ember.reshape"(%f, %n) : (tensor<2x3xf32>, index) '
-                                              '-> tensor<6xf32>', "expects 0 size operands"),
-    "broadcast dims": ("broadcast_to", '"ember.broadcast_to"(%f) : (tensor<2x3xf32>) -> tensor<4x3xf32>',
-                       "dimension 0 of tensor<2x3xf32> is neither 1 nor equal to dimension 0"),
-    "broadcast dtype": ("broadcast_to", '"ember.broadcast_to"(%s) : (tensor<f32>) -> tensor<2xf64>',
-                        "element type changes from f32 to f64"),
-    "expand_dims axes": ("expand_dims", '"ember.expand_dims"(%f) {axes = array<i64: 5>} : (tensor<2x3xf32>) '
-                                        '-> tensor<2x3x1xf32>', "axes [5] out of range for rank 3"),
-    "squeeze non-1": ("squeeze", '"ember.squeeze"(%f) {axes = array<i64: 0>} : (tensor<2x3xf32>) -> tensor<3xf32>',
-                      "cannot squeeze dimension 0"),
-    "slice range": ("slice", '"ember.slice"(%f) {starts = array<i64: 0, 1>, steps = array<i64: 1, 1>} : '
-                             '(tensor<2x3xf32>) -> tensor<2x3xf32>', "dimension 1: 3 elements from 1 by 1"),
-    "slice zero step": ("slice", '"ember.slice"(%f) {starts = array<i64: 0, 0>, steps = array<i64: 1, 0>} : '
-                                 '(tensor<2x3xf32>) -> tensor<2x1xf32>', "step of dimension 1 is zero"),
-    "slice arity": ("slice", '"ember.slice"(%f) {starts = array<i64: 0>, steps = array<i64: 1>} : '
-                             '(tensor<2x3xf32>) -> tensor<2x3xf32>', "starts and steps need 2 entries"),
-    "concatenate dims": ("concatenate", '"ember.concatenate"(%f, %g) {axis = 0 : i64} : '
-                                        '(tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<5x3xf32>',
-                         "dimension 1 differs"),
-    "concatenate axis": ("concatenate", '"ember.concatenate"(%f, %f) {axis = 2 : i64} : '
-                                        '(tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<4x3xf32>',
-                         "axis [2] out of range for rank 2"),
-    "concatenate result": ("concatenate", '"ember.concatenate"(%f, %d) {axis = 0 : i64} : '
-                                          '(tensor<2x3xf32>, tensor<?x3xf32>) -> tensor<5x3xf32>',
-                           "expected tensor<?x3xf32>"),
-    "constant type": ("constant", '"ember.constant"() {value = dense<1.0> : tensor<2xf32>} : () -> tensor<3xf32>',
-                      "expected tensor<2xf32>"),
-    "constant attribute": ("constant", '"ember.constant"() {value = 1.0 : f32} : () -> tensor<f32>',
-                           "attribute 'value' must be dense"),
-    "dim axis": ("dim", '"ember.dim"(%f) {axis = 2 : i64} : (tensor<2x3xf32>) -> index',
-                 "axis [2] out of range for rank 2"),
+    "cast element type": (
+        "cast",
+        '"ember.cast"(%f) : (tensor<2x3xf32>) -> tensor<2x3xi8>',
+        "unsupported element type i8",
+    ),
+    "reduce axes": (
+        "sum",
+        '"ember.sum"(%f) {axes = array<i64: 2>, keepdims = false} : (tensor<2x3xf32>) -> tensor<2xf32>',
+        "axes [2] out of range for rank 2",
+    ),
+    "reduce repeated axes": (
+        "max",
+        '"ember.max"(%f) {axes = array<i64: 1, 1>, keepdims = false} : (tensor<2x3xf32>) -> tensor<2xf32>',
+        "repeat an axis",
+    ),
+    "reduce keepdims result": (
+        "sum",
+        '"ember.sum"(%f) {axes = array<i64: 1>, keepdims = true} : (tensor<2x3xf32>) -> tensor<2xf32>',
+        "expected tensor<2x1xf32>",
+    ),
+    "reduce attribute kind": (
+        "min",
+        '"ember.min"(%f) {axes = 1, keepdims = false} : (tensor<2x3xf32>) -> tensor<2xf32>',
+        "attribute 'axes' must be i64s",
+    ),
+    "reduce missing keepdims": (
+        "prod",
+        '"ember.prod"(%f) {axes = array<i64: 1>} : (tensor<2x3xf32>) -> tensor<2xf32>',
+        "requires attribute 'keepdims'",
+    ),
+    "mean of ints": (
+        "mean",
+        '"ember.mean"(%i) {axes = array<i64: 1>, keepdims = false} : (tensor<2x3xi32>) -> tensor<2xi32>',
+        "'mean' needs a float element type",
+    ),
+    "sum of bools": (
+        "sum",
+        '"ember.sum"(%b) {axes = array<i64: 1>, keepdims = false} : (tensor<2x3xi1>) -> tensor<2xi1>',
+        "'sum' of i1 is undefined",
+    ),
+    "matmul contraction": (
+        "matmul",
+        '"ember.matmul"(%f, %f) : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>',
+        "contracted dimensions differ",
+    ),
+    "matmul result": (
+        "matmul",
+        '"ember.matmul"(%f, %g) : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<3x3xf32>',
+        "expected tensor<2x2xf32>",
+    ),
+    "matmul dtypes": (
+        "matmul",
+        '"ember.matmul"(%f, %i) : (tensor<2x3xf32>, tensor<2x3xi32>) -> tensor<2x3xf32>',
+        "element types differ",
+    ),
+    "transpose perm": (
+        "transpose",
+        '"ember.transpose"(%f) {perm = array<i64: 0, 2>} : (tensor<2x3xf32>) -> tensor<2x3xf32>',
+        "perm [0, 2] is not a permutation of rank 2",
+    ),
+    "reshape count": (
+        "reshape",
+        '"ember.reshape"(%f) : (tensor<2x3xf32>) -> tensor<5xf32>',
+        "cannot reshape tensor<2x3xf32> (6 elements)",
+    ),
+    "reshape size operands": (
+        "reshape",
+        '"ember.reshape"(%f) : (tensor<2x3xf32>) -> tensor<?xf32>',
+        "expects 1 size operands (one per '?' of the result), got 0",
+    ),
+    "reshape extra size operand": (
+        "reshape",
+        '"ember.reshape"(%f, %n) : (tensor<2x3xf32>, index) -> tensor<6xf32>',
+        "expects 0 size operands",
+    ),
+    "broadcast dims": (
+        "broadcast_to",
+        '"ember.broadcast_to"(%f) : (tensor<2x3xf32>) -> tensor<4x3xf32>',
+        "dimension 0 of tensor<2x3xf32> is neither 1 nor equal to dimension 0",
+    ),
+    "broadcast dtype": (
+        "broadcast_to",
+        '"ember.broadcast_to"(%s) : (tensor<f32>) -> tensor<2xf64>',
+        "element type changes from f32 to f64",
+    ),
+    "expand_dims axes": (
+        "expand_dims",
+        '"ember.expand_dims"(%f) {axes = array<i64: 5>} : (tensor<2x3xf32>) -> tensor<2x3x1xf32>',
+        "axes [5] out of range for rank 3",
+    ),
+    "squeeze non-1": (
+        "squeeze",
+        '"ember.squeeze"(%f) {axes = array<i64: 0>} : (tensor<2x3xf32>) -> tensor<3xf32>',
+        "cannot squeeze dimension 0",
+    ),
+    "slice range": (
+        "slice",
+        '"ember.slice"(%f) {starts = array<i64: 0, 1>, steps = array<i64: 1, 1>} : '
+        "(tensor<2x3xf32>) -> tensor<2x3xf32>",
+        "dimension 1: 3 elements from 1 by 1",
+    ),
+    "slice zero step": (
+        "slice",
+        '"ember.slice"(%f) {starts = array<i64: 0, 0>, steps = array<i64: 1, 0>} : '
+        "(tensor<2x3xf32>) -> tensor<2x1xf32>",
+        "step of dimension 1 is zero",
+    ),
+    "slice arity": (
+        "slice",
+        '"ember.slice"(%f) {starts = array<i64: 0>, steps = array<i64: 1>} : (tensor<2x3xf32>) -> tensor<2x3xf32>',
+        "starts and steps need 2 entries",
+    ),
+    "concatenate dims": (
+        "concatenate",
+        '"ember.concatenate"(%f, %g) {axis = 0 : i64} : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<5x3xf32>',
+        "dimension 1 differs",
+    ),
+    "concatenate axis": (
+        "concatenate",
+        '"ember.concatenate"(%f, %f) {axis = 2 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<4x3xf32>',
+        "axis [2] out of range for rank 2",
+    ),
+    "concatenate result": (
+        "concatenate",
+        '"ember.concatenate"(%f, %d) {axis = 0 : i64} : (tensor<2x3xf32>, tensor<?x3xf32>) -> tensor<5x3xf32>',
+        "expected tensor<?x3xf32>",
+    ),
+    "constant type": (
+        "constant",
+        '"ember.constant"() {value = dense<1.0> : tensor<2xf32>} : () -> tensor<3xf32>',
+        "expected tensor<2xf32>",
+    ),
+    "constant attribute": (
+        "constant",
+        '"ember.constant"() {value = 1.0 : f32} : () -> tensor<f32>',
+        "attribute 'value' must be dense",
+    ),
+    "dim axis": (
+        "dim",
+        '"ember.dim"(%f) {axis = 2 : i64} : (tensor<2x3xf32>) -> index',
+        "axis [2] out of range for rank 2",
+    ),
 }
 
 
@@ -154,8 +264,9 @@ def test_verify_on_a_built_module_reports_the_op():
         neg = module.body.operations[0].regions[0].blocks[0].operations[0]
         neg.attributes["junk"] = ir.StringAttr.get("ok")  # extra attributes are allowed
         assert module.operation.verify()
-        sum_text, _ = module_text('"ember.sum"(%f) {axes = array<i64: 1>, keepdims = false} : '
-                                  "(tensor<2x3xf32>) -> tensor<2xf32>", 0)
+        sum_text, _ = module_text(
+            '"ember.sum"(%f) {axes = array<i64: 1>, keepdims = false} : (tensor<2x3xf32>) -> tensor<2xf32>', 0
+        )
         module = ir.Module.parse(sum_text)
         op = module.body.operations[0].regions[0].blocks[0].operations[0]
         op.attributes["axes"] = ir.DenseI64ArrayAttr.get([7])

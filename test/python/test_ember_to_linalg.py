@@ -116,13 +116,26 @@ def _erf(x):
 
 
 UNARY = {
-    "neg": np.negative, "abs": np.abs, "exp": np.exp, "log": np.log, "sqrt": np.sqrt, "tanh": np.tanh,
-    "sin": np.sin, "cos": np.cos, "sigmoid": lambda x: (1 / (1 + np.exp(-x))).astype(x.dtype),
-    "erf": _erf, "floor": np.floor, "logical_not": np.logical_not,
+    "neg": np.negative,
+    "abs": np.abs,
+    "exp": np.exp,
+    "log": np.log,
+    "sqrt": np.sqrt,
+    "tanh": np.tanh,
+    "sin": np.sin,
+    "cos": np.cos,
+    "sigmoid": lambda x: (1 / (1 + np.exp(-x))).astype(x.dtype),
+    "erf": _erf,
+    "floor": np.floor,
+    "logical_not": np.logical_not,
 }
-UNARY_CASES = [(op, d) for op in UNARY for d in ("f32", "f64")
-               if op != "logical_not"] + [("neg", "i32"), ("neg", "i64"), ("abs", "i32"), ("abs", "i64"),
-                                          ("logical_not", "i1")]
+UNARY_CASES = [(op, d) for op in UNARY for d in ("f32", "f64") if op != "logical_not"] + [
+    ("neg", "i32"),
+    ("neg", "i64"),
+    ("abs", "i32"),
+    ("abs", "i64"),
+    ("logical_not", "i1"),
+]
 
 
 @pytest.mark.parametrize("op,dtype", UNARY_CASES)
@@ -134,8 +147,18 @@ def test_unary(op, dtype):
     check(got, UNARY[op](x))
 
 
-@pytest.mark.parametrize("shape,actual", [((3, 4), (3, 4)), ((N, 4), (5, 4)), ((N, N), (0, 3)), ((), ()),
-                                          ((1,), (1,)), ((N,), (0,)), ((2, N, 3), (2, 1, 3))])
+@pytest.mark.parametrize(
+    "shape,actual",
+    [
+        ((3, 4), (3, 4)),
+        ((N, 4), (5, 4)),
+        ((N, N), (0, 3)),
+        ((), ()),
+        ((1,), (1,)),
+        ((N,), (0,)),
+        ((2, N, 3), (2, 1, 3)),
+    ],
+)
 def test_elementwise_shapes(shape, actual):
     x = floats(np.float32, actual, seed=1)
     y = floats(np.float32, actual, seed=2)
@@ -146,15 +169,30 @@ def test_elementwise_shapes(shape, actual):
 # ----------------------------------------------------------------------------- binary
 
 BINARY = {
-    "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide,
-    "floordiv": np.floor_divide, "mod": np.mod, "pow": np.power, "maximum": np.maximum,
-    "minimum": np.minimum, "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
+    "add": np.add,
+    "sub": np.subtract,
+    "mul": np.multiply,
+    "div": np.true_divide,
+    "floordiv": np.floor_divide,
+    "mod": np.mod,
+    "pow": np.power,
+    "maximum": np.maximum,
+    "minimum": np.minimum,
+    "and": np.bitwise_and,
+    "or": np.bitwise_or,
+    "xor": np.bitwise_xor,
 }
 BINARY_CASES = (
-    [(op, d) for op in ("add", "sub", "mul", "div", "floordiv", "mod", "pow", "maximum", "minimum")
-     for d in ("f32", "f64")]
-    + [(op, d) for op in ("add", "sub", "mul", "floordiv", "mod", "pow", "maximum", "minimum", "and", "or", "xor")
-       for d in ("i32", "i64")]
+    [
+        (op, d)
+        for op in ("add", "sub", "mul", "div", "floordiv", "mod", "pow", "maximum", "minimum")
+        for d in ("f32", "f64")
+    ]
+    + [
+        (op, d)
+        for op in ("add", "sub", "mul", "floordiv", "mod", "pow", "maximum", "minimum", "and", "or", "xor")
+        for d in ("i32", "i64")
+    ]
     + [(op, "i1") for op in ("maximum", "minimum", "and", "or", "xor")]
 )
 
@@ -205,8 +243,14 @@ def test_cmp(pred, dtype):
         y = x.T.copy()
     else:
         x, y = sample(DTYPE[dtype], seed=1), sample(DTYPE[dtype], seed=2)
-    fn = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
-          "gt": np.greater, "ge": np.greater_equal}[pred]
+    fn = {
+        "eq": np.equal,
+        "ne": np.not_equal,
+        "lt": np.less,
+        "le": np.less_equal,
+        "gt": np.greater,
+        "ge": np.greater_equal,
+    }[pred]
     (got,) = run(lambda b, a, c: b.op("cmp", a, c, predicate=pred), [T((N, N), dtype)] * 2, x, y)
     check(got, fn(x, y))
 
@@ -214,8 +258,9 @@ def test_cmp(pred, dtype):
 @pytest.mark.parametrize("dtype", ["f64", "i32", "i1"])
 def test_select(dtype):
     c, x, y = bools(seed=5), sample(DTYPE[dtype], seed=1), sample(DTYPE[dtype], seed=2)
-    (got,) = run(lambda b, p, a, d: b.op("select", p, a, d), [T((4, N), "i1"), T((4, N), dtype), T((4, N), dtype)],
-                 c, x, y)
+    (got,) = run(
+        lambda b, p, a, d: b.op("select", p, a, d), [T((4, N), "i1"), T((4, N), dtype), T((4, N), dtype)], c, x, y
+    )
     check(got, np.where(c, x, y))
 
 
@@ -225,8 +270,9 @@ def test_cast(src, dst):
     x = sample(DTYPE[src], seed=3)
     if src.startswith("f") and dst.startswith("i") and dst != "i1":
         # float -> int of NaN/inf/out-of-range is undefined in NumPy too
-        x = np.array([0.0, -0.0, 0.5, -0.5, 1.9, -1.9, 2.5, -2.5, 100.25, -100.75, 3, 7, 0.1, -7, 1e3, -1e3],
-                     DTYPE[src]).reshape(4, 4)
+        x = np.array(
+            [0.0, -0.0, 0.5, -0.5, 1.9, -1.9, 2.5, -2.5, 100.25, -100.75, 3, 7, 0.1, -7, 1e3, -1e3], DTYPE[src]
+        ).reshape(4, 4)
     if src.startswith("i") and src != "i1" and dst == "f32":
         x = x // 1024  # keep int -> f32 exactly representable apart from the extremes
     (got,) = run(lambda b, a: b.op("cast", a, result=T((4, N), dst)), [T((4, N), src)], x)
@@ -303,18 +349,21 @@ def test_mean_dynamic_all_axes():
 # ----------------------------------------------------------------------------- matmul
 
 
-@pytest.mark.parametrize("ls,rs,lt,rt", [
-    ((3, 4), (4, 5), (3, 4), (4, 5)),
-    ((N, 4), (4, N), (6, 4), (4, 2)),
-    ((4,), (4, 5), (4,), (4, 5)),
-    ((3, 4), (4,), (3, 4), (4,)),
-    ((N,), (N,), (7,), (7,)),
-    ((2, 3, 4), (2, 4, 5), (2, 3, 4), (2, 4, 5)),
-    ((N, 3, N), (N, N, 5), (2, 3, 4), (2, 4, 5)),
-    ((2, 2, 3, 4), (2, 2, 4, 5), (2, 2, 3, 4), (2, 2, 4, 5)),
-    ((3, 0), (0, 5), (3, 0), (0, 5)),
-    ((1, 1), (1, 1), (1, 1), (1, 1)),
-])
+@pytest.mark.parametrize(
+    "ls,rs,lt,rt",
+    [
+        ((3, 4), (4, 5), (3, 4), (4, 5)),
+        ((N, 4), (4, N), (6, 4), (4, 2)),
+        ((4,), (4, 5), (4,), (4, 5)),
+        ((3, 4), (4,), (3, 4), (4,)),
+        ((N,), (N,), (7,), (7,)),
+        ((2, 3, 4), (2, 4, 5), (2, 3, 4), (2, 4, 5)),
+        ((N, 3, N), (N, N, 5), (2, 3, 4), (2, 4, 5)),
+        ((2, 2, 3, 4), (2, 2, 4, 5), (2, 2, 3, 4), (2, 2, 4, 5)),
+        ((3, 0), (0, 5), (3, 0), (0, 5)),
+        ((1, 1), (1, 1), (1, 1), (1, 1)),
+    ],
+)
 @pytest.mark.parametrize("dtype", ["f32", "f64", "i32", "i64"])
 def test_matmul(ls, rs, lt, rt, dtype):
     if dtype in ("f64", "i32") and len(ls) != 2:
@@ -330,8 +379,9 @@ def test_matmul(ls, rs, lt, rt, dtype):
 # ----------------------------------------------------------------------------- shapes
 
 
-@pytest.mark.parametrize("shape,actual,perm", [((2, 3, 4), (2, 3, 4), (2, 0, 1)), ((N, 3), (5, 3), (1, 0)),
-                                               ((), (), ()), ((N,), (0,), (0,))])
+@pytest.mark.parametrize(
+    "shape,actual,perm", [((2, 3, 4), (2, 3, 4), (2, 0, 1)), ((N, 3), (5, 3), (1, 0)), ((), (), ()), ((N,), (0,), (0,))]
+)
 def test_transpose(shape, actual, perm):
     x = floats(np.float32, actual)
     (got,) = run(lambda b, a: b.op("transpose", a, perm=perm), [T(shape)], x)
@@ -348,8 +398,7 @@ def test_broadcast_dynamic_sizes_from_operands():
     x, like = ints(np.int32, (1, 4)), floats(np.float32, (6, 5))
 
     def build(b, a, other):
-        return b.op("broadcast_to", a, result=T((N, N, 4), "i32"),
-                    sizes=[b.dim(other, 0), b.dim(other, 1)])
+        return b.op("broadcast_to", a, result=T((N, N, 4), "i32"), sizes=[b.dim(other, 0), b.dim(other, 1)])
 
     (got,) = run(build, [T((1, 4), "i32"), T((N, N))], x, like)
     check(got, np.broadcast_to(x, (6, 5, 4)))
@@ -359,20 +408,35 @@ def test_broadcast_0d_and_dynamic_passthrough():
     x, y = np.array(True), bools((3, 2))
 
     def build(b, a, c):
-        return [b.op("broadcast_to", a, result=T((N, 2), "i1"), sizes=[b.dim(c, 0)]),
-                b.op("broadcast_to", c, result=T((4, N, 2), "i1"), sizes=[b.dim(c, 0)])]
+        return [
+            b.op("broadcast_to", a, result=T((N, 2), "i1"), sizes=[b.dim(c, 0)]),
+            b.op("broadcast_to", c, result=T((4, N, 2), "i1"), sizes=[b.dim(c, 0)]),
+        ]
 
     got = run(build, [T((), "i1"), T((N, 2), "i1")], x, y)
     check(got[0], np.broadcast_to(x, (3, 2)))
     check(got[1], np.broadcast_to(y, (4, 3, 2)))
 
 
-@pytest.mark.parametrize("src,dst,actual", [
-    ((2, 3, 4), (6, 4), None), ((6, 4), (2, 3, 4), None), ((2, 3), (3, 2), None), ((1, 6, 1), (6,), None),
-    ((6,), (1, 2, 1, 3), None), ((4,), (2, 2), None), ((1, 1), (), None), ((), (1, 1, 1), None),
-    ((2, 0), (0, 5), None), ((N, 4), (2, N), (6, 4)), ((N, N), (N,), (3, 5)), ((N,), (N, 2), (8,)),
-    ((N, 1), (), (1, 1)), ((N, 3), (N, 3), (4, 3)),
-])
+@pytest.mark.parametrize(
+    "src,dst,actual",
+    [
+        ((2, 3, 4), (6, 4), None),
+        ((6, 4), (2, 3, 4), None),
+        ((2, 3), (3, 2), None),
+        ((1, 6, 1), (6,), None),
+        ((6,), (1, 2, 1, 3), None),
+        ((4,), (2, 2), None),
+        ((1, 1), (), None),
+        ((), (1, 1, 1), None),
+        ((2, 0), (0, 5), None),
+        ((N, 4), (2, N), (6, 4)),
+        ((N, N), (N,), (3, 5)),
+        ((N,), (N, 2), (8,)),
+        ((N, 1), (), (1, 1)),
+        ((N, 3), (N, 3), (4, 3)),
+    ],
+)
 def test_reshape(src, dst, actual):
     actual = actual or src
     x = ints(np.int64, actual)
@@ -391,16 +455,20 @@ def _index_const(b, value):
     return b.dim(b.constant(np.zeros(value, np.int32)), 0)
 
 
-@pytest.mark.parametrize("shape,actual,axes", [((3, N), (3, 5), (0,)), ((3, N), (3, 5), (2,)),
-                                               ((3, N), (3, 5), (0, 2, 3)), ((), (), (0, 1)), ((N,), (0,), (1,))])
+@pytest.mark.parametrize(
+    "shape,actual,axes",
+    [((3, N), (3, 5), (0,)), ((3, N), (3, 5), (2,)), ((3, N), (3, 5), (0, 2, 3)), ((), (), (0, 1)), ((N,), (0,), (1,))],
+)
 def test_expand_dims(shape, actual, axes):
     x = floats(np.float32, actual)
     (got,) = run(lambda b, a: b.op("expand_dims", a, axes=axes), [T(shape)], x)
     check(got, np.expand_dims(x, axes))
 
 
-@pytest.mark.parametrize("shape,actual,axes", [((1, N, 1), (1, 4, 1), (0, 2)), ((1, N, 1), (1, 4, 1), (2,)),
-                                               ((1, 1), (1, 1), (0, 1)), ((N, 1), (0, 1), (1,))])
+@pytest.mark.parametrize(
+    "shape,actual,axes",
+    [((1, N, 1), (1, 4, 1), (0, 2)), ((1, N, 1), (1, 4, 1), (2,)), ((1, 1), (1, 1), (0, 1)), ((N, 1), (0, 1), (1,))],
+)
 def test_squeeze(shape, actual, axes):
     x = floats(np.float64, actual)
     (got,) = run(lambda b, a: b.op("squeeze", a, axes=axes), [T(shape, "f64")], x)
@@ -410,10 +478,18 @@ def test_squeeze(shape, actual, axes):
 # ----------------------------------------------------------------------------- slice / concatenate
 
 
-@pytest.mark.parametrize("shape,starts,steps", [
-    ((6, 5), (1, 0), (2, 1)), ((6, 5), (-3, 2), (1, 2)), ((6, 5), (5, -1), (-1, -2)), ((6, 5), (-1, 3), (-2, 1)),
-    ((6, 5), (6, 0), (1, 1)), ((6,), (0,), (7,)), ((1, 1), (0, -1), (1, -1)),
-])
+@pytest.mark.parametrize(
+    "shape,starts,steps",
+    [
+        ((6, 5), (1, 0), (2, 1)),
+        ((6, 5), (-3, 2), (1, 2)),
+        ((6, 5), (5, -1), (-1, -2)),
+        ((6, 5), (-1, 3), (-2, 1)),
+        ((6, 5), (6, 0), (1, 1)),
+        ((6,), (0,), (7,)),
+        ((1, 1), (0, -1), (1, -1)),
+    ],
+)
 @pytest.mark.parametrize("dynamic", [False, True])
 def test_slice(shape, starts, steps, dynamic):
     x = ints(np.int32, shape)
@@ -430,10 +506,17 @@ def test_slice(shape, starts, steps, dynamic):
     check(got, want)
 
 
-@pytest.mark.parametrize("ls,rs,lt,rt,axis", [
-    ((2, 3), (4, 3), (2, 3), (4, 3), 0), ((2, 3), (2, 1), (2, 3), (2, 1), 1), ((N, 3), (N, 3), (2, 3), (5, 3), 0),
-    ((2, N), (2, N), (2, 0), (2, 4), 1), ((N, N), (N, N), (3, 2), (3, 1), 1), ((4,), (0,), (4,), (0,), 0),
-])
+@pytest.mark.parametrize(
+    "ls,rs,lt,rt,axis",
+    [
+        ((2, 3), (4, 3), (2, 3), (4, 3), 0),
+        ((2, 3), (2, 1), (2, 3), (2, 1), 1),
+        ((N, 3), (N, 3), (2, 3), (5, 3), 0),
+        ((2, N), (2, N), (2, 0), (2, 4), 1),
+        ((N, N), (N, N), (3, 2), (3, 1), 1),
+        ((4,), (0,), (4,), (0,), 0),
+    ],
+)
 def test_concatenate(ls, rs, lt, rt, axis):
     x, y = bools(lt, seed=1), bools(rt, seed=2)
     (got,) = run(lambda b, a, c: b.op("concatenate", a, c, axis=axis), [T(ls, "i1"), T(rs, "i1")], x, y)
@@ -443,9 +526,16 @@ def test_concatenate(ls, rs, lt, rt, axis):
 # ----------------------------------------------------------------------------- constants / dim
 
 
-@pytest.mark.parametrize("value", [np.arange(6, dtype=np.float32).reshape(2, 3), np.array(3, np.int64),
-                                   np.array([True, False]), np.array([np.nan, -np.inf], np.float64),
-                                   np.zeros((0, 2), np.int32)])
+@pytest.mark.parametrize(
+    "value",
+    [
+        np.arange(6, dtype=np.float32).reshape(2, 3),
+        np.array(3, np.int64),
+        np.array([True, False]),
+        np.array([np.nan, -np.inf], np.float64),
+        np.zeros((0, 2), np.int32),
+    ],
+)
 def test_constant(value):
     (got,) = run(lambda b: b.constant(value), [])
     check(got, value)
@@ -491,7 +581,7 @@ def test_location_is_kept():
     run_pipeline(module, "builtin.module(ember-to-linalg)")
     with module.context:
         text = module.operation.get_asm(enable_debug_info=True)
-    assert "model.py\":12:3" in text and "linalg.generic" in text
+    assert 'model.py":12:3' in text and "linalg.generic" in text
 
 
 def test_malformed_op_is_a_located_error():
@@ -502,8 +592,9 @@ def test_malformed_op_is_a_located_error():
     b = FunctionBuilder("f", [T((4,))])
     b.at("model.py", 7, 1)
     with b.context, b._location:
-        op = ir.Operation.create("ember.sum", results=[T(()).to_mlir()], operands=[b.args[0]],
-                                 ip=ir.InsertionPoint(b.block))  # no axes / keepdims
+        op = ir.Operation.create(
+            "ember.sum", results=[T(()).to_mlir()], operands=[b.args[0]], ip=ir.InsertionPoint(b.block)
+        )  # no axes / keepdims
     module = b.finish([op.result])
     with pytest.raises(PassFailure) as failure:
         EmberToLinalg().run(module.operation)

@@ -27,8 +27,14 @@ REFERENCE = {"exp": np.exp, "log": np.log, "tanh": np.tanh, "erf": _erf}
 # Max error in ulps of the (f32: correctly rounded) result, measured against NumPy in
 # float64 for f32 and against NumPy / math.erf for f64 (themselves within an ulp).
 MAX_ULP = {
-    ("exp", "f32"): 1.0, ("log", "f32"): 1.0, ("tanh", "f32"): 1.5, ("erf", "f32"): 2.5,
-    ("exp", "f64"): 1.5, ("log", "f64"): 1.5, ("tanh", "f64"): 2.5, ("erf", "f64"): 1.0,
+    ("exp", "f32"): 1.0,
+    ("log", "f32"): 1.0,
+    ("tanh", "f32"): 1.5,
+    ("erf", "f32"): 2.5,
+    ("exp", "f64"): 1.5,
+    ("log", "f64"): 1.5,
+    ("tanh", "f64"): 2.5,
+    ("erf", "f64"): 1.0,
 }
 MAX_REL = {"f32": 2e-7, "f64": 5e-16}
 
@@ -52,8 +58,24 @@ def sweep(dtype: str, n: int = 1_000_000) -> np.ndarray:
 
 def special_inputs(dtype: str) -> np.ndarray:
     info = np.finfo(DTYPES[dtype])
-    return np.array([0.0, -0.0, np.inf, -np.inf, np.nan, info.tiny, -info.tiny, info.smallest_subnormal,
-                     -info.smallest_subnormal, info.max, -info.max, 1.0, -1.0], DTYPES[dtype])
+    return np.array(
+        [
+            0.0,
+            -0.0,
+            np.inf,
+            -np.inf,
+            np.nan,
+            info.tiny,
+            -info.tiny,
+            info.smallest_subnormal,
+            -info.smallest_subnormal,
+            info.max,
+            -info.max,
+            1.0,
+            -1.0,
+        ],
+        DTYPES[dtype],
+    )
 
 
 def run(name, dtype, x):
@@ -79,22 +101,35 @@ def test_accuracy_over_the_whole_range(name, dtype):
     ulp = np.spacing(np.abs(rounded[finite])).astype(np.float64)
     err_ulp = np.abs(y[finite].astype(np.float64) - ref[finite]) / ulp
     worst = int(np.argmax(err_ulp))
-    assert err_ulp[worst] <= MAX_ULP[(name, dtype)], \
+    assert err_ulp[worst] <= MAX_ULP[(name, dtype)], (
         f"{name} {dtype}: {err_ulp[worst]:.2f} ulp at x={x[finite][worst]!r}"
+    )
     normal = finite & (np.abs(ref) >= np.finfo(ft).tiny)
     rel = np.abs(y[normal].astype(np.float64) - ref[normal]) / np.abs(ref[normal])
     assert rel.max() <= MAX_REL[dtype]
 
 
 SPECIAL = {
-    "exp": [(0.0, 1.0), (-0.0, 1.0), (np.inf, np.inf), (-np.inf, 0.0), (np.nan, np.nan),
-            (1000.0, np.inf), (-1000.0, 0.0)],
-    "log": [(0.0, -np.inf), (-0.0, -np.inf), (1.0, 0.0), (np.inf, np.inf), (-np.inf, np.nan),
-            (-1.0, np.nan), (np.nan, np.nan)],
-    "tanh": [(0.0, 0.0), (-0.0, -0.0), (np.inf, 1.0), (-np.inf, -1.0), (50.0, 1.0), (-50.0, -1.0),
-             (np.nan, np.nan)],
-    "erf": [(0.0, 0.0), (-0.0, -0.0), (np.inf, 1.0), (-np.inf, -1.0), (10.0, 1.0), (-10.0, -1.0),
-            (np.nan, np.nan)],
+    "exp": [
+        (0.0, 1.0),
+        (-0.0, 1.0),
+        (np.inf, np.inf),
+        (-np.inf, 0.0),
+        (np.nan, np.nan),
+        (1000.0, np.inf),
+        (-1000.0, 0.0),
+    ],
+    "log": [
+        (0.0, -np.inf),
+        (-0.0, -np.inf),
+        (1.0, 0.0),
+        (np.inf, np.inf),
+        (-np.inf, np.nan),
+        (-1.0, np.nan),
+        (np.nan, np.nan),
+    ],
+    "tanh": [(0.0, 0.0), (-0.0, -0.0), (np.inf, 1.0), (-np.inf, -1.0), (50.0, 1.0), (-50.0, -1.0), (np.nan, np.nan)],
+    "erf": [(0.0, 0.0), (-0.0, -0.0), (np.inf, 1.0), (-np.inf, -1.0), (10.0, 1.0), (-10.0, -1.0), (np.nan, np.nan)],
 }
 
 

@@ -70,13 +70,11 @@ def test_set_logs_rejects_unknown_channels():
 def test_ember_logs_environment_variable_turns_channels_on(tmp_path):
     script = tmp_path / "f.py"
     script.write_text(
-        "import numpy as np, compiler\n"
-        "f = compiler.compile(lambda x: x * 2)\n"
-        "x = np.ones(3)\n"
-        "f(x)\n"
-        "f(np.ones(4))\n")
-    env = dict(os.environ, EMBER_LOGS="guards,recompiles,perf", PYTHONPATH=str(REPO),
-               EMBER_CACHE_DIR=str(tmp_path / "cache"))  # a cold cache: compile times are logged
+        "import numpy as np, compiler\nf = compiler.compile(lambda x: x * 2)\nx = np.ones(3)\nf(x)\nf(np.ones(4))\n"
+    )
+    env = dict(
+        os.environ, EMBER_LOGS="guards,recompiles,perf", PYTHONPATH=str(REPO), EMBER_CACHE_DIR=str(tmp_path / "cache")
+    )  # a cold cache: compile times are logged
     done = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "[ember:compiler.guards] GUARDS" in done.stderr

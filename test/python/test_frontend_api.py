@@ -277,8 +277,14 @@ def test_odd_array_views_through_compile(view):
     base = np.arange(24, dtype=np.float64).reshape(4, 6) - 7.5
     base[1, 2] = np.nan
     base[2, 3] = np.inf
-    x = {"reversed": base[::-1, ::-1], "strided": base[:, ::2], "broadcast": np.broadcast_to(base[0], (4, 6)),
-         "transposed": base.T, "size0": base[:0], "zero_d": np.array(3.5)}[view]
+    x = {
+        "reversed": base[::-1, ::-1],
+        "strided": base[:, ::2],
+        "broadcast": np.broadcast_to(base[0], (4, 6)),
+        "transposed": base.T,
+        "size0": base[:0],
+        "zero_d": np.array(3.5),
+    }[view]
 
     def f(a):
         return np.tanh(a) * 2 + a.sum(axis=-1, keepdims=True) if a.ndim else np.tanh(a) * 2 + a

@@ -20,11 +20,9 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-import compiler
-from compiler import compile
-
 from program_source import PRELUDE, make_module, programs
+
+from compiler import compile
 
 pytestmark = pytest.mark.usefixtures("fresh_compiler")
 
@@ -61,7 +59,9 @@ def assert_same(want, got, path="result", rtol=0.0):
     elif isinstance(want, float) and math.isnan(want):
         assert math.isnan(got), f"{path}: {got!r}, plain Python gives nan"
     elif isinstance(want, float):
-        assert got == pytest.approx(want, rel=max(rtol, 1e-12), abs=1e-12), f"{path}: {got!r}, plain Python gives {want!r}"
+        assert got == pytest.approx(want, rel=max(rtol, 1e-12), abs=1e-12), (
+            f"{path}: {got!r}, plain Python gives {want!r}"
+        )
     else:
         assert got == want, f"{path}: {got!r}, plain Python gives {want!r}"
 
@@ -72,8 +72,9 @@ def _assert_values(want: np.ndarray, got: np.ndarray, path: str, rtol: float):
         return
     np.testing.assert_array_equal(np.isnan(got), np.isnan(want), err_msg=f"{path}: NaN positions")
     finite = np.isfinite(want)
-    np.testing.assert_array_equal(got[~finite & ~np.isnan(want)], want[~finite & ~np.isnan(want)],
-                                  err_msg=f"{path}: infinities")
+    np.testing.assert_array_equal(
+        got[~finite & ~np.isnan(want)], want[~finite & ~np.isnan(want)], err_msg=f"{path}: infinities"
+    )
     if finite.any():
         rtol = max(RTOL[want.dtype], rtol)
         scale = max(1.0, float(np.max(np.abs(want[finite]))))  # reductions and cancellations: absolute slack
@@ -102,14 +103,20 @@ def check_program(program, backend="cpu"):
         entries = len(compiled_fn.entries)
         _assert_same_outcome(want, _call(compiled_fn, program.args), "second call (cache hit)", rtol)
         assert len(compiled_fn.entries) == entries, "the same arguments again missed the cache"
-        _assert_same_outcome(_call(plain_fn, program.other_args), _call(compiled_fn, program.other_args),
-                             "call with other arguments", rtol)
+        _assert_same_outcome(
+            _call(plain_fn, program.other_args),
+            _call(compiled_fn, program.other_args),
+            "call with other arguments",
+            rtol,
+        )
     except AssertionError as e:
-        function = program.source[len(PRELUDE):].strip()
-        raise AssertionError(f"{e}\n\n--- generated program (after program_source.PRELUDE) ---\n{function}\n"
-                             f"--- arguments ---\n"
-                             f"{program.arg_names}\n{program.args!r}\n--- other arguments ---\n"
-                             f"{program.other_args!r}") from None
+        function = program.source[len(PRELUDE) :].strip()
+        raise AssertionError(
+            f"{e}\n\n--- generated program (after program_source.PRELUDE) ---\n{function}\n"
+            f"--- arguments ---\n"
+            f"{program.arg_names}\n{program.args!r}\n--- other arguments ---\n"
+            f"{program.other_args!r}"
+        ) from None
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))

@@ -1,14 +1,13 @@
 """The seed examples of the frontend, in NumPy (after TorchDynamo's own)."""
 
 import logging
-import warnings
 
 import numpy as np
 import pytest
+from conftest import CompileCounter
 
 import compiler
 from compiler import compile
-from conftest import CompileCounter
 
 pytestmark = pytest.mark.usefixtures("fresh_compiler")
 
@@ -33,17 +32,17 @@ def test_if_on_an_int_argument_picks_the_branch_and_guards_it():
 
     @compile(backend=counter)
     def fn(x, n):
-        y = x ** 2
+        y = x**2
         if n >= 0:
             return (n + 1) * y
         else:
             return y / n
 
     x = np.arange(5, dtype=np.float64)
-    np.testing.assert_array_equal(fn(x, 2), 3 * x ** 2)
-    np.testing.assert_array_equal(fn(x, 2), 3 * x ** 2)
+    np.testing.assert_array_equal(fn(x, 2), 3 * x**2)
+    np.testing.assert_array_equal(fn(x, 2), 3 * x**2)
     assert counter.graphs == 1
-    np.testing.assert_array_equal(fn(x, -2), x ** 2 / -2)
+    np.testing.assert_array_equal(fn(x, -2), x**2 / -2)
     assert counter.graphs == 2
 
 

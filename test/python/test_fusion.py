@@ -71,8 +71,16 @@ def test_several_results_run_as_one_parallel_loop(n, monkeypatch):
         np.testing.assert_allclose(got, want, rtol=2e-7, atol=0, equal_nan=True)
 
 
-REDUCTIONS = [("sum", "f32"), ("sum", "i64"), ("max", "f32"), ("min", "i32"), ("prod", "f64"), ("max", "i1"),
-              ("mean", "f32"), ("mean", "f64")]
+REDUCTIONS = [
+    ("sum", "f32"),
+    ("sum", "i64"),
+    ("max", "f32"),
+    ("min", "i32"),
+    ("prod", "f64"),
+    ("max", "i1"),
+    ("mean", "f32"),
+    ("mean", "f64"),
+]
 
 
 @pytest.mark.parametrize("op,dtype", REDUCTIONS)

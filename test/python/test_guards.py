@@ -17,10 +17,9 @@ import types
 
 import numpy as np
 import pytest
-
-import compiler
-from compiler import compile
 from conftest import CompileCounter
+
+from compiler import compile
 
 pytestmark = pytest.mark.usefixtures("fresh_compiler")
 
@@ -70,8 +69,14 @@ def test_constant_guard_int_str_bool_none():
         return y
 
     c = compile(f)
-    calls = [(1, "double", False, None), (2, "double", False, None), (2, "half", False, None),
-             (2, "half", True, None), (2, "half", True, 1.5), (2, "half", True, 2.5)]
+    calls = [
+        (1, "double", False, None),
+        (2, "double", False, None),
+        (2, "half", False, None),
+        (2, "half", True, None),
+        (2, "half", True, 1.5),
+        (2, "half", True, 2.5),
+    ]
     for args in calls:
         agree(c, f, X, *args)
 
@@ -117,8 +122,10 @@ def test_dict_item_and_list_item_values():
     agree(c, f, X.astype(np.int32), cfg, ws)
 
 
-@pytest.mark.parametrize("second", [X.astype(np.float32), X.astype(np.int64), X.astype(bool), X[0], X[None],
-                                    X.reshape(3, 2), np.zeros((0, 3)), X.T])
+@pytest.mark.parametrize(
+    "second",
+    [X.astype(np.float32), X.astype(np.int64), X.astype(bool), X[0], X[None], X.reshape(3, 2), np.zeros((0, 3)), X.T],
+)
 def test_tensor_guard_dtype_rank_shape(second):
     def f(x):
         return (x * 2).sum(axis=-1), x.shape, x.dtype
@@ -282,6 +289,7 @@ def test_mutable_default_of_an_inlined_helper():
 
 def test_default_argument_of_the_compiled_function_itself():
     """A reassigned ``__defaults__`` of the compiled function itself is a new entry."""
+
     def f(x, k=2.0):
         return x * k
 

@@ -34,8 +34,19 @@ DTYPES = [np.dtype(t) for t in (np.bool_, np.int32, np.int64, np.float32, np.flo
 PY_SCALARS = [True, 3, -2, 2.5, -0.5]
 NP_SCALARS = [np.float32(1.5), np.float64(-0.25), np.int32(3), np.int64(-2), np.bool_(True)]
 TOLERANCE = {np.dtype(np.float32): 1e-5, np.dtype(np.float64): 1e-12}
-BROADCAST_SHAPES = [((), ()), ((3,), ()), ((), (4,)), ((2, 3), (3,)), ((3, 1), (1, 4)), ((0,), (1,)),
-                    ((1,), (0,)), ((2, 0, 3), (1, 3)), ((2, 1, 3), (4, 1)), ((3,), (4,)), ((2, 3), (0, 1, 2))]
+BROADCAST_SHAPES = [
+    ((), ()),
+    ((3,), ()),
+    ((), (4,)),
+    ((2, 3), (3,)),
+    ((3, 1), (1, 4)),
+    ((0,), (1,)),
+    ((1,), (0,)),
+    ((2, 0, 3), (1, 3)),
+    ((2, 1, 3), (4, 1)),
+    ((3,), (4,)),
+    ((2, 3), (0, 1, 2)),
+]
 RNG = np.random.default_rng(0)
 
 
@@ -97,14 +108,21 @@ def _integer_array_exponent(info: OpInfo, sample, want) -> bool:
     element is negative, so the emitter leaves it to NumPy (even on these non-negative samples)."""
     power = info.name in ("pow", "np.power", str(np.power), str(operator.pow))
     exponent = sample[1] if len(sample) > 1 else None
-    return (power and isinstance(exponent, np.ndarray) and exponent.dtype.kind == "i"
-            and want is not None and want[0].dtype.kind == "i")
+    return (
+        power
+        and isinstance(exponent, np.ndarray)
+        and exponent.dtype.kind == "i"
+        and want is not None
+        and want[0].dtype.kind == "i"
+    )
 
 
 def trace_samples(info: OpInfo, samples):
     """One Ember function for all samples; returns (module, per-sample (inputs, want, n results))."""
     arrays = [x for s in samples for x in s if isinstance(x, np.ndarray)]
-    b = FunctionBuilder("sweep_" + "".join(c if c.isalnum() else "_" for c in info.name), [TensorType.of_array(a) for a in arrays])
+    b = FunctionBuilder(
+        "sweep_" + "".join(c if c.isalnum() else "_" for c in info.name), [TensorType.of_array(a) for a in arrays]
+    )
     em, args = Emitter(b), iter(b.args)
     results, cases = [], []
     for sample in samples:
@@ -143,7 +161,7 @@ def check(info: OpInfo) -> int:
     samples = info.samples()
     _run_and_compare(info, samples, "eager")
     if info.cpu:
-        subset = samples[::max(1, len(samples) // info.cpu)]
+        subset = samples[:: max(1, len(samples) // info.cpu)]
         for group in ([s] for s in subset) if info.separate else [subset]:
             _run_and_compare(info, group, "cpu")
     return len(samples)
@@ -184,20 +202,48 @@ def _binary(key, ref, **kw):
 
 
 BINARY = [
-    _binary("add", operator.add), _binary("sub", operator.sub), _binary("mul", operator.mul),
-    _binary("truediv", operator.truediv), _binary("floordiv", operator.floordiv), _binary("mod", operator.mod),
+    _binary("add", operator.add),
+    _binary("sub", operator.sub),
+    _binary("mul", operator.mul),
+    _binary("truediv", operator.truediv),
+    _binary("floordiv", operator.floordiv),
+    _binary("mod", operator.mod),
     _binary("pow", operator.pow, nonneg_rhs=True),
-    _binary("lt", operator.lt), _binary("le", operator.le), _binary("gt", operator.gt),
-    _binary("ge", operator.ge), _binary("eq", operator.eq), _binary("ne", operator.ne),
-    _binary("and_", operator.and_), _binary("or_", operator.or_), _binary("xor", operator.xor),
-    _binary(np.maximum, np.maximum), _binary(np.minimum, np.minimum),
+    _binary("lt", operator.lt),
+    _binary("le", operator.le),
+    _binary("gt", operator.gt),
+    _binary("ge", operator.ge),
+    _binary("eq", operator.eq),
+    _binary("ne", operator.ne),
+    _binary("and_", operator.and_),
+    _binary("or_", operator.or_),
+    _binary("xor", operator.xor),
+    _binary(np.maximum, np.maximum),
+    _binary(np.minimum, np.minimum),
 ]
 # NumPy spellings of the operators: same rules, a lighter sweep
 NP_BINARY = [
-    OpInfo(f"np.{fn.__name__}", (lambda f: lambda em, x, y: em.call(f, x, y))(fn), fn,
-           lambda: binary_samples(nonneg_rhs=True, shapes=[((2, 3), (3,))]), cpu=0)
-    for fn in (np.add, np.subtract, np.multiply, np.divide, np.true_divide, np.floor_divide, np.power,
-               np.mod, np.remainder, np.less, np.equal, np.bitwise_and)
+    OpInfo(
+        f"np.{fn.__name__}",
+        (lambda f: lambda em, x, y: em.call(f, x, y))(fn),
+        fn,
+        lambda: binary_samples(nonneg_rhs=True, shapes=[((2, 3), (3,))]),
+        cpu=0,
+    )
+    for fn in (
+        np.add,
+        np.subtract,
+        np.multiply,
+        np.divide,
+        np.true_divide,
+        np.floor_divide,
+        np.power,
+        np.mod,
+        np.remainder,
+        np.less,
+        np.equal,
+        np.bitwise_and,
+    )
 ]
 
 UNARY_SHAPES = [(), (3,), (2, 0), (2, 3)]
@@ -211,11 +257,23 @@ def _unary(key, ref):
 
 
 UNARY = [
-    _unary("neg", operator.neg), _unary("pos", operator.pos), _unary("abs", abs), _unary("invert", operator.invert),
-    _unary(np.negative, np.negative), _unary(np.abs, np.abs), _unary(np.absolute, np.absolute),
-    _unary(np.exp, np.exp), _unary(np.log, np.log), _unary(np.sqrt, np.sqrt), _unary(np.tanh, np.tanh),
-    _unary(np.sin, np.sin), _unary(np.cos, np.cos), _unary(np.floor, np.floor), _unary(np.square, np.square),
-    _unary(np.logical_not, np.logical_not), _unary(np.invert, np.invert),
+    _unary("neg", operator.neg),
+    _unary("pos", operator.pos),
+    _unary("abs", abs),
+    _unary("invert", operator.invert),
+    _unary(np.negative, np.negative),
+    _unary(np.abs, np.abs),
+    _unary(np.absolute, np.absolute),
+    _unary(np.exp, np.exp),
+    _unary(np.log, np.log),
+    _unary(np.sqrt, np.sqrt),
+    _unary(np.tanh, np.tanh),
+    _unary(np.sin, np.sin),
+    _unary(np.cos, np.cos),
+    _unary(np.floor, np.floor),
+    _unary(np.square, np.square),
+    _unary(np.logical_not, np.logical_not),
+    _unary(np.invert, np.invert),
 ]
 
 
@@ -224,9 +282,10 @@ def _special_values():
     return [(f, f[::-1].copy()), (f.astype(np.float32), 0.0), (f, np.nan), (f.astype(np.float32), np.float32(np.nan))]
 
 
-SPECIAL = [OpInfo(f"special-{fn.__name__}", (lambda f: lambda em, x, y: em.call(f, x, y))(fn), fn, _special_values)
-           for fn in (np.maximum, np.minimum, np.less, np.equal, np.not_equal, np.add, np.true_divide,
-                      np.floor_divide, np.mod)]
+SPECIAL = [
+    OpInfo(f"special-{fn.__name__}", (lambda f: lambda em, x, y: em.call(f, x, y))(fn), fn, _special_values)
+    for fn in (np.maximum, np.minimum, np.less, np.equal, np.not_equal, np.add, np.true_divide, np.floor_divide, np.mod)
+]
 
 
 # ----------------------------------------------------------------------------- where, clip, like, astype
@@ -245,36 +304,73 @@ def _clip_samples():
     out = []
     for d in DTYPES[1:]:
         a = arr(d, (2, 5))
-        out += [(a, lo, hi) for lo, hi in [(0, 2), (-1.5, 2.5), (None, 1), (-1, None), (2, -2), (-2**40, 2**40),
-                                            (np.float32(0), np.float32(1)), (arr(d, (5,)), 3)]]
+        out += [
+            (a, lo, hi)
+            for lo, hi in [
+                (0, 2),
+                (-1.5, 2.5),
+                (None, 1),
+                (-1, None),
+                (2, -2),
+                (-(2**40), 2**40),
+                (np.float32(0), np.float32(1)),
+                (arr(d, (5,)), 3),
+            ]
+        ]
     return out + [(arr(np.bool_, (3,)), False, True), (arr(np.bool_, (3,)), 0, 1)]
 
 
 WHERE_CLIP = [
     OpInfo("np.where", lambda em, c, x, y: em.call(np.where, c, x, y), np.where, _where_samples, cpu=12),
     OpInfo("np.clip", lambda em, a, lo, hi: em.call(np.clip, a, lo, hi), np.clip, _clip_samples),
-    OpInfo("x.clip", lambda em, a, lo, hi: em.call("clip", a, min=lo, max=hi),
-           lambda a, lo, hi: a.clip(min=lo, max=hi), _clip_samples, cpu=0),
+    OpInfo(
+        "x.clip",
+        lambda em, a, lo, hi: em.call("clip", a, min=lo, max=hi),
+        lambda a, lo, hi: a.clip(min=lo, max=hi),
+        _clip_samples,
+        cpu=0,
+    ),
 ]
 
 
 def _like_samples():
     fills = [0, 1, -3, 2.7, True, np.float32(0.5), 2**40, -np.inf]
     out = [(arr(d, s), f, None) for d in DTYPES for s in [(), (2, 3), (0, 2)] for f in fills[:5]]
-    out += [(arr(np.float32, (2, 3)), f, dt) for f in fills for dt in (None, np.int32, "float64", bool, np.int8)
-            if not (f == -np.inf and dt is np.int32)]  # NaN/inf to int is undefined: test_deferred_to_numpy
+    out += [
+        (arr(np.float32, (2, 3)), f, dt)
+        for f in fills
+        for dt in (None, np.int32, "float64", bool, np.int8)
+        if not (f == -np.inf and dt is np.int32)
+    ]  # NaN/inf to int is undefined: test_deferred_to_numpy
     return out + [(arr(np.float64, (2, 3)), arr(np.int64, (3,)), None)]
 
 
 LIKE = [
-    OpInfo("np.full_like", lambda em, a, f, dt: em.call(np.full_like, a, f, dtype=dt),
-           lambda a, f, dt: np.full_like(a, f, dtype=dt), _like_samples, cpu=12),
-    OpInfo("np.zeros_like", lambda em, a, dt: em.call(np.zeros_like, a, dtype=dt), lambda a, dt: np.zeros_like(a, dt),
-           lambda: [(arr(d, s), dt) for d in DTYPES for s in [(), (3, 2)] for dt in (None, np.float32, int)]),
-    OpInfo("np.ones_like", lambda em, a, dt: em.call(np.ones_like, a, dtype=dt), lambda a, dt: np.ones_like(a, dt),
-           lambda: [(arr(d, s), dt) for d in DTYPES for s in [(0,), (3, 2)] for dt in (None, np.bool_, "f4")]),
-    OpInfo("x.astype", lambda em, a, dt: em.call("astype", a, dt), lambda a, dt: a.astype(dt),
-           lambda: [(arr(d, (2, 3)) * 1, dt) for d in DTYPES for dt in DTYPES + [float, int, bool, np.float16]]),
+    OpInfo(
+        "np.full_like",
+        lambda em, a, f, dt: em.call(np.full_like, a, f, dtype=dt),
+        lambda a, f, dt: np.full_like(a, f, dtype=dt),
+        _like_samples,
+        cpu=12,
+    ),
+    OpInfo(
+        "np.zeros_like",
+        lambda em, a, dt: em.call(np.zeros_like, a, dtype=dt),
+        lambda a, dt: np.zeros_like(a, dt),
+        lambda: [(arr(d, s), dt) for d in DTYPES for s in [(), (3, 2)] for dt in (None, np.float32, int)],
+    ),
+    OpInfo(
+        "np.ones_like",
+        lambda em, a, dt: em.call(np.ones_like, a, dtype=dt),
+        lambda a, dt: np.ones_like(a, dt),
+        lambda: [(arr(d, s), dt) for d in DTYPES for s in [(0,), (3, 2)] for dt in (None, np.bool_, "f4")],
+    ),
+    OpInfo(
+        "x.astype",
+        lambda em, a, dt: em.call("astype", a, dt),
+        lambda a, dt: a.astype(dt),
+        lambda: [(arr(d, (2, 3)) * 1, dt) for d in DTYPES for dt in DTYPES + [float, int, bool, np.float16]],
+    ),
 ]
 
 
@@ -282,10 +378,22 @@ LIKE = [
 
 
 def _reduce_samples(dtype_arg=False, float_only=False):
-    configs = [((2, 3, 4), None, False), ((2, 3, 4), 1, True), ((2, 3, 4), -1, False), ((2, 3, 4), (0, 2), False),
-               ((2, 3, 4), (), True), ((2, 3, 4), (2, -3), True), ((), None, False), ((5,), 0, True),
-               ((0, 3), 0, False), ((0, 3), 1, False), ((0, 3), None, True), ((3, 0), 0, False), ((2, 3), 2, False),
-               ((2, 3), (0, 0), False)]
+    configs = [
+        ((2, 3, 4), None, False),
+        ((2, 3, 4), 1, True),
+        ((2, 3, 4), -1, False),
+        ((2, 3, 4), (0, 2), False),
+        ((2, 3, 4), (), True),
+        ((2, 3, 4), (2, -3), True),
+        ((), None, False),
+        ((5,), 0, True),
+        ((0, 3), 0, False),
+        ((0, 3), 1, False),
+        ((0, 3), None, True),
+        ((3, 0), 0, False),
+        ((2, 3), 2, False),
+        ((2, 3), (0, 0), False),
+    ]
     out = [(arr(d, s, -2, 3), ax, kd, None) for d in DTYPES for s, ax, kd in configs]
     if dtype_arg:
         dtypes = (np.float32, np.float64) if float_only else (np.float32, np.int64, np.float64)
@@ -301,21 +409,52 @@ def _reduction(key, ref, dtype_arg):
     else:
         emit = lambda em, a, ax, kd, dt: em.call(key, a, ax, **({"dtype": dt} if dt else {}), keepdims=kd)
         want = lambda a, ax, kd, dt: ref(a, ax, **({"dtype": dt} if dt else {}), keepdims=kd)
-    return OpInfo(name, emit, want, lambda: _reduce_samples(dtype_arg, name.endswith("mean")),
-                  cpu=5 if isinstance(key, str) else 0, separate=True)
+    return OpInfo(
+        name,
+        emit,
+        want,
+        lambda: _reduce_samples(dtype_arg, name.endswith("mean")),
+        cpu=5 if isinstance(key, str) else 0,
+        separate=True,
+    )
 
 
-REDUCTIONS = [_reduction(k, r, dt) for k, r, dt in [
-    ("sum", np.sum, True), ("prod", np.prod, True), ("mean", np.mean, True), ("max", np.max, False),
-    ("min", np.min, False), (np.sum, np.sum, True), (np.mean, np.mean, True), (np.amax, np.amax, False),
-    (np.amin, np.amin, False), (np.max, np.max, False), (np.prod, np.prod, False)]]
+REDUCTIONS = [
+    _reduction(k, r, dt)
+    for k, r, dt in [
+        ("sum", np.sum, True),
+        ("prod", np.prod, True),
+        ("mean", np.mean, True),
+        ("max", np.max, False),
+        ("min", np.min, False),
+        (np.sum, np.sum, True),
+        (np.mean, np.mean, True),
+        (np.amax, np.amax, False),
+        (np.amin, np.amin, False),
+        (np.max, np.max, False),
+        (np.prod, np.prod, False),
+    ]
+]
 
 
 # ----------------------------------------------------------------------------- matmul, dot, shapes
 
-MATMUL_SHAPES = [((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 4)), ((2, 3), (3, 4)), ((5, 2, 3), (3, 4)),
-                 ((3,), (5, 3, 4)), ((5, 2, 3), (3,)), ((1, 2, 3), (4, 3, 2)), ((4, 1, 2, 3), (5, 3, 2)),
-                 ((0, 3), (3, 2)), ((2, 0), (0, 3)), ((2, 3), (4,)), ((), (3,)), ((2, 3), (2, 3, 3, 1))]
+MATMUL_SHAPES = [
+    ((3,), (3,)),
+    ((2, 3), (3,)),
+    ((3,), (3, 4)),
+    ((2, 3), (3, 4)),
+    ((5, 2, 3), (3, 4)),
+    ((3,), (5, 3, 4)),
+    ((5, 2, 3), (3,)),
+    ((1, 2, 3), (4, 3, 2)),
+    ((4, 1, 2, 3), (5, 3, 2)),
+    ((0, 3), (3, 2)),
+    ((2, 0), (0, 3)),
+    ((2, 3), (4,)),
+    ((), (3,)),
+    ((2, 3), (2, 3, 3, 1)),
+]
 
 
 def _matmul_samples():
@@ -332,28 +471,55 @@ def _dot_samples():
 
 def _index_samples():
     x = arr(np.int64, (4, 5, 3))
-    indexes = [0, -1, (1, 2), (1, 2, 0), slice(None, None, -1), (slice(1, None, 2), slice(None, -1)),
-               (Ellipsis, 1), (None, 0, Ellipsis, None), (slice(5, 0, -2), None, slice(None, None, -3)),
-               (slice(3, 1),), (slice(-100, 100, 3),), (Ellipsis,), (), (0, 0, 0), (1, Ellipsis, slice(0, 0, -1)),
-               (np.int64(2), slice(None, None, 2)), 4, (0, -6), (0, 0, 0, 0), (Ellipsis, Ellipsis),
-               (slice(None, None, 0),)]
+    indexes = [
+        0,
+        -1,
+        (1, 2),
+        (1, 2, 0),
+        slice(None, None, -1),
+        (slice(1, None, 2), slice(None, -1)),
+        (Ellipsis, 1),
+        (None, 0, Ellipsis, None),
+        (slice(5, 0, -2), None, slice(None, None, -3)),
+        (slice(3, 1),),
+        (slice(-100, 100, 3),),
+        (Ellipsis,),
+        (),
+        (0, 0, 0),
+        (1, Ellipsis, slice(0, 0, -1)),
+        (np.int64(2), slice(None, None, 2)),
+        4,
+        (0, -6),
+        (0, 0, 0, 0),
+        (Ellipsis, Ellipsis),
+        (slice(None, None, 0),),
+    ]
     return [(x, i) for i in indexes] + [(arr(np.float32, ()), ()), (arr(np.bool_, (3,)), (None, -2))]
 
 
 def _reshape_samples():
-    shapes = [(6, 4), (-1,), (2, -1, 3), (24,), (4, 6, 1), (5, -1), (-1, -1), (2, 3, 4), 24, -1, (1, 24, 1),
-              (-2, 12)]
-    return [(arr(np.float32, (2, 3, 4)), s) for s in shapes] + [(arr(np.int32, (0, 3)), (3, 0)),
-                                                                 (arr(np.int32, (0, 3)), (0, -1)),
-                                                                 (arr(np.bool_, ()), (1, 1))]
+    shapes = [(6, 4), (-1,), (2, -1, 3), (24,), (4, 6, 1), (5, -1), (-1, -1), (2, 3, 4), 24, -1, (1, 24, 1), (-2, 12)]
+    return [(arr(np.float32, (2, 3, 4)), s) for s in shapes] + [
+        (arr(np.int32, (0, 3)), (3, 0)),
+        (arr(np.int32, (0, 3)), (0, -1)),
+        (arr(np.bool_, ()), (1, 1)),
+    ]
 
 
 def _join_samples(stack):
     out = []
     for da, db in itertools.product(DTYPES, DTYPES[::2]):
         out.append(([arr(da, (2, 3)), arr(db, (2, 3))], 0))
-    shapes = [[(2, 3), (2, 3), (2, 3)], [(2, 3), (4, 3)], [(2, 3), (2, 5)], [(0, 3), (2, 3)], [(3,)], [(2, 3), (3,)],
-              [(), ()], []]
+    shapes = [
+        [(2, 3), (2, 3), (2, 3)],
+        [(2, 3), (4, 3)],
+        [(2, 3), (2, 5)],
+        [(0, 3), (2, 3)],
+        [(3,)],
+        [(2, 3), (3,)],
+        [(), ()],
+        [],
+    ]
     out += [([arr(np.int32, s) for s in ss], ax) for ss in shapes for ax in (0, 1, -1, None, 2)]
     return [(*arrays, ax) for arrays, ax in out if not (stack and ax is None)]
 
@@ -362,30 +528,72 @@ SHAPES = [
     OpInfo("matmul", lambda em, a, b: em.call("matmul", a, b), operator.matmul, _matmul_samples, cpu=8, separate=True),
     OpInfo("np.matmul", lambda em, a, b: em.call(np.matmul, a, b), np.matmul, _matmul_samples, cpu=0),
     OpInfo("np.dot", lambda em, a, b: em.call(np.dot, a, b), np.dot, _dot_samples, cpu=5, separate=True),
-    OpInfo("x.dot", lambda em, a, b: em.call("dot", a, b), lambda a, b: a.dot(b),
-           lambda: [(arr(np.float32, (2, 3)), arr(np.float64, (3, 2)))]),
+    OpInfo(
+        "x.dot",
+        lambda em, a, b: em.call("dot", a, b),
+        lambda a, b: a.dot(b),
+        lambda: [(arr(np.float32, (2, 3)), arr(np.float64, (3, 2)))],
+    ),
     OpInfo("getitem", lambda em, x, i: em.call("getitem", x, i), lambda x, i: x[i], _index_samples),
-    OpInfo("np.transpose", lambda em, x, ax: em.call(np.transpose, x, ax), np.transpose,
-           lambda: [(arr(np.float64, (2, 3, 4)), ax) for ax in (None, (1, 0, 2), (-1, 0, 1), (0, 1), (0, 0, 1))]
-           + [(arr(np.int32, ()), None), (arr(np.int32, (3,)), None)]),
-    OpInfo("x.transpose", lambda em, x, ax: em.call("transpose", x, *ax), lambda x, ax: x.transpose(*ax),
-           lambda: [(arr(np.float64, (2, 3, 4)), ax) for ax in ((), (1, 0, 2), ((2, 0, 1),), (None,))]),
-    OpInfo("x.T", lambda em, x: em.call("T", x), lambda x: x.T,
-           lambda: [(arr(d, s),) for d in DTYPES[:2] for s in [(), (3,), (2, 3), (2, 3, 4)]]),
+    OpInfo(
+        "np.transpose",
+        lambda em, x, ax: em.call(np.transpose, x, ax),
+        np.transpose,
+        lambda: (
+            [(arr(np.float64, (2, 3, 4)), ax) for ax in (None, (1, 0, 2), (-1, 0, 1), (0, 1), (0, 0, 1))]
+            + [(arr(np.int32, ()), None), (arr(np.int32, (3,)), None)]
+        ),
+    ),
+    OpInfo(
+        "x.transpose",
+        lambda em, x, ax: em.call("transpose", x, *ax),
+        lambda x, ax: x.transpose(*ax),
+        lambda: [(arr(np.float64, (2, 3, 4)), ax) for ax in ((), (1, 0, 2), ((2, 0, 1),), (None,))],
+    ),
+    OpInfo(
+        "x.T",
+        lambda em, x: em.call("T", x),
+        lambda x: x.T,
+        lambda: [(arr(d, s),) for d in DTYPES[:2] for s in [(), (3,), (2, 3), (2, 3, 4)]],
+    ),
     OpInfo("np.reshape", lambda em, x, s: em.call(np.reshape, x, s), np.reshape, _reshape_samples),
-    OpInfo("x.reshape", lambda em, x, s: em.call("reshape", x, *(s if isinstance(s, tuple) else (s,))),
-           lambda x, s: x.reshape(*(s if isinstance(s, tuple) else (s,))), _reshape_samples, cpu=0),
-    OpInfo("np.expand_dims", lambda em, x, ax: em.call(np.expand_dims, x, ax), np.expand_dims,
-           lambda: [(arr(np.float32, (2, 3)), ax) for ax in (0, 2, -1, (0, 3), (-1, 0), 3, -4, 4, (1, 1))]),
-    OpInfo("np.squeeze", lambda em, x, ax: em.call(np.squeeze, x, ax), np.squeeze,
-           lambda: [(arr(np.int32, (1, 3, 1)), ax) for ax in (None, 0, -1, (0, 2), 1, 3)]
-           + [(arr(np.int32, ()), None), (arr(np.int32, (1,)), 0)]),
-    OpInfo("x.squeeze", lambda em, x: em.call("squeeze", x), lambda x: x.squeeze(),
-           lambda: [(arr(np.float64, (1, 2, 1)),)]),
-    OpInfo("np.concatenate", lambda em, *xs: em.call(np.concatenate, list(xs[:-1]), axis=xs[-1]),
-           lambda *xs: np.concatenate(list(xs[:-1]), axis=xs[-1]), lambda: _join_samples(False)),
-    OpInfo("np.stack", lambda em, *xs: em.call(np.stack, list(xs[:-1]), axis=xs[-1]),
-           lambda *xs: np.stack(list(xs[:-1]), axis=xs[-1]), lambda: _join_samples(True)),
+    OpInfo(
+        "x.reshape",
+        lambda em, x, s: em.call("reshape", x, *(s if isinstance(s, tuple) else (s,))),
+        lambda x, s: x.reshape(*(s if isinstance(s, tuple) else (s,))),
+        _reshape_samples,
+        cpu=0,
+    ),
+    OpInfo(
+        "np.expand_dims",
+        lambda em, x, ax: em.call(np.expand_dims, x, ax),
+        np.expand_dims,
+        lambda: [(arr(np.float32, (2, 3)), ax) for ax in (0, 2, -1, (0, 3), (-1, 0), 3, -4, 4, (1, 1))],
+    ),
+    OpInfo(
+        "np.squeeze",
+        lambda em, x, ax: em.call(np.squeeze, x, ax),
+        np.squeeze,
+        lambda: (
+            [(arr(np.int32, (1, 3, 1)), ax) for ax in (None, 0, -1, (0, 2), 1, 3)]
+            + [(arr(np.int32, ()), None), (arr(np.int32, (1,)), 0)]
+        ),
+    ),
+    OpInfo(
+        "x.squeeze", lambda em, x: em.call("squeeze", x), lambda x: x.squeeze(), lambda: [(arr(np.float64, (1, 2, 1)),)]
+    ),
+    OpInfo(
+        "np.concatenate",
+        lambda em, *xs: em.call(np.concatenate, list(xs[:-1]), axis=xs[-1]),
+        lambda *xs: np.concatenate(list(xs[:-1]), axis=xs[-1]),
+        lambda: _join_samples(False),
+    ),
+    OpInfo(
+        "np.stack",
+        lambda em, *xs: em.call(np.stack, list(xs[:-1]), axis=xs[-1]),
+        lambda *xs: np.stack(list(xs[:-1]), axis=xs[-1]),
+        lambda: _join_samples(True),
+    ),
 ]
 
 ALL = BINARY + NP_BINARY + UNARY + SPECIAL + WHERE_CLIP + LIKE + REDUCTIONS + SHAPES
@@ -398,8 +606,27 @@ def test_opinfo_sweep(info):
 
 # ----------------------------------------------------------------------------- promotion matrix
 
-OPERATORS = ["add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "lt", "le", "eq", "ne", "and_", "or_",
-             "xor", np.maximum, np.minimum, np.true_divide, np.power, np.where]
+OPERATORS = [
+    "add",
+    "sub",
+    "mul",
+    "truediv",
+    "floordiv",
+    "mod",
+    "pow",
+    "lt",
+    "le",
+    "eq",
+    "ne",
+    "and_",
+    "or_",
+    "xor",
+    np.maximum,
+    np.minimum,
+    np.true_divide,
+    np.power,
+    np.where,
+]
 KINDS = [str(d) for d in DTYPES] + ["py_bool", "py_int", "py_float", "np_scalar"]
 
 
@@ -416,8 +643,13 @@ def _operand(kind, shape, draw_value):
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.sampled_from(OPERATORS), st.sampled_from(KINDS), st.sampled_from(KINDS),
-       st.sampled_from(BROADCAST_SHAPES), st.integers(0, 1000))
+@given(
+    st.sampled_from(OPERATORS),
+    st.sampled_from(KINDS),
+    st.sampled_from(KINDS),
+    st.sampled_from(BROADCAST_SHAPES),
+    st.integers(0, 1000),
+)
 def test_promotion_matrix(op, lhs_kind, rhs_kind, shapes, value):
     """Random dtype pairs x scalar kinds x ops: the traced graph's dtype, shape and
     values equal NumPy's, or both refuse."""
@@ -430,8 +662,9 @@ def test_promotion_matrix(op, lhs_kind, rhs_kind, shapes, value):
     if op is np.where:
         info = OpInfo("where", lambda em, x, y: em.call(np.where, True, x, y), lambda x, y: np.where(True, x, y), None)
     else:
-        info = OpInfo(str(op), lambda em, x, y: em.call(op, x, y),
-                      getattr(operator, op) if isinstance(op, str) else op, None)
+        info = OpInfo(
+            str(op), lambda em, x, y: em.call(op, x, y), getattr(operator, op) if isinstance(op, str) else op, None
+        )
     _run_and_compare(info, [(lhs, rhs)], "eager")
 
 
@@ -445,9 +678,17 @@ def test_negative_integer_exponent_raises_only_where_numpy_meets_an_element(base
 def test_weak_scalars_follow_nep50():
     """The headline cases of NEP 50, spelled out (and checked against NumPy)."""
     f32, i32, b = (np.dtype(t) for t in (np.float32, np.int32, np.bool_))
-    cases = [(np.multiply, f32, 2.0, "float32"), (np.add, i32, 1, "int32"), (np.add, i32, 2.5, "float64"),
-             (np.add, b, 1, "int64"), (np.add, b, 1.0, "float64"), (np.true_divide, i32, 2, "float64"),
-             (np.add, f32, np.float64(1), "float64"), (np.less, i32, 2.5, "bool"), (np.add, b, True, "bool")]
+    cases = [
+        (np.multiply, f32, 2.0, "float32"),
+        (np.add, i32, 1, "int32"),
+        (np.add, i32, 2.5, "float64"),
+        (np.add, b, 1, "int64"),
+        (np.add, b, 1.0, "float64"),
+        (np.true_divide, i32, 2, "float64"),
+        (np.add, f32, np.float64(1), "float64"),
+        (np.less, i32, 2.5, "bool"),
+        (np.add, b, True, "bool"),
+    ]
     for ufunc, dtype, scalar, want in cases:
         _, out = promotion.ufunc_loop(ufunc, [dtype, scalar])
         assert out == np.dtype(want) == ufunc(np.ones(2, dtype), scalar).dtype, (ufunc, dtype, scalar)
@@ -490,14 +731,86 @@ def test_deferred_to_numpy(what, call, mention):
 
 
 def test_every_spec_function_has_a_rule():
-    spec = [np.add, np.subtract, np.multiply, np.divide, np.true_divide, np.floor_divide, np.power, np.negative,
-            np.abs, np.absolute, np.exp, np.log, np.sqrt, np.tanh, np.sin, np.cos, np.maximum, np.minimum, np.where,
-            np.clip, np.sum, np.mean, np.max, np.min, np.amax, np.amin, np.prod, np.matmul, np.dot, np.transpose,
-            np.reshape, np.expand_dims, np.squeeze, np.concatenate, np.stack, np.zeros_like, np.ones_like,
-            np.full_like, np.logical_not, np.floor, np.square]
-    names = ["add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "neg", "abs", "lt", "le", "gt", "ge", "eq",
-             "ne", "and_", "or_", "xor", "invert", "matmul", "getitem", "sum", "mean", "max", "min", "prod", "T",
-             "transpose", "astype", "reshape", "squeeze", "shape", "ndim", "dtype", "size"]
+    spec = [
+        np.add,
+        np.subtract,
+        np.multiply,
+        np.divide,
+        np.true_divide,
+        np.floor_divide,
+        np.power,
+        np.negative,
+        np.abs,
+        np.absolute,
+        np.exp,
+        np.log,
+        np.sqrt,
+        np.tanh,
+        np.sin,
+        np.cos,
+        np.maximum,
+        np.minimum,
+        np.where,
+        np.clip,
+        np.sum,
+        np.mean,
+        np.max,
+        np.min,
+        np.amax,
+        np.amin,
+        np.prod,
+        np.matmul,
+        np.dot,
+        np.transpose,
+        np.reshape,
+        np.expand_dims,
+        np.squeeze,
+        np.concatenate,
+        np.stack,
+        np.zeros_like,
+        np.ones_like,
+        np.full_like,
+        np.logical_not,
+        np.floor,
+        np.square,
+    ]
+    names = [
+        "add",
+        "sub",
+        "mul",
+        "truediv",
+        "floordiv",
+        "mod",
+        "pow",
+        "neg",
+        "abs",
+        "lt",
+        "le",
+        "gt",
+        "ge",
+        "eq",
+        "ne",
+        "and_",
+        "or_",
+        "xor",
+        "invert",
+        "matmul",
+        "getitem",
+        "sum",
+        "mean",
+        "max",
+        "min",
+        "prod",
+        "T",
+        "transpose",
+        "astype",
+        "reshape",
+        "squeeze",
+        "shape",
+        "ndim",
+        "dtype",
+        "size",
+    ]
     assert [f for f in spec + names if f not in TABLE] == []
 
 
@@ -516,20 +829,39 @@ def test_dynamic_sizes():
     em, (x, y) = _emitter(TensorType((DYN, 3), "f32"), TensorType((3,), "i64"))
     n, three = em.call("shape", x)
     assert isinstance(n, SymbolicSize) and three == 3 and str(n.value.type) == "index"
-    for call in (lambda: em.call("size", x), lambda: em.call("getitem", x, slice(1, None)),
-                 lambda: em.call("getitem", x, 2), lambda: em.call("reshape", x, 3, -1),
-                 lambda: em.call(np.max, x, axis=0)):
+    for call in (
+        lambda: em.call("size", x),
+        lambda: em.call("getitem", x, slice(1, None)),
+        lambda: em.call("getitem", x, 2),
+        lambda: em.call("reshape", x, 3, -1),
+        lambda: em.call(np.max, x, axis=0),
+    ):
         with pytest.raises(NotImplementedError):
             call()
-    outs = [em.call("add", x, y), em.call(np.sum, x, axis=0), em.call("getitem", x, (slice(None, None, -1), None, 0)),
-            em.call("getitem", x, -1), em.call("T", x), em.call(np.where, em.call("gt", x, 0), x, 1),
-            em.call(np.zeros_like, x, dtype=np.int32), em.call("reshape", em.call("getitem", x, (Ellipsis, 0)), -1)]
+    outs = [
+        em.call("add", x, y),
+        em.call(np.sum, x, axis=0),
+        em.call("getitem", x, (slice(None, None, -1), None, 0)),
+        em.call("getitem", x, -1),
+        em.call("T", x),
+        em.call(np.where, em.call("gt", x, 0), x, 1),
+        em.call(np.zeros_like, x, dtype=np.int32),
+        em.call("reshape", em.call("getitem", x, (Ellipsis, 0)), -1),
+    ]
     module = em.b.finish([t.value for t in outs])
     assert any(t.shape[0] is DYN for t in outs)
     for size in (2, 5):
         xs, ys = arr(np.float32, (size, 3)), arr(np.int64, (3,))
-        want = [xs + ys, np.sum(xs, axis=0), xs[::-1, None, 0], xs[-1], xs.T, np.where(xs > 0, xs, 1),
-                np.zeros_like(xs, dtype=np.int32), xs[..., 0].reshape(-1)]
+        want = [
+            xs + ys,
+            np.sum(xs, axis=0),
+            xs[::-1, None, 0],
+            xs[-1],
+            xs.T,
+            np.where(xs > 0, xs, 1),
+            np.zeros_like(xs, dtype=np.int32),
+            xs[..., 0].reshape(-1),
+        ]
         for backend in ("eager", "cpu"):
             got = interpreter.run(module, xs, ys) if backend == "eager" else compile_graph(module, "cpu")(xs, ys)
             for g, w in zip(got, want, strict=True):

@@ -35,10 +35,15 @@ func.func @f(%a: tensor<?xf32>) -> tensor<?xf32> {
 
 def test_parse_nested_pipeline_with_options():
     elements = parse_pipeline("builtin.module(func.func(canonicalize{max-iterations=3}), ember-tile{tile-bytes=64})")
-    assert elements == [Element("builtin.module", children=[
-        Element("func.func", children=[Element("canonicalize", options="max-iterations=3")]),
-        Element("ember-tile", options="tile-bytes=64"),
-    ])]
+    assert elements == [
+        Element(
+            "builtin.module",
+            children=[
+                Element("func.func", children=[Element("canonicalize", options="max-iterations=3")]),
+                Element("ember-tile", options="tile-bytes=64"),
+            ],
+        )
+    ]
     assert elements[0].text() == "builtin.module(func.func(canonicalize{max-iterations=3}),ember-tile{tile-bytes=64})"
 
 
@@ -68,10 +73,15 @@ def test_unknown_pass_names_the_nearest_known_ones():
 def test_named_pipelines_expand_to_registered_passes():
     for name in ("lower-to-loops", "lower-to-llvm"):
         flat = pass_manager.expand([Element(name)])
-        assert flat and all(registry.is_ember_pass(e.name) or registry.is_upstream_pass(e.name)
-                            or e.children is not None for e in flat)
+        assert flat and all(
+            registry.is_ember_pass(e.name) or registry.is_upstream_pass(e.name) or e.children is not None for e in flat
+        )
     assert [e.name for e in pass_manager.expand([Element("lower-to-loops")])][:4] == [
-        "ember-to-linalg", "ember-fuse", "ember-tile", "ember-bufferize"]
+        "ember-to-linalg",
+        "ember-fuse",
+        "ember-tile",
+        "ember-bufferize",
+    ]
 
 
 def test_every_listed_upstream_pass_is_registered():
@@ -151,8 +161,10 @@ def test_pipelines_and_names_are_known_without_importing_passes():
 def test_importing_the_registry_imports_no_pass_module():
     pass_modules = sorted({module for module, _ in map(registry.pass_location, registry.ember_pass_names())})
     helpers = ["compiler.passes.linalg_utils", "compiler.passes.pass_manager", "compiler.passes.base"]
-    code = ("import sys, compiler; before = set(sys.modules); "  # what the compiler package imports itself
-            "import compiler.passes.registry as r; r.known_names(); r.pipeline_text('lower-to-llvm'); "
-            f"print([m for m in {pass_modules + helpers!r} if m in set(sys.modules) - before])")
+    code = (
+        "import sys, compiler; before = set(sys.modules); "  # what the compiler package imports itself
+        "import compiler.passes.registry as r; r.known_names(); r.pipeline_text('lower-to-llvm'); "
+        f"print([m for m in {pass_modules + helpers!r} if m in set(sys.modules) - before])"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout + out.stderr

@@ -29,8 +29,14 @@ def run_fresh(code: str, env: dict | None = None) -> str:
     """Run ``code`` in a new interpreter at the repository root; its stdout."""
     import os
 
-    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
-                            env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
+    )
     assert result.returncode == 0, result.stderr
     return result.stdout
 
@@ -57,6 +63,7 @@ def test_the_compiler_shares_the_runtime_size_marker():
 
 # ---------------------------------------------------------------- cached object code, no compiler
 
+
 def _whole_sum():
     from compiler.dialects.builder import FunctionBuilder
     from compiler.dialects.types import TensorType
@@ -75,7 +82,8 @@ def _elementwise():
     return b.finish([b.op("add", b.op("tanh", x), y)])
 
 
-STANDALONE = """
+STANDALONE = (
+    """
 import json, sys
 import numpy as np
 from runtime import threads
@@ -105,7 +113,9 @@ else:
     np.testing.assert_allclose(got, np.tanh(x) + y, rtol=1e-6, atol=1e-6)
 assert kernel.parallel == saved["meta"]["parallel"]
 print("parallel" if kernel.parallel else "serial")
-""" + REPORT
+"""
+    + REPORT
+)
 
 
 @pytest.mark.parametrize("make", [_whole_sum, _elementwise], ids=["split-reduction", "elementwise"])
@@ -120,8 +130,12 @@ def test_cached_object_code_loads_and_runs_with_only_the_runtime(make, tmp_path)
     def specs(arrays):
         return [[list(a.shape), a.dtype.str] for a in arrays]
 
-    saved = {"name": signature.name, "inputs": specs(signature.inputs), "outputs": specs(signature.outputs),
-             "meta": artifact.meta}
+    saved = {
+        "name": signature.name,
+        "inputs": specs(signature.inputs),
+        "outputs": specs(signature.outputs),
+        "meta": artifact.meta,
+    }
     (tmp_path / "kernel.json").write_text(json.dumps(saved))
     (tmp_path / "kernel.o").write_bytes(artifact.payload)
     script = STANDALONE.replace("sys.argv[1]", repr(str(tmp_path / "kernel.json")))
@@ -144,6 +158,7 @@ def test_a_loaded_object_is_freed_with_its_last_user():
 
 
 # ---------------------------------------------------------------- thread count
+
 
 def test_config_num_threads_sets_the_runtimes_parts(monkeypatch):
     from compiler import config
@@ -170,7 +185,8 @@ def test_a_parallel_kernel_splits_into_config_num_threads_parts(monkeypatch):
     monkeypatch.setattr(threads, "PARALLEL_MIN_BYTES", 0)
     seen = []
     task = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)(
-        lambda _args, part, parts: seen.append((part, parts)))
+        lambda _args, part, parts: seen.append((part, parts))
+    )
     for n in (1, 3):
         monkeypatch.setattr(config, "num_threads", n)
         seen.clear()
@@ -179,6 +195,7 @@ def test_a_parallel_kernel_splits_into_config_num_threads_parts(monkeypatch):
 
 
 # ---------------------------------------------------------------- glue IR
+
 
 def _verified(text: str) -> llvm.ModuleRef:
     module = llvm.parse_assembly(text)
@@ -223,6 +240,7 @@ def test_scratch_buffers_follow_the_output_dtype():
 
 
 # ---------------------------------------------------------------- worker pool resource
+
 
 @pytest.mark.parametrize("triple", ["x86_64-unknown-linux-gnu", "aarch64-unknown-linux-gnu", "riscv64-unknown-linux"])
 def test_worker_pool_ir_verifies_for_each_spin_hint(triple):

@@ -13,16 +13,37 @@ OUTSIDE = re.compile(r"\.\./shared|shared/(SPEC|ARCHITECTURE|STYLE)|SPEC\.md|ARC
 
 
 def _shipped_files() -> list[Path]:
-    listed = subprocess.run(["git", "ls-files", "README.md", "pyproject.toml", "docs", "compiler", "runtime",
-                             "tools", "examples", "benchmarks"], cwd=ROOT, capture_output=True, text=True, check=True)
+    listed = subprocess.run(
+        [
+            "git",
+            "ls-files",
+            "README.md",
+            "pyproject.toml",
+            "docs",
+            "compiler",
+            "runtime",
+            "tools",
+            "examples",
+            "benchmarks",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return [ROOT / name for name in listed.stdout.split()]
 
 
 def test_readme_docs_and_sources_name_no_file_outside_the_repository():
     files = _shipped_files()
     assert any(f.name == "README.md" for f in files)
-    offenders = [f"{f.relative_to(ROOT)}:{n}" for f in files if f.exists()
-                 for n, line in enumerate(f.read_text(errors="replace").splitlines(), 1) if OUTSIDE.search(line)]
+    offenders = [
+        f"{f.relative_to(ROOT)}:{n}"
+        for f in files
+        if f.exists()
+        for n, line in enumerate(f.read_text(errors="replace").splitlines(), 1)
+        if OUTSIDE.search(line)
+    ]
     assert offenders == []
 
 

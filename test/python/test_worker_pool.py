@@ -96,8 +96,9 @@ def test_a_busy_pool_runs_a_second_callers_parts_on_its_own_thread(small_pool):
 
     def during_a(part):
         if part == 0:
-            t = threading.Thread(target=lambda: (small_pool.run(inner.address, None, 3),
-                                                 seen.setdefault("b", threading.get_ident())))
+            t = threading.Thread(
+                target=lambda: (small_pool.run(inner.address, None, 3), seen.setdefault("b", threading.get_ident()))
+            )
             t.start()
             t.join(30)
             seen["b_done"] = not t.is_alive()

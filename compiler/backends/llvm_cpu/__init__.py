@@ -31,8 +31,11 @@ def signature_of(func_op) -> Signature:
         tensor = TensorType.from_mlir(t)
         return ArraySpec(tensor.shape, tensor.numpy_dtype)
 
-    return Signature(ir.StringAttr(func_op.attributes["sym_name"]).value,
-                     tuple(spec(t) for t in fn_type.inputs), tuple(spec(t) for t in fn_type.results))
+    return Signature(
+        ir.StringAttr(func_op.attributes["sym_name"]).value,
+        tuple(spec(t) for t in fn_type.inputs),
+        tuple(spec(t) for t in fn_type.results),
+    )
 
 
 @dataclass(frozen=True)
@@ -64,8 +67,13 @@ def lower_to_object(module: ir.Module, entry: str, contiguous: tuple[bool, ...] 
     mlir_done = time.perf_counter()
     object_code = emit_object(optimize(llvm_ir))
     logs.log("output_code", "LLVM IR %s\n%s", entry, llvm_ir)
-    logs.log("perf", "%s: MLIR passes %.1f ms, LLVM O3 + codegen %.1f ms", entry,
-             (mlir_done - start) * 1e3, (time.perf_counter() - mlir_done) * 1e3)
+    logs.log(
+        "perf",
+        "%s: MLIR passes %.1f ms, LLVM O3 + codegen %.1f ms",
+        entry,
+        (mlir_done - start) * 1e3,
+        (time.perf_counter() - mlir_done) * 1e3,
+    )
     return Lowered(object_code, llvm_ir, parallel, scratch)
 
 
@@ -111,8 +119,9 @@ def _run_stages(module: ir.Module, pipeline: str, entry: str) -> None:
 
 def cache_key(module: ir.Module, entry: str, contiguous: tuple[bool, ...] = ()) -> str:
     layout = "".join("c" if flag else "s" for flag in contiguous)
-    return artifact_key(str(module), entry, layout, __version__, bindings_version(), host_target().cache_tag,
-                        blas_symbols.cache_tag())
+    return artifact_key(
+        str(module), entry, layout, __version__, bindings_version(), host_target().cache_tag, blas_symbols.cache_tag()
+    )
 
 
 def object_code(module: ir.Module, entry: str, contiguous: tuple[bool, ...] = ()) -> Artifact:
@@ -130,8 +139,10 @@ def object_code(module: ir.Module, entry: str, contiguous: tuple[bool, ...] = ()
     if artifact is None:
         with ARTIFACTS.recording() as stages:
             lowered = lower_to_object(module, entry, contiguous)
-        artifact = Artifact(lowered.object_code, {"parallel": lowered.parallel, "entry": entry,
-                                                  "scratch": [list(s) for s in lowered.scratch]})
+        artifact = Artifact(
+            lowered.object_code,
+            {"parallel": lowered.parallel, "entry": entry, "scratch": [list(s) for s in lowered.scratch]},
+        )
         ARTIFACTS.put(key, artifact, texts={"ir": stages, "llvm_ir": lowered.llvm_ir})
     elif logs.enabled("ir") or logs.enabled("output_code"):
         texts = ARTIFACTS.texts(key) or {}
@@ -139,8 +150,12 @@ def object_code(module: ir.Module, entry: str, contiguous: tuple[bool, ...] = ()
         if logs.enabled("ir") and not stages:
             logs.log("ir", "IR of %s: not kept with its artifact (from the artifact cache)", entry)
         elif logs.enabled("ir") and not all(per_pass for _, _, per_pass in stages):
-            logs.log("ir", "IR of %s (from the artifact cache): compiled with the ir log off, so only the IR "
-                     "after each stage was kept; EMBER_CACHE_DIR=off shows every pass", entry)
+            logs.log(
+                "ir",
+                "IR of %s (from the artifact cache): compiled with the ir log off, so only the IR "
+                "after each stage was kept; EMBER_CACHE_DIR=off shows every pass",
+                entry,
+            )
         for stage, text, _ in stages if logs.enabled("ir") else ():
             logs.log("ir", "IR of %s after %s (from the artifact cache)\n%s", entry, stage, text)
         if llvm_ir is not None:

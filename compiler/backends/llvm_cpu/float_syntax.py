@@ -24,7 +24,8 @@ _LITERAL = re.compile(
     r"[+-]?(?:qnan|inf|nan\(0x[0-9a-fA-F]+\)|snan\(0x[0-9a-fA-F]+\))"  # special values
     r"|f0x[0-9A-Fa-f]{8}(?:[0-9A-Fa-f]{8})?"  # bits
     r"|[+-]?\d+\.\d+e[+-]\d+"  # decimals
-    r")(?![\w.])")
+    r")(?![\w.])"
+)
 _TYPE = re.compile(r"\b(float|double)\b")
 _F32_TO_F64_PAYLOAD_SHIFT = 29  # 52 - 23 mantissa bits
 
@@ -41,7 +42,7 @@ def _special(text: str, ty: str) -> str:
         return f"0x{sign | 0x7FF0000000000000:016X}"
     if body == "qnan":
         return f"0x{sign | 0x7FF8000000000000:016X}"
-    payload = int(body[body.index("(") + 1:-1], 16) << shift
+    payload = int(body[body.index("(") + 1 : -1], 16) << shift
     quiet = 0x7FF8000000000000 if body.startswith("nan") else 0x7FF0000000000000
     return f"0x{sign | quiet | payload:016X}"
 
@@ -71,5 +72,6 @@ def _rewrite_line(line: str) -> str:
 
 def legacy_float_syntax(llvm_ir: str) -> str:
     """``llvm_ir`` with every float constant in the syntax llvmlite's LLVM parses."""
-    return "\n".join(_rewrite_line(line) if ("float" in line or "double" in line) else line
-                     for line in llvm_ir.split("\n"))
+    return "\n".join(
+        _rewrite_line(line) if ("float" in line or "double" in line) else line for line in llvm_ir.split("\n")
+    )
