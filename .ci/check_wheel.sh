@@ -7,7 +7,11 @@ repo="$(cd "$(dirname "$0")/.." && pwd)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-python -m pip wheel -q --no-deps -w "$work/dist" "$repo"
+# Build from a copy of the files git would commit: a build/ folder left in the checkout
+# by an earlier build would otherwise lend the wheel files its own rules leave out.
+mkdir "$work/src"
+(cd "$repo" && git ls-files -z --cached --others --exclude-standard | xargs -0 cp --parents -t "$work/src")
+python -m pip wheel -q --no-deps -w "$work/dist" "$work/src"
 python -m venv "$work/venv"
 "$work/venv/bin/python" -m pip install -q "$work"/dist/ember-*.whl
 cd "$work"
