@@ -4,7 +4,7 @@
     python benchmarks/parallel_split.py --quick   # few calls: smoke run, times not for reading
 
 For ``tanh(x * x)`` on float32 vectors of growing size, the compiled kernel's
-launcher (``ember_launch_*``, runtime/abi.py) is called with a preallocated output,
+launcher (``ember_launch_*``, runtime/entry_glue.py) is called with a preallocated output,
 once with ``parts=1`` (no hand-off: the calling thread runs everything) and once with
 ``parts=N`` (the native worker pool, runtime/threads.py), N from ``EMBER_NUM_THREADS``
 or the cores. The ratio column is one part's time over N parts' time; where it

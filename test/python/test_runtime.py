@@ -114,7 +114,7 @@ def test_zero_d_and_size_zero():
 
 @pytest.mark.parametrize("fast", [True, False])
 def test_both_call_paths_bind_any_view(fast, monkeypatch):
-    """The array-reading entry (runtime/abi.py) and the ctypes-descriptor fallback agree."""
+    """The array-reading entry (runtime/entry_glue.py) and the ctypes-descriptor fallback agree."""
     from runtime import abi
 
     monkeypatch.setattr(abi, "fast_entry_supported", fast)
