@@ -34,8 +34,10 @@ PROG = "ember-opt"
 EMITS = ("mlir", "llvm", "asm", "obj")
 LATER_EMITS = ("ptx",)
 LOWERING = "lower-to-llvm"  # run before --emit=llvm/asm/obj when no pipeline is given
-SUMMARY = ("Reads MLIR (a file or '-'), runs passes (Ember's and upstream MLIR's) and prints "
-           "MLIR, LLVM IR or host code. The command line is mlir-opt's.")
+SUMMARY = (
+    "Reads MLIR (a file or '-'), runs passes (Ember's and upstream MLIR's) and prints "
+    "MLIR, LLVM IR or host code. The command line is mlir-opt's."
+)
 
 
 class UsageError(Exception):
@@ -81,9 +83,17 @@ def parse_options(argv: list[str]) -> Options:
         raise UsageError(str(e)) from None
     args = line.args
     _check_emit(args)
-    dumps = ir_dumps.DumpFilter(args.mlir_print_ir_before_all, args.mlir_print_ir_after_all,
-                                _names(args.mlir_print_ir_before), _names(args.mlir_print_ir_after),
-                                args.mlir_print_ir_after_failure)
+    for flag in ("mlir_elide_elementsattrs_if_larger", "mlir_elide_resource_strings_if_larger"):
+        value = getattr(args, flag)
+        if value is not None and not value.isdigit():
+            raise UsageError(f"option '--{flag.replace('_', '-')}' takes a number, not '{value}'")
+    dumps = ir_dumps.DumpFilter(
+        args.mlir_print_ir_before_all,
+        args.mlir_print_ir_after_all,
+        _names(args.mlir_print_ir_before),
+        _names(args.mlir_print_ir_after),
+        args.mlir_print_ir_after_failure,
+    )
     return Options(args, line.pieces, None, dumps)
 
 
@@ -92,9 +102,11 @@ def parse_options(argv: list[str]) -> Options:
 
 def list_passes() -> str:
     """Ember's passes and pipelines with their summaries, then the upstream pass names."""
-    rows = [("Ember passes:", [(n, registry.pass_summary(n)) for n in registry.ember_pass_names()]),
-            ("Ember pipelines:", [(n, registry.pipeline_summary(n)) for n in registry.pipeline_names()]),
-            ("Upstream MLIR passes:", [(n, "") for n in registry.upstream_passes()])]
+    rows = [
+        ("Ember passes:", [(n, registry.pass_summary(n)) for n in registry.ember_pass_names()]),
+        ("Ember pipelines:", [(n, registry.pipeline_summary(n)) for n in registry.pipeline_names()]),
+        ("Upstream MLIR passes:", [(n, "") for n in registry.upstream_passes()]),
+    ]
     lines = []
     for title, entries in rows:
         lines.append(title)
@@ -146,13 +158,15 @@ def _run_pass_manager(module, pipeline: str, options: Options) -> None:
     pm = build_pass_manager(pipeline, module.context)
     pm.enable_verifier(args.verify_each)
     if dumps.enabled:
-        pm.enable_ir_printing(print_before_all=dumps.before_all or bool(dumps.before),
-                              print_after_all=dumps.after_all or bool(dumps.after) or dumps.after_failure,
-                              print_module_scope=args.mlir_print_ir_module_scope,
-                              print_after_change=args.mlir_print_ir_after_change,
-                              print_after_failure=dumps.after_failure,
-                              enable_debug_info=args.mlir_print_debuginfo,
-                              print_generic_op_form=args.mlir_print_op_generic)
+        pm.enable_ir_printing(
+            print_before_all=dumps.before_all or bool(dumps.before),
+            print_after_all=dumps.after_all or bool(dumps.after) or dumps.after_failure,
+            print_module_scope=args.mlir_print_ir_module_scope,
+            print_after_change=args.mlir_print_ir_after_change,
+            print_after_failure=dumps.after_failure,
+            enable_debug_info=args.mlir_print_debuginfo,
+            print_generic_op_form=args.mlir_print_op_generic,
+        )
     if args.mlir_timing:
         pm.enable_timing()
     try:
@@ -163,12 +177,24 @@ def _run_pass_manager(module, pipeline: str, options: Options) -> None:
 
 def print_module(module: ir.Module, args, display_name: str) -> str:
     """The module as mlir-opt prints it under the printing flags."""
-    text = module.operation.get_asm(enable_debug_info=args.mlir_print_debuginfo,
-                                    use_local_scope=args.mlir_print_local_scope,
-                                    print_generic_op_form=args.mlir_print_op_generic)
-    if args.mlir_print_debuginfo:  # the bindings parse text as file "-": show the real name
+    text = module.operation.get_asm(
+        enable_debug_info=args.mlir_print_debuginfo,
+        pretty_debug_info=args.mlir_pretty_debuginfo,
+        use_local_scope=args.mlir_print_local_scope,
+        print_generic_op_form=args.mlir_print_op_generic,
+        use_name_loc_as_prefix=args.mlir_use_nameloc_as_prefix,
+        skip_regions=args.mlir_print_skip_regions,
+        assume_verified=args.mlir_print_assume_verified,
+        large_elements_limit=_limit(args.mlir_elide_elementsattrs_if_larger),
+        large_resource_limit=_limit(args.mlir_elide_resource_strings_if_larger),
+    )
+    if args.mlir_print_debuginfo:  # a chunk parsed as file "-" (see parse_chunk): show the real name
         text = re.sub(r'loc\("-":(?=\d)', lambda _: f"loc({_quoted(display_name)}:", text)
     return text
+
+
+def _limit(value: str | None) -> int | None:
+    return None if value is None else int(value)  # checked in parse_options
 
 
 def _quoted(name: str) -> str:
@@ -195,10 +221,65 @@ def render(module: ir.Module, options: Options, display_name: str) -> str | byte
     return codegen.emit_assembly(optimized) if emit == "asm" else codegen.emit_object(optimized)
 
 
+class _Parsed:
+    """The top-level op of a chunk, shaped like ``ir.Module`` for the code below."""
+
+    def __init__(self, op):
+        self.operation = op.operation
+        self.context = op.context
+
+    @property
+    def body(self):
+        return self.operation.regions[0].blocks[0]
+
+
+_STDIN_LOC = re.compile(r'loc\("-":(\d+):(\d+)\)')
+
+
+def parse_chunk(chunk: str, context: ir.Context, name: str, implicit_module: bool = True):
+    """Parse a chunk as mlir-opt does, with its locations in file ``name``.
+
+    ``ir.Module.parse`` (which makes the implicit module as mlir-opt does) names
+    every buffer ``-``, so the file locations the parser gave to ops and block
+    arguments are renamed afterwards: passes that record or print locations
+    (``snapshot-op-locations``, ``--mlir-print-debuginfo``) then see the input's
+    name, as under mlir-opt. Diagnostics the parser itself reports still say ``-``;
+    the printer and ``--verify-diagnostics`` read that as the input. With
+    ``implicit_module`` false (--no-implicit-module) the chunk must hold exactly one
+    op, which is returned as it is.
+    """
+    if not implicit_module:
+        return _Parsed(ir.Operation.parse(chunk, source_name=name, context=context))
+    module = ir.Module.parse(chunk, context)
+    if name != "-":
+        _rename_locations(module.operation, name, context)
+    return module
+
+
+def _renamed(loc, name: str, context: ir.Context):
+    match = _STDIN_LOC.fullmatch(str(loc))
+    return match and ir.Location.file(name, int(match.group(1)), int(match.group(2)), context=context)
+
+
+def _rename_locations(root, name: str, context: ir.Context) -> None:
+    def visit(op):
+        op = op.operation
+        if new := _renamed(op.location, name, context):
+            op.location = new
+        for region in op.regions:
+            for block in region.blocks:
+                for arg in block.arguments:
+                    if new := _renamed(arg.location, name, context):
+                        arg.set_location(new)
+        return ir.WalkResult.ADVANCE
+
+    root.walk(visit)
+
+
 def process(chunk: str, context: ir.Context, options: Options, display_name: str) -> str | bytes:
     """Parse, transform and render one chunk; MLIR failures become ChunkFailure."""
     try:
-        module = ir.Module.parse(chunk, context)
+        module = parse_chunk(chunk, context, display_name, not options.args.no_implicit_module)
         if options.pipeline:
             run_passes(module, options.pipeline, options)
         return render(module, options, display_name)
@@ -234,7 +315,7 @@ class Session:
         if failure and not any(d.severity == "error" for d in diags):
             diags.append(Diag("error", failure))
         if self.options.args.verify_diagnostics:
-            problems = verify(diags, parse_expectations(chunk))
+            problems = verify(diags, parse_expectations(chunk), self.name)
             self.report(problems)
             return output, not problems
         self.report(diags)
@@ -266,8 +347,9 @@ def run(options: Options) -> int:
         if output is not None:
             outputs.append(output)
     if ok or args.o == "-":  # like mlir-opt, keep no output file on failure
-        write_output(args.o, outputs[0] if args.emit == "obj" and outputs
-                     else (args.output_split_marker + "\n").join(outputs))
+        write_output(
+            args.o, outputs[0] if args.emit == "obj" and outputs else (args.output_split_marker + "\n").join(outputs)
+        )
     return 0 if ok else 1
 
 

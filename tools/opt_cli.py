@@ -53,43 +53,97 @@ class Option:
 
 # (group title, options); the order is --help's.
 GROUPS: list[tuple[str, list[Option]]] = [
-    ("Input and output", [
-        Option("o", VALUE, "output file (default: stdout)", "-", "FILE"),
-        Option("emit", VALUE, "output kind: mlir (default), llvm (LLVM IR), asm or obj (host code, O3)",
-               "mlir", "KIND"),
-        Option("split-input-file", OPTIONAL, "process each chunk between markers on its own "
-               f"(default marker '{DEFAULT_SPLIT_MARKER}')", None, "MARKER", DEFAULT_SPLIT_MARKER),
-        Option("output-split-marker", VALUE, "printed between the outputs of split chunks",
-               DEFAULT_SPLIT_MARKER, "MARKER"),
-        Option("allow-unregistered-dialect", FLAG, "accept operations of unknown dialects", False),
-        Option("verify-diagnostics", FLAG, "check the input's expected-* comments against the diagnostics", False),
-    ]),
-    ("Passes", [
-        Option("p", VALUE, "named pipeline or pass names, comma separated (repeatable)", metavar="PASSES"),
-        Option("pass-pipeline", VALUE, "textual pipeline, e.g. 'builtin.module(ember-to-linalg,cse)' "
-               "(repeatable)", metavar="PIPELINE"),
-        Option("list-passes", FLAG, "list Ember's passes and pipelines and the upstream passes", False),
-        Option("verify-each", OPTIONAL, "verify the IR after every pass (default true; =false to skip)",
-               True, "BOOL", True),
-        Option("mlir-disable-threading", FLAG, "run passes on one thread", False),
-        Option("mlir-timing", FLAG, "print pass timing to stderr", False),
-    ]),
-    ("Printing", [
-        Option("mlir-print-debuginfo", FLAG, "print locations", False),
-        Option("mlir-print-local-scope", FLAG, "print types and attributes inline, not as aliases", False),
-        Option("mlir-print-op-generic", FLAG, "print every operation in the generic form", False),
-        Option("mlir-print-ir-before-all", FLAG, "print the IR before every pass (to stderr)", False),
-        Option("mlir-print-ir-after-all", FLAG, "print the IR after every pass (to stderr)", False),
-        Option("mlir-print-ir-before", VALUE, "print the IR before these passes", "", "PASS[,PASS]"),
-        Option("mlir-print-ir-after", VALUE, "print the IR after these passes", "", "PASS[,PASS]"),
-        Option("mlir-print-ir-after-change", FLAG, "with the above: only after passes that changed the IR",
-               False),
-        Option("mlir-print-ir-after-failure", FLAG, "print the IR after a pass that failed", False),
-        Option("mlir-print-ir-module-scope", FLAG, "IR dumps show the whole module", False),
-    ]),
-    ("Help", [
-        Option("help", FLAG, "print this help and exit", False),
-    ]),
+    (
+        "Input and output",
+        [
+            Option("o", VALUE, "output file (default: stdout)", "-", "FILE"),
+            Option(
+                "emit", VALUE, "output kind: mlir (default), llvm (LLVM IR), asm or obj (host code, O3)", "mlir", "KIND"
+            ),
+            Option(
+                "split-input-file",
+                OPTIONAL,
+                f"process each chunk between markers on its own (default marker '{DEFAULT_SPLIT_MARKER}')",
+                None,
+                "MARKER",
+                DEFAULT_SPLIT_MARKER,
+            ),
+            Option(
+                "output-split-marker",
+                VALUE,
+                "printed between the outputs of split chunks",
+                DEFAULT_SPLIT_MARKER,
+                "MARKER",
+            ),
+            Option("allow-unregistered-dialect", FLAG, "accept operations of unknown dialects", False),
+            Option(
+                "no-implicit-module",
+                FLAG,
+                "the input is one top-level op, printed as it is (no module around it)",
+                False,
+            ),
+            Option("verify-diagnostics", FLAG, "check the input's expected-* comments against the diagnostics", False),
+        ],
+    ),
+    (
+        "Passes",
+        [
+            Option("p", VALUE, "named pipeline or pass names, comma separated (repeatable)", metavar="PASSES"),
+            Option(
+                "pass-pipeline",
+                VALUE,
+                "textual pipeline, e.g. 'builtin.module(ember-to-linalg,cse)' (repeatable)",
+                metavar="PIPELINE",
+            ),
+            Option("list-passes", FLAG, "list Ember's passes and pipelines and the upstream passes", False),
+            Option(
+                "verify-each",
+                OPTIONAL,
+                "verify the IR after every pass (default true; =false to skip)",
+                True,
+                "BOOL",
+                True,
+            ),
+            Option("mlir-disable-threading", FLAG, "run passes on one thread", False),
+            Option("mlir-timing", FLAG, "print pass timing to stderr", False),
+        ],
+    ),
+    (
+        "Printing",
+        [
+            Option("mlir-print-debuginfo", FLAG, "print locations", False),
+            Option("mlir-print-local-scope", FLAG, "print types and attributes inline, not as aliases", False),
+            Option("mlir-print-op-generic", FLAG, "print every operation in the generic form", False),
+            Option(
+                "mlir-pretty-debuginfo",
+                FLAG,
+                "with --mlir-print-debuginfo: locations in a readable, unparsable form",
+                False,
+            ),
+            Option("mlir-use-nameloc-as-prefix", FLAG, "name SSA values after their name locations", False),
+            Option("mlir-print-skip-regions", FLAG, "print operations without their regions", False),
+            Option("mlir-print-assume-verified", FLAG, "print the custom form without verifying first", False),
+            Option(
+                "mlir-elide-elementsattrs-if-larger", VALUE, "elide elements attributes with more elements", None, "N"
+            ),
+            Option(
+                "mlir-elide-resource-strings-if-larger", VALUE, "elide resource strings longer than this", None, "N"
+            ),
+            Option("mlir-print-ir-before-all", FLAG, "print the IR before every pass (to stderr)", False),
+            Option("mlir-print-ir-after-all", FLAG, "print the IR after every pass (to stderr)", False),
+            Option("mlir-print-ir-before", VALUE, "print the IR before these passes", "", "PASS[,PASS]"),
+            Option("mlir-print-ir-after", VALUE, "print the IR after these passes", "", "PASS[,PASS]"),
+            Option("mlir-print-ir-after-change", FLAG, "with the above: only after passes that changed the IR", False),
+            Option("mlir-print-ir-after-failure", FLAG, "print the IR after a pass that failed", False),
+            Option("mlir-print-ir-module-scope", FLAG, "IR dumps show the whole module", False),
+        ],
+    ),
+    (
+        "Help",
+        [
+            Option("help", FLAG, "print this help and exit", False),
+        ],
+    ),
 ]
 OPTIONS: dict[str, Option] = {o.name: o for _, group in GROUPS for o in group}
 PIPELINE_OPTIONS = ("p", "pass-pipeline")
@@ -114,7 +168,7 @@ def unwrap(text: str) -> str:
     """``builtin.module(a,b)`` -> ``a,b``; any other text unchanged."""
     text = text.strip()
     if text.startswith("builtin.module(") and text.endswith(")"):
-        return text[len("builtin.module("):-1]
+        return text[len("builtin.module(") : -1]
     return text
 
 
@@ -140,8 +194,10 @@ def _bool(option: Option, value: str) -> bool:
 
 def _unknown(arg: str) -> CommandLineError:
     word = arg.split("=", 1)[0]
-    hint = (nearest(word, [o.spelling for o in OPTIONS.values()])  # a misspelt option first
-            or nearest(word, ["-" + n for n in registry.known_names()]))
+    hint = (
+        nearest(word, [o.spelling for o in OPTIONS.values()])  # a misspelt option first
+        or nearest(word, ["-" + n for n in registry.known_names()])
+    )
     return CommandLineError(f"unknown command line argument '{arg}'{hint}")
 
 
@@ -194,8 +250,7 @@ def scan(argv: list[str]) -> CommandLine:
 
 def help_text(prog: str, summary: str) -> str:
     """--help: the options by group, and how passes are named on the command line."""
-    lines = [f"usage: {prog} [options] [input file, '-' for stdin (default)]", "",
-             *textwrap.wrap(summary, 80), ""]
+    lines = [f"usage: {prog} [options] [input file, '-' for stdin (default)]", "", *textwrap.wrap(summary, 80), ""]
     for title, group in GROUPS:
         lines.append(f"{title}:")
         for o in group:

@@ -91,7 +91,7 @@ class Printer:
         return f"{file}:{d.line}:{d.col}"
 
     def _snippet(self, d: Diag) -> list[str]:
-        if d.file != "-" or not 0 < d.line <= len(self.lines):
+        if d.file not in ("-", self.display_name) or not 0 < d.line <= len(self.lines):
             return []
         text = self.lines[d.line - 1]
         return [text, " " * max(d.col - 1, 0) + "^"]
@@ -105,7 +105,8 @@ class Printer:
 # ----------------------------------------------------------------------------- verifying
 
 _EXPECTED = re.compile(
-    r"expected-(error|note|remark|warning)(-re)? *(@([+-][0-9]+|above|below|unknown))? *\{\{(.*)\}\}$")
+    r"expected-(error|note|remark|warning)(-re)? *(@([+-][0-9]+|above|below|unknown))? *\{\{(.*)\}\}$"
+)
 
 
 @dataclass
@@ -175,8 +176,9 @@ def _flatten(diags: list[Diag]) -> list[Diag]:
     return out
 
 
-def _match(d: Diag, expected: list[Expected]) -> bool:
-    line = {None: 0, "-": d.line}.get(d.file, -1)  # -1: another file, never expected
+def _match(d: Diag, expected: list[Expected], source_name: str) -> bool:
+    # 0: an unknown location; -1: another file, never expected
+    line = 0 if d.file is None else d.line if d.file in ("-", source_name) else -1
     for e in expected:
         if not e.matched and e.kind == d.severity and e.line == line and e.pattern.search(d.message):
             e.matched = True
@@ -184,11 +186,12 @@ def _match(d: Diag, expected: list[Expected]) -> bool:
     return False
 
 
-def verify(diags: list[Diag], expected: list[Expected]) -> list[Diag]:
-    """Errors for unexpected diagnostics and for expectations nothing produced."""
+def verify(diags: list[Diag], expected: list[Expected], source_name: str = "-") -> list[Diag]:
+    """Errors for unexpected diagnostics and for expectations nothing produced;
+    diagnostics in file ``source_name`` (or ``-``) are located in the input."""
     problems = []
     for d in _flatten(diags):
-        if not _match(d, expected):
+        if not _match(d, expected, source_name):
             problems.append(Diag("error", f"unexpected {d.severity}: {d.message}", d.file, d.line, d.col))
     for e in expected:
         if not e.matched:

@@ -144,11 +144,14 @@ def test_missing_input_file(capsys, tmp_path):
     assert err == f"ember-opt: error: cannot open input file '{missing}': No such file or directory\n"
 
 
-@pytest.mark.parametrize("pipeline, wanted", [
-    ("-p=canonicalise", "did you mean 'canonicalize'"),
-    ("-p=ember-to-linalgg", "did you mean 'ember-to-linalg'"),
-    ("--pass-pipeline=builtin.module(lower-to-llmv)", "did you mean 'lower-to-llvm'"),
-])
+@pytest.mark.parametrize(
+    "pipeline, wanted",
+    [
+        ("-p=canonicalise", "did you mean 'canonicalize'"),
+        ("-p=ember-to-linalgg", "did you mean 'ember-to-linalg'"),
+        ("--pass-pipeline=builtin.module(lower-to-llmv)", "did you mean 'lower-to-llvm'"),
+    ],
+)
 def test_unknown_pass_suggests_the_nearest(capsys, write, pipeline, wanted):
     flag, _, text = pipeline.partition("=")
     code, out, err = run(capsys, write(GOOD), flag, text)
@@ -172,22 +175,33 @@ def test_unknown_pass_option(capsys, write):
 def test_unknown_command_line_option(capsys, write):
     code, _, err = run(capsys, write(GOOD), "--split-input-fil")
     assert code == 1
-    assert err.startswith("ember-opt: error: unknown command line argument '--split-input-fil' "
-                          "(did you mean '--split-input-file'")
+    assert err.startswith(
+        "ember-opt: error: unknown command line argument '--split-input-fil' (did you mean '--split-input-file'"
+    )
 
 
 def test_pipeline_pieces_run_in_command_line_order(capsys, write):
-    code, _, err = run(capsys, write(GOOD), "-p", "ember-to-linalg", "-canonicalize",
-                       "--pass-pipeline=builtin.module(cse)", "--mlir-print-ir-after-all")
+    code, _, err = run(
+        capsys,
+        write(GOOD),
+        "-p",
+        "ember-to-linalg",
+        "-canonicalize",
+        "--pass-pipeline=builtin.module(cse)",
+        "--mlir-print-ir-after-all",
+    )
     assert code == 0, err
     order = re.findall(r"IR Dump After \S+: ([\w-]+)", err)
     assert order == ["ember-to-linalg", "canonicalize", "cse"]
 
 
-@pytest.mark.parametrize("emit, wanted", [
-    ("ptx", "--emit=ptx is not supported yet"),
-    ("wasm", "unknown --emit=wasm"),
-])
+@pytest.mark.parametrize(
+    "emit, wanted",
+    [
+        ("ptx", "--emit=ptx is not supported yet"),
+        ("wasm", "unknown --emit=wasm"),
+    ],
+)
 def test_emit_rejects_unknown_kinds(capsys, write, emit, wanted):
     code, _, err = run(capsys, write(GOOD), f"--emit={emit}")
     assert code == 1
@@ -266,8 +280,7 @@ def test_print_ir_after_all_goes_to_stderr(capsys, write):
 
 
 def test_print_ir_before_keeps_only_the_named_pass(capsys, write):
-    code, _, err = run(capsys, write(GOOD), "-p", "ember-to-linalg,canonicalize",
-                       "--mlir-print-ir-before=canonicalize")
+    code, _, err = run(capsys, write(GOOD), "-p", "ember-to-linalg,canonicalize", "--mlir-print-ir-before=canonicalize")
     assert code == 0
     assert err.count("IR Dump") == 1
     assert "IR Dump Before CanonicalizerPass: canonicalize" in err
@@ -281,9 +294,11 @@ def test_timing_report(capsys, write):
 
 
 def test_pass_failure_is_located(capsys, write):
-    path = write('func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n'
-                 '  %0 = "foo.bar"(%a) : (tensor<4xf32>) -> tensor<4xf32>\n'
-                 '  return %0 : tensor<4xf32>\n}\n')
+    path = write(
+        "func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
+        '  %0 = "foo.bar"(%a) : (tensor<4xf32>) -> tensor<4xf32>\n'
+        "  return %0 : tensor<4xf32>\n}\n"
+    )
     code, out, err = run(capsys, path, "--allow-unregistered-dialect", "-p", "one-shot-bufferize")
     assert code == 1 and out == ""
     assert err.startswith(f"{path}:2:8: error: op was not bufferized")
@@ -364,8 +379,14 @@ def test_python_dash_m(tmp_path):
     path = tmp_path / "bad.mlir"
     path.write_text(BAD_AXES)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [REPO, os.environ.get("PYTHONPATH")])))
-    done = subprocess.run([sys.executable, "-m", "tools.ember_opt", str(path)], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "tools.ember_opt", str(path)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr.startswith(f"{path}:2:8: error: 'ember.sum' op axes [3] out of range for rank 1")
     assert "Traceback" not in done.stderr
