@@ -59,5 +59,10 @@ class BackendError(EmberError):
     """A backend failed to compile a graph (with ``options={"strict": True}``)."""
 
 
+class InvalidBackend(BackendError):
+    """A custom backend broke its contract: ``backend(module, example_inputs)`` must return
+    a callable running the graph. Raised when the graph is compiled, whatever ``strict``."""
+
+
 class InvalidArgument(EmberError, TypeError):
     """``compile()`` or a compiled function was called with arguments it cannot take."""

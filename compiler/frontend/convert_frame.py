@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from compiler import logs
 from compiler.backends import EagerGraph, compile_graph
 from compiler.dialects.guard_metadata import GuardMetadata
-from compiler.errors import BackendError, GraphBreakError, Location, Unsupported
+from compiler.errors import BackendError, GraphBreakError, InvalidBackend, Location, Unsupported
 from compiler.frontend import entry_codegen
 from compiler.frontend import variables as v
 from compiler.frontend import wrap as wrapping
@@ -63,6 +63,13 @@ def convert(fn, args: tuple, kwargs: dict, options) -> Entry:
                     f"Python {sys.version_info[0]}.{sys.version_info[1]} bytecode "
                     f"(the tracer reads {SUPPORTED_BYTECODE[0]}.{SUPPORTED_BYTECODE[1]}'s)",
                     hint="the function runs in CPython",
+                )
+            reserved = entry_codegen.reserved_parameter(fn)
+            if reserved is not None:
+                raise Unsupported(
+                    f"the parameter name {reserved!r} (names starting with "
+                    f"{entry_codegen.RESERVED_PREFIX!r} are the generated code's own)",
+                    hint="rename the parameter to compile the function",
                 )
             tx = _root_translator(fn, args, kwargs, output)
             result = tx.run()
@@ -125,7 +132,7 @@ def _wrap_argument(tx, param, name, value):
 
 def _finish(fn, output: OutputGraph, result, options, start) -> Entry:
     plan = entry_codegen.ResultPlan(input_index=output.input_index, input_sources=[i.source for i in output.inputs])
-    effects = entry_codegen.effect_lines(plan, output.mutated, output.attribute_writes, output.global_writes)
+    reads, writes = entry_codegen.effect_lines(plan, output.mutated, output.attribute_writes, output.global_writes)
     result_expr = plan.expr(result)
     trace_time = time.perf_counter() - start
     graph, module = None, None
@@ -159,9 +166,10 @@ def _finish(fn, output: OutputGraph, result, options, start) -> Entry:
         output.guards.objects,
         [i.source.expr() for i in output.inputs],
         call,
-        effects,
+        reads,
         result_expr,
         plan.namespace,
+        write_lines=writes,
     )
     logs.log("guards", "GUARDS %s\n%s", fn.__qualname__, "\n".join(f"  - {g.text}" for g in guards))
     logs.log("output_code", "ENTRY CODE %s\n%s", fn.__qualname__, entry.__ember_source__)
@@ -182,9 +190,10 @@ def _finish(fn, output: OutputGraph, result, options, start) -> Entry:
 
 
 def _compile_graph(fn, module, output, options):
-    """The backend's callable; on a backend failure the graph runs eagerly, with one warning."""
+    """The backend's callable; on a backend failure the graph runs eagerly, with one warning.
+    A custom backend that returns something not callable is a bug in the backend: an error."""
     try:
-        return compile_graph(module, options.backend, example_inputs=tuple(i.example for i in output.inputs))
+        graph = compile_graph(module, options.backend, example_inputs=tuple(i.example for i in output.inputs))
     except Exception as e:
         if options.strict:
             raise BackendError(f"backend {options.backend!r} failed on the graph of {fn.__qualname__}: {e}") from e
@@ -195,6 +204,18 @@ def _compile_graph(fn, module, output, options):
             stacklevel=4,
         )
         return EagerGraph(module)
+    if not callable(graph):
+        raise InvalidBackend(
+            f"backend {_backend_name(options.backend)} returned {graph!r} for the graph of {fn.__qualname__}: "
+            "a backend(module, example_inputs) must return a callable that runs the graph"
+        )
+    return graph
+
+
+def _backend_name(backend) -> str:
+    name = getattr(backend, "__qualname__", None) or type(backend).__qualname__
+    module = getattr(backend, "__module__", None) or type(backend).__module__
+    return f"{module}.{name}" if module and module != "builtins" else name
 
 
 def _fallback(fn, output: OutputGraph, reason: Unsupported, options, tx) -> Entry:
@@ -208,6 +229,13 @@ def _fallback(fn, output: OutputGraph, reason: Unsupported, options, tx) -> Entr
 
 def _eager_entry(fn, guards, objects):
     """An entry that runs ``fn`` itself when the guards (gathered before the failure) hold."""
+    if entry_codegen.reserved_parameter(fn) is not None:  # no generated code over such parameters
+
+        def run_always(*args, **kwargs):
+            return fn(*args, **kwargs)
+
+        run_always.__ember_source__ = ""
+        return run_always
     check = entry_codegen.build_entry(fn, guards, objects, [], None, [], "True", {}, name="check")
 
     def run(*args, **kwargs):

@@ -4,14 +4,23 @@ An entry is one generated function with the *same parameters as the user's
 function*, so Python itself binds positional, keyword and default arguments. Its
 body checks the guards (in installation order, so a container's length is checked
 before its elements are read), fetches the graph's inputs through their sources,
-calls the compiled graph, replays the side effects the traced code had on outside
-objects, and rebuilds the return value from graph outputs and constants::
+calls the compiled graph, rebuilds the return value from graph outputs and
+constants, and replays the side effects the traced code had on outside objects::
 
     def entry(x, y):
-        if not (type(x) is OBJ0 and x.dtype is OBJ1 and x.shape == (8,) and ...):
-            return MISS
-        OUT = GRAPH(x, y)
-        return OUT[0][()]
+        if not (__ember_type(x) is __ember_OBJ0 and x.dtype is __ember_OBJ1 and ...):
+            return __ember_MISS
+        __ember_OUT = __ember_GRAPH(x, y)
+        __ember_R = __ember_OUT[0][()]
+        return __ember_R
+
+Every name the code uses besides the parameters is spelled with
+``sources.RESERVED_PREFIX`` (``generated(...)``), builtins included: a parameter
+called ``G``, ``OUT``, ``np`` or ``type`` is just the user's value.
+
+Effects are replayed after everything they and the result read has been read: the
+traced code's reads saw the objects as they were before the call, so all new
+contents, the objects written to and the result are evaluated first, then written.
 
 The source is kept (``entry.__ember_source__``) for logs and debugging.
 """
@@ -21,12 +30,12 @@ from __future__ import annotations
 import inspect
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from compiler.errors import Unsupported
 from compiler.frontend import variables as v
+from compiler.frontend.sources import RESERVED_PREFIX, builtin_names, generated
 
 MISS = object()  # what an entry returns when its guards fail
+_OUT, _MISS, _GRAPH, _RESULT = generated("OUT"), generated("MISS"), generated("GRAPH"), generated("R")
 _LITERALS = (bool, int, float, str, type(None))
 
 
@@ -40,7 +49,7 @@ class ResultPlan:
     input_sources: list = field(default_factory=list)
 
     def ref(self, obj) -> str:
-        name = f"CONST{len(self.namespace)}"
+        name = generated(f"CONST{len(self.namespace)}")
         self.namespace[name] = obj
         return name
 
@@ -53,10 +62,10 @@ class ResultPlan:
             if k is None:
                 k = len(self.outputs)
                 self.outputs.append(tracker)
-            return f"OUT[{k}][()]" if returns_numpy_scalar(tracker) else f"OUT[{k}]"
+            return f"{_OUT}[{k}][()]" if returns_numpy_scalar(tracker) else f"{_OUT}[{k}]"
         if isinstance(tracker, v.ConstantVariable):
             value = tracker.value
-            if isinstance(value, _LITERALS) and not (
+            if type(value) in _LITERALS and not (
                 isinstance(value, float) and (value != value or value in (float("inf"), float("-inf")))
             ):
                 return repr(value)
@@ -100,20 +109,41 @@ def returns_numpy_scalar(tracker: v.TensorVariable) -> bool:
     return bool(getattr(tracker.tensor, "scalar", True))
 
 
-def effect_lines(plan: ResultPlan, mutated, attribute_writes, global_writes) -> list[str]:
-    lines = []
+def effect_lines(plan: ResultPlan, mutated, attribute_writes, global_writes) -> tuple[list[str], list[str]]:
+    """(reads, writes): the lines that evaluate every new value and every object written
+    to, then the lines that write them. All reads come first: the traced code read the
+    objects before it changed them (``v = d['x']; d['x'] = 5`` reads the old value)."""
+    reads, writes = [], []
+
+    def read(expr: str) -> str:
+        name = generated(f"E{len(reads)}")
+        reads.append(f"    {name} = {expr}")
+        return name
+
     for container in mutated:
-        src = container.source.expr()
+        target = read(container.source.expr())
         if isinstance(container, v.ListVariable):
-            lines.append(f"    {src}[:] = [{', '.join(plan.expr(i) for i in container.items)}]")
+            value = read(f"[{', '.join(plan.expr(i) for i in container.items)}]")
+            writes.append(f"    {target}[:] = {value}")
         else:
             items = ", ".join(f"{k!r}: {plan.expr(val)}" for k, val in container.items.items())
-            lines += [f"    _d = {src}", "    _d.clear()", f"    _d.update({{{items}}})"]
+            value = read(f"{{{items}}}")
+            writes += [f"    {target}.clear()", f"    {target}.update({value})"]
     for obj, name, value in attribute_writes:
-        lines.append(f"    {obj.source.expr()}.{name} = {plan.expr(value)}")
+        target, new = read(obj.source.expr()), read(plan.expr(value))
+        writes.append(f"    {target}.{name} = {new}")
     for name, value in global_writes.items():
-        lines.append(f"    G[{name!r}] = {plan.expr(value)}")
-    return lines
+        new = read(plan.expr(value))
+        writes.append(f"    {generated('G')}[{name!r}] = {new}")
+    return reads, writes
+
+
+def reserved_parameter(fn) -> str | None:
+    """A parameter of ``fn`` spelled like a name of the generated code, if any."""
+    code = fn.__code__
+    count = code.co_argcount + code.co_kwonlyargcount
+    count += bool(code.co_flags & inspect.CO_VARARGS) + bool(code.co_flags & inspect.CO_VARKEYWORDS)
+    return next((n for n in code.co_varnames[:count] if n.startswith(RESERVED_PREFIX)), None)
 
 
 def parameters_text(fn, namespace: dict) -> str:
@@ -126,7 +156,7 @@ def parameters_text(fn, namespace: dict) -> str:
         elif p.kind is p.VAR_KEYWORD:
             text = "**" + p.name
         if p.default is not p.empty:
-            key = f"DEFAULT_{p.name}"
+            key = generated(f"DEFAULT_{p.name}")
             namespace[key] = p.default
             text += f"={key}"
         parts.append((p.kind, text))
@@ -154,14 +184,17 @@ def build_entry(
     result_expr: str,
     namespace: dict,
     name: str = "entry",
+    write_lines: list[str] = (),
 ):
+    """``body_lines`` run before the result is read, ``write_lines`` after it (the reads
+    and the writes ``effect_lines`` makes)."""
     scope = {
-        "MISS": MISS,
-        "GRAPH": graph,
-        "G": fn.__globals__,
-        "CELLS": fn.__closure__,
-        "np": np,
-        "MODULES": __import__("sys").modules,
+        _MISS: MISS,
+        _GRAPH: graph,
+        generated("G"): fn.__globals__,
+        generated("CELLS"): fn.__closure__,
+        generated("MODULES"): __import__("sys").modules,
+        **builtin_names(),
     }
     scope.update(guard_objects)
     scope.update(namespace)
@@ -170,21 +203,24 @@ def build_entry(
     conditions = [g.expr for g in guards]
     if fn.__defaults__ or fn.__kwdefaults__:
         # The defaults above are today's objects: a reassigned __defaults__ is a new entry.
-        scope.update(FN=fn, FN_DEFAULTS=fn.__defaults__, FN_KWDEFAULTS=fn.__kwdefaults__)
-        conditions.insert(0, "FN.__defaults__ is FN_DEFAULTS and FN.__kwdefaults__ is FN_KWDEFAULTS")
+        fn_, defaults, kwdefaults = generated("FN"), generated("FN_DEFAULTS"), generated("FN_KWDEFAULTS")
+        scope.update({fn_: fn, defaults: fn.__defaults__, kwdefaults: fn.__kwdefaults__})
+        conditions.insert(0, f"{fn_}.__defaults__ is {defaults} and {fn_}.__kwdefaults__ is {kwdefaults}")
     if conditions:
         condition = " and\n                ".join(f"({c})" for c in conditions)
         lines += [
             "    try:",
             f"        if not ({condition}):",
-            "            return MISS",
-            "    except Exception:",
-            "        return MISS",
+            f"            return {_MISS}",
+            f"    except {generated('Exception')}:",
+            f"        return {_MISS}",
         ]
     if graph is not None:
-        lines.append(f"    OUT = GRAPH({', '.join(input_exprs)})")
+        lines.append(f"    {_OUT} = {_GRAPH}({', '.join(input_exprs)})")
     lines += body_lines
-    lines.append(f"    return {result_expr}")
+    lines.append(f"    {_RESULT} = {result_expr}")
+    lines += write_lines
+    lines.append(f"    return {_RESULT}")
     source = "\n".join(lines) + "\n"
     exec(compile(source, f"<ember entry {fn.__qualname__}>", "exec"), scope)
     entry = scope[name]

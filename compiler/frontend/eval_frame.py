@@ -26,6 +26,7 @@ from compiler.errors import InvalidArgument
 from compiler.frontend.convert_frame import convert
 from compiler.frontend.entry_codegen import MISS
 from compiler.frontend.guards import failing_guards
+from compiler.frontend.sources import generated
 
 _KNOWN_OPTIONS = {"recompile_limit", "strict"}
 _all_compiled: "weakref.WeakSet[CompiledFunction]" = weakref.WeakSet()
@@ -99,7 +100,7 @@ class CompiledFunction:
 
         bound = inspect.signature(self._fn).bind(*args, **kwargs)
         bound.apply_defaults()
-        scope = {"G": self._fn.__globals__, "CELLS": self._fn.__closure__}
+        scope = {generated("G"): self._fn.__globals__, generated("CELLS"): self._fn.__closure__}
         entry = self._entries[0]
         failed = failing_guards(entry.guards, {**entry.guard_namespace, **scope}, dict(bound.arguments))
         code = self._fn.__code__
@@ -126,6 +127,8 @@ def compile(fn=None, *, backend="cpu", dynamic=None, fullgraph=False, options=No
         raise InvalidArgument(f"compile(): unknown option(s) {sorted(unknown)} (known: {sorted(_KNOWN_OPTIONS)})")
     if isinstance(backend, str) and backend not in ("cpu", "eager"):
         raise InvalidArgument(f"compile(): unknown backend {backend!r} (expected 'cpu', 'eager' or a callable)")
+    if not isinstance(backend, str) and not callable(backend):
+        raise InvalidArgument(f"compile(): backend {backend!r} is neither 'cpu', 'eager' nor a callable")
     opts = Options(
         backend, dynamic, bool(fullgraph), bool(options.get("strict", False)), options.get("recompile_limit")
     )

@@ -9,7 +9,9 @@ that hits a cache entry pays a handful of comparisons; a guard that raises (an
 attribute gone, an index out of range) counts as failed.
 
 Objects a guard compares against (types, dtypes, functions) are bound by name in
-the generated code's namespace (``OBJ0``, ``OBJ1``...), never re-imported.
+the generated code's namespace (``generated("OBJ0")``...), never re-imported; the
+builtins it calls (``type``, ``len``, ``tuple``) are too, under generated names, so a
+parameter called ``type`` or ``OBJ0`` changes nothing.
 """
 
 from __future__ import annotations
@@ -19,7 +21,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from compiler.dialects.guard_metadata import Guard as GuardRecord
-from compiler.frontend.sources import Source
+from compiler.frontend.sources import Source, generated
+
+_TYPE, _LEN, _TUPLE = generated("type"), generated("len"), generated("tuple")
 
 
 @dataclass(frozen=True)
@@ -45,7 +49,7 @@ class GuardSet:
     def _ref(self, obj) -> str:
         name = self._ids.get(id(obj))
         if name is None:
-            name = self._ids[id(obj)] = f"OBJ{len(self.objects)}"
+            name = self._ids[id(obj)] = generated(f"OBJ{len(self.objects)}")
             self.objects[name] = obj
         return name
 
@@ -57,7 +61,7 @@ class GuardSet:
     def type_match(self, source: Source, value) -> None:
         t = type(value)
         self._add(
-            "type", source, f"type({source.expr()}) is {self._ref(t)}", f"type({source.name()}) is {t.__qualname__}"
+            "type", source, f"{_TYPE}({source.expr()}) is {self._ref(t)}", f"type({source.name()}) is {t.__qualname__}"
         )
 
     def id_match(self, source: Source, value) -> None:
@@ -75,7 +79,7 @@ class GuardSet:
 
     def length_match(self, source: Source, value) -> None:
         self.type_match(source, value)
-        self._add("length", source, f"len({source.expr()}) == {len(value)}", f"len({source.name()}) == {len(value)}")
+        self._add("length", source, f"{_LEN}({source.expr()}) == {len(value)}", f"len({source.name()}) == {len(value)}")
 
     def keys_match(self, source: Source, value: dict) -> None:
         self.type_match(source, value)
@@ -83,7 +87,7 @@ class GuardSet:
         self._add(
             "keys",
             source,
-            f"tuple({source.expr()}) == {self._ref(keys)}",
+            f"{_TUPLE}({source.expr()}) == {self._ref(keys)}",
             f"list({source.name()}.keys()) == {list(keys)!r}",
         )
 
@@ -94,7 +98,7 @@ class GuardSet:
         self._add(
             "tensor",
             source,
-            f"type({e}) is {self._ref(type(array))} and {e}.dtype is {self._ref(array.dtype)} "
+            f"{_TYPE}({e}) is {self._ref(type(array))} and {e}.dtype is {self._ref(array.dtype)} "
             f"and {e}.shape == {tuple(array.shape)!r}",
             f"{source.name()}: {type(array).__name__}, dtype={array.dtype}, shape={tuple(array.shape)}",
         )
@@ -118,8 +122,10 @@ def _describe(value) -> str:
 
 def failing_guards(guards: list[Guard], namespace: dict, local_values: dict) -> list[Guard]:
     """The guards that do not hold for a call (slow path: explains a recompile)."""
+    from compiler.frontend.sources import builtin_names
+
     failed = []
-    scope = dict(namespace)
+    scope = {**builtin_names(), **namespace}
     scope.update(local_values)
     for g in guards:
         try:

@@ -8,6 +8,8 @@ raises (``1 / 0``) becomes a ``UserError``: CPython will raise it again.
 
 from __future__ import annotations
 
+import operator
+
 from compiler.errors import Unsupported
 from compiler.frontend import variables as v
 
@@ -56,6 +58,8 @@ def binary(tx, op: str, lhs, rhs):
     if isinstance(lhs, v.TensorVariable) or isinstance(rhs, v.TensorVariable):
         return tx.emit(_OPERATOR_NAMES[op], lhs, rhs)
     if isinstance(lhs, v.BaseListVariable) and isinstance(rhs, v.BaseListVariable) and op == "+":
+        if type(lhs) is not type(rhs):  # [1] + (2,): Python's TypeError, raised again by CPython
+            raise v.UserError(TypeError(f"can only concatenate {lhs.python_type().__name__} to the same type"))
         return type(lhs)(lhs.items + rhs.items)
     if isinstance(lhs, v.BaseListVariable) and op == "*":
         return type(lhs)(lhs.items * rhs.as_constant())
@@ -69,6 +73,54 @@ def binary(tx, op: str, lhs, rhs):
         raise
     except Exception as e:  # the user's error (1 / 0): CPython raises it again
         raise v.UserError(e) from None
+
+
+def inplace_binary(tx, op: str, lhs, rhs):
+    """``lhs op= rhs``. On a mutable ``lhs`` Python calls ``__iop__``, which changes the
+    object itself: every other reference to it (the caller's argument, an alias, a
+    container holding it, an array viewing the same memory) sees the change.
+
+    * An array (``a += b``, ``x1 += A @ y``): the graph has no in-place updates yet, and
+      the tracer does not know which other names, containers or views reach the same
+      memory, so it cannot prove the update unobservable: the call runs in CPython
+      (which also raises NumPy's casting errors, ``int_array /= 2``). A NumPy scalar
+      (a 0-d result NumPy gives as ``np.float64``...) is immutable: rebinding is exact.
+    * A list: ``+=`` extends it, ``*=`` repeats it, in place (a side effect replayed on
+      the caller's list like ``append``). A dict: ``|=`` updates it in place.
+    * Immutable values (numbers, strings, tuples): the plain operator, rebound.
+    """
+    if isinstance(lhs, v.TensorVariable):
+        if lhs.tensor.type.rank == 0 and getattr(lhs.tensor, "scalar", False):
+            return binary(tx, op, lhs, rhs)  # a NumPy scalar: ``s += x[i]`` rebinds ``s``
+        raise Unsupported(
+            f"the in-place operator {op}= on an array (it writes the array's memory)",
+            hint="in-place array updates are not compiled yet: the call runs in CPython; "
+            f"write `a = a {op} b` to compile it",
+        )
+    if isinstance(lhs, v.ListVariable):
+        if op == "+":
+            items = rhs.iterate(tx)  # list += any iterable
+            tx.mark_mutated(lhs)
+            lhs.items.extend(items)
+            return lhs
+        if op == "*":
+            try:
+                count = operator.index(rhs.as_constant())
+            except TypeError as e:  # lst *= 1.5: Python's TypeError, raised again by CPython
+                raise v.UserError(e) from None
+            tx.mark_mutated(lhs)
+            lhs.items[:] = lhs.items * count
+            return lhs
+        raise Unsupported(f"the in-place operator {op}= on a list")
+    if isinstance(lhs, v.DictVariable):
+        if op == "|" and isinstance(rhs, v.DictVariable):
+            tx.mark_mutated(lhs)
+            lhs.items.update(rhs.items)
+            return lhs
+        raise Unsupported(f"the in-place operator {op}= on a dict")
+    if lhs.is_constant() or isinstance(lhs, v.TupleVariable):
+        return binary(tx, op, lhs, rhs)
+    raise Unsupported(f"the in-place operator {op}= on {lhs}")
 
 
 def unary(tx, op: str, value):

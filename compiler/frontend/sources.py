@@ -3,14 +3,32 @@
 Every value the tracer sees from outside the function carries a source. Guards are
 expressions over sources, and the generated entry code reads the graph's inputs
 through them. ``expr()`` is Python text evaluated in the generated function, where
-the function's own parameters are plain local names, ``G`` is its globals dict and
-``CELLS`` its closure cells; ``name()`` is the readable form used in logs
-(``L['x']``, ``G['scale']``, ``L['cfg'].alpha``).
+the function's own parameters are plain local names and every other name is the
+generated code's own, spelled with ``RESERVED_PREFIX`` so that no parameter of the
+user's can shadow it (``generated("G")`` is the function's globals dict,
+``generated("CELLS")`` its closure cells, ``generated("type")`` the builtin);
+``name()`` is the readable form used in logs (``L['x']``, ``G['scale']``,
+``L['cfg'].alpha``).
 """
 
 from __future__ import annotations
 
+import builtins
 from dataclasses import dataclass
+
+# Every name the generated entry code binds or reads, other than the user's parameters,
+# starts with this; a function with a parameter spelled so runs in CPython.
+RESERVED_PREFIX = "__ember_"
+
+
+def generated(name: str) -> str:
+    """The generated code's name for ``name`` (a parameter ``G``, ``OUT`` or ``type`` is the user's)."""
+    return RESERVED_PREFIX + name
+
+
+def builtin_names() -> dict:
+    """The builtins the generated code calls, under their generated names."""
+    return {generated(n): getattr(builtins, n) for n in ("type", "len", "tuple", "Exception")}
 
 
 class Source:
@@ -40,7 +58,7 @@ class GlobalSource(Source):
     global_name: str
 
     def expr(self) -> str:
-        return f"G[{self.global_name!r}]"
+        return f"{generated('G')}[{self.global_name!r}]"
 
     def name(self) -> str:
         return f"G[{self.global_name!r}]"
@@ -48,10 +66,10 @@ class GlobalSource(Source):
 
 @dataclass(frozen=True)
 class ClosureSource(Source):
-    """The compiled function's closure (the tuple of cells): ``CELLS`` in generated code."""
+    """The compiled function's closure (the tuple of cells): ``generated("CELLS")`` in generated code."""
 
     def expr(self) -> str:
-        return "CELLS"
+        return generated("CELLS")
 
     def name(self) -> str:
         return "closure"

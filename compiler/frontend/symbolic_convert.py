@@ -19,8 +19,8 @@ from compiler.errors import Location, Unsupported
 from compiler.frontend import variables as v
 from compiler.frontend import wrap as wrapping
 from compiler.frontend.binding import bind_arguments
-from compiler.frontend.operators import binary, identical, subscript, unary
-from compiler.frontend.sources import AttrSource, GlobalSource, ItemSource, Source
+from compiler.frontend.operators import binary, identical, inplace_binary, subscript, unary
+from compiler.frontend.sources import AttrSource, GlobalSource, ItemSource, Source, generated
 
 MAX_INLINE_DEPTH = 32
 MAX_INSTRUCTIONS = 200_000  # a trace that runs this long is a loop we should not unroll
@@ -392,7 +392,10 @@ class InstructionTranslator:
 
     def BINARY_OP(self, inst):
         rhs, lhs = self.pop(), self.pop()
-        self.push(binary(self, inst.argrepr.rstrip("="), lhs, rhs))
+        if inst.argrepr.endswith("="):  # ``a += b``: in place where ``a`` is mutable
+            self.push(inplace_binary(self, inst.argrepr[:-1], lhs, rhs))
+        else:
+            self.push(binary(self, inst.argrepr, lhs, rhs))
 
     def COMPARE_OP(self, inst):
         rhs, lhs = self.pop(), self.pop()
@@ -659,7 +662,7 @@ class _ModuleAttr(Source):
         self.module_name, self.attr = module_name, attr
 
     def expr(self):
-        return f"MODULES[{self.module_name!r}].{self.attr}"
+        return f"{generated('MODULES')}[{self.module_name!r}].{self.attr}"
 
     def name(self):
         return f"{self.module_name}.{self.attr}"

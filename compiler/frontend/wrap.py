@@ -34,6 +34,14 @@ def is_numpy_callable(value) -> bool:
 def wrap(tx, value, source: Source) -> v.VariableTracker:
     g = tx.output.guards
     if isinstance(value, np.ndarray):
+        if type(value) is not np.ndarray:
+            # np.matrix, np.ma.MaskedArray, user subclasses: their operators, methods and
+            # results are theirs, not ndarray's (the graph would hand back a plain ndarray).
+            g.type_match(source, value)
+            raise Unsupported(
+                f"the ndarray subclass {type(value).__module__}.{type(value).__qualname__} ({source.name()})",
+                hint="only exact numpy.ndarray arguments are compiled; subclasses run in CPython",
+            )
         g.tensor_match(source, value)
         return tx.output.add_input(source, value)
     if isinstance(value, SCALAR_TYPES) or isinstance(value, np.generic):

@@ -247,7 +247,9 @@ def cast(x, src: str, dst: str):
 
 
 def _sum_identity(dtype):
-    return -0.0 if _is_float(dtype) else 0  # -0.0 keeps the sum of [-0.0] at -0.0
+    # NumPy (2.x) starts a float sum from its identity, +0.0, not from the first element:
+    # the sum of nothing and the sum of [-0.0] are both +0.0.
+    return 0.0 if _is_float(dtype) else 0
 
 
 def _max_identity(dtype):

@@ -5,7 +5,7 @@
 // CHECK-LABEL: func.func @sum_rows
 // CHECK-SAME: (%[[A:.*]]: tensor<4x?xf32>)
 // CHECK: %[[E:.*]] = tensor.empty() : tensor<4xf32>
-// CHECK: %[[ZERO:.*]] = arith.constant -0.000000e+00 : f32
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK: %[[F:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[E]] : tensor<4xf32>) -> tensor<4xf32>
 // CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [#[[IN]], #[[OUT]]], iterator_types = ["parallel", "reduction"]}
 // CHECK-SAME: ins(%[[A]] : tensor<4x?xf32>) outs(%[[F]] : tensor<4xf32>)
