@@ -17,6 +17,7 @@ traceback.
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from dataclasses import dataclass
@@ -367,6 +368,9 @@ def main(argv: list[str] | None = None) -> int:
         return run(options)
     except (UsageError, PipelineError) as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:  # `ember-opt ... | head`: the reader left, as for any Unix filter
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
         return 1
 
 

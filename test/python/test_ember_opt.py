@@ -534,3 +534,20 @@ def test_upstream_failure_inside_an_ember_pass_without_a_handler():
     messages = [d.message for d in caught.value.error_diagnostics]
     assert messages[0].startswith("op was not bufferized")
     assert messages[-1].startswith("ember-bufferize: upstream pipeline '")
+
+
+def test_a_reader_that_leaves_early_gets_no_traceback(tmp_path):
+    """``ember-opt big.mlir | head``: output past the pipe's buffer, reader gone. (LLVM's
+    own SIGPIPE handling ends the process where it sees the signal first; the driver's
+    BrokenPipeError handler covers the writes where it does not.)"""
+    functions = "\n".join(f"func.func @f{i}(%a: f64) -> f64 {{\n  return %a : f64\n}}" for i in range(3000))
+    path = tmp_path / "big.mlir"
+    path.write_text(functions)
+    run = subprocess.Popen(
+        [sys.executable, "-m", "tools.ember_opt", str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert run.stdout.read(16)
+    run.stdout.close()
+    errors = run.stderr.read().decode()
+    run.wait()
+    assert "Traceback" not in errors and "BrokenPipe" not in errors
