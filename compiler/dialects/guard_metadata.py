@@ -25,6 +25,10 @@ parses it:
   ``hint`` is the value seen when tracing; every ``?`` size of the function's
   argument types is bound to exactly one symbol through its source.
 
+``ember.written`` — an array of strings (only when non-empty): the sources of the
+inputs the graph writes (in-place NumPy); the entry writes the graph's extra outputs
+back into those arrays.
+
 ``ember.source`` — a string on each function argument (argument attributes): the
 source the runtime reads to pass that argument.
 """
@@ -55,11 +59,14 @@ class GuardMetadata:
     guards: list[Guard] = field(default_factory=list)
     symbols: list[Symbol] = field(default_factory=list)
     arg_sources: list[str | None] = field(default_factory=list)
+    written: list[str] = field(default_factory=list)  # sources of the inputs the graph writes
 
     def attach(self, func_op) -> None:
         """Store the metadata as attributes of ``func_op`` (a ``func.func``)."""
         func_op.attributes["ember.guards"] = ir.ArrayAttr.get([_guard_attr(g) for g in self.guards])
         func_op.attributes["ember.symbols"] = ir.ArrayAttr.get([_symbol_attr(s) for s in self.symbols])
+        if self.written:
+            func_op.attributes["ember.written"] = ir.ArrayAttr.get([_str(s) for s in self.written])
         if self.arg_sources:
             func_op.attributes["arg_attrs"] = ir.ArrayAttr.get(
                 [ir.DictAttr.get({} if s is None else {"ember.source": ir.StringAttr.get(s)}) for s in self.arg_sources]
@@ -72,7 +79,8 @@ class GuardMetadata:
         guards = [_read_guard(a) for a in _array(attrs, "ember.guards")]
         symbols = [_read_symbol(a) for a in _array(attrs, "ember.symbols")]
         sources = [_read_source(a) for a in _array(attrs, "arg_attrs")]
-        return GuardMetadata(guards, symbols, sources)
+        written = [ir.StringAttr(a).value for a in _array(attrs, "ember.written")]
+        return GuardMetadata(guards, symbols, sources, written)
 
 
 def _array(attrs, name):

@@ -164,12 +164,36 @@ def _slice(x, attrs, out):
     the dim, because the frontend folds ``stop`` into it. Python's slice clamping
     would silently hide a start or length outside the dim, so we check instead.
     """
+    return x[_region(x.shape, attrs, out.shape)]
+
+
+def _region(shape, attrs, lengths) -> tuple:
+    """The NumPy index of ``lengths`` elements from each start by each step of ``attrs``."""
     index = []
-    for axis, (size, start, step, length) in enumerate(zip(x.shape, attrs["starts"], attrs["steps"], out.shape)):
+    for axis, (size, start, step, length) in enumerate(zip(shape, attrs["starts"], attrs["steps"], lengths)):
         first = ops.slice_first(axis, size, start, step, length)
         stop = first + length * step
-        index.append(slice(first, None if stop < 0 else stop, step))
-    return x[tuple(index)]
+        # an empty region may start anywhere; slice(-1, None) would not be empty
+        index.append(slice(0, 0) if length == 0 else slice(first, None if stop < 0 else stop, step))
+    return tuple(index)
+
+
+def _update_slice(dest, src, attrs, out):
+    """``dest[start::step, ...] = src`` on a copy of ``dest`` (Ember values are never mutated).
+
+    The region's lengths are ``src``'s sizes; as for ``slice``, a start or length
+    outside ``dest`` is an error here rather than clamped away.
+    """
+    result = np.array(dest, copy=True)
+    result[_region(dest.shape, attrs, src.shape)] = src
+    return result
+
+
+def _iota(attrs, out):
+    """``np.arange`` along ``axis``, broadcast over the other dims of the result."""
+    axis = attrs["axis"]
+    line = np.arange(out.shape[axis]).reshape([-1 if a == axis else 1 for a in range(out.rank)])
+    return np.broadcast_to(line, out.shape).astype(out.numpy_dtype)
 
 
 def _concatenate(lhs, rhs, attrs, out):
@@ -205,6 +229,8 @@ def _table() -> dict[str, Callable]:
             "expand_dims": _expand_dims,
             "squeeze": _squeeze,
             "slice": _slice,
+            "update_slice": _update_slice,
+            "iota": _iota,
             "concatenate": _concatenate,
             "constant": _constant,
             "dim": _dim,

@@ -13,7 +13,7 @@ they can never disagree:
 NumPy broadcasting and dtype promotion are *explicit* in Ember: elementwise ops take
 operands of one type (same shape, same dtype) and the frontend inserts
 ``broadcast_to`` and ``cast``. Ops whose result shape is not a function of their
-operands' types (``broadcast_to``, ``reshape``, ``slice``, ``cast``) take the result
+operands' types (``broadcast_to``, ``reshape``, ``slice``, ``cast``, ``iota``) take the result
 type from the builder and the rule only checks it; their dynamic result sizes are
 passed as trailing ``index`` operands, one per ``?`` of the result, in order.
 """
@@ -206,6 +206,32 @@ def _slice_rule(x, attrs, result):
     return result
 
 
+def _update_slice_rule(dest, src, attrs, result=None):
+    """``dest[start::step, ...] = src`` as a value: ``dest`` with the strided region of
+    ``src``'s shape replaced. ``src`` is already broadcast to the region (same rank);
+    where sizes are static the region must fit inside ``dest``."""
+    starts, steps = attrs["starts"], attrs["steps"]
+    _require(src.dtype == dest.dtype, f"element types differ: dest {dest.dtype} vs src {src.dtype} (cast first)")
+    _require(src.rank == dest.rank, f"src {src} and dest {dest} differ in rank (broadcast src to the region first)")
+    _require(
+        len(starts) == dest.rank and len(steps) == dest.rank,
+        f"starts and steps need {dest.rank} entries, got {len(starts)} and {len(steps)}",
+    )
+    for i, (d, start, step, length) in enumerate(zip(dest.shape, starts, steps, src.shape)):
+        _require(step != 0, f"step of dimension {i} is zero")
+        if d is not DYN and length is not DYN:
+            slice_first(i, d, start, step, length)
+    return dest
+
+
+def _iota_rule(attrs, result):
+    """``result[i0, i1, ...] = i_axis``, for a declared result type."""
+    _require(result.rank > 0, "iota needs a result of rank 1 or more")
+    _check_axes([attrs["axis"]], result.rank, "axis")
+    _require(result.dtype != "i1", "iota of i1 is not supported (compare an integer iota instead)")
+    return result
+
+
 def _reduce_rule(name):
     def rule(x, attrs, result=None):
         axes = _check_axes(attrs["axes"], x.rank)
@@ -305,6 +331,10 @@ def _table() -> dict[str, OpSpec]:
         OpSpec(
             "slice", "slice", ("x",), _slice_rule, {"starts": "i64s", "steps": "i64s"}, sizes=True, result_given=True
         ),
+        OpSpec(
+            "update_slice", "update_slice", ("dest", "src"), _update_slice_rule, {"starts": "i64s", "steps": "i64s"}
+        ),
+        OpSpec("iota", "iota", (), _iota_rule, {"axis": "i64"}, sizes=True, result_given=True),
         OpSpec("concatenate", "concatenate", ("lhs", "rhs"), _concatenate_rule, {"axis": "i64"}),
         OpSpec("constant", "constant", (), _constant_rule, {"value": "dense"}),
         OpSpec("dim", "dim", ("x",), _dim_rule, {"axis": "i64"}),

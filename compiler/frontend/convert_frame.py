@@ -19,7 +19,7 @@ from compiler import logs
 from compiler.backends import EagerGraph, compile_graph
 from compiler.dialects.guard_metadata import GuardMetadata
 from compiler.errors import BackendError, GraphBreakError, InvalidBackend, Location, Unsupported
-from compiler.frontend import entry_codegen
+from compiler.frontend import entry_codegen, mutation
 from compiler.frontend import variables as v
 from compiler.frontend import wrap as wrapping
 from compiler.frontend.output_graph import TRACE_LOCK, OutputGraph, format_graph
@@ -132,14 +132,18 @@ def _wrap_argument(tx, param, name, value):
 
 def _finish(fn, output: OutputGraph, result, options, start) -> Entry:
     plan = entry_codegen.ResultPlan(input_index=output.input_index, input_sources=[i.source for i in output.inputs])
-    reads, writes = entry_codegen.effect_lines(plan, output.mutated, output.attribute_writes, output.global_writes)
+    reads, writes = entry_codegen.effect_lines(
+        plan, output.mutated, output.attribute_writes, output.global_writes, mutation.writebacks(output)
+    )
     result_expr = plan.expr(result)
     trace_time = time.perf_counter() - start
     graph, module = None, None
     if plan.outputs:
         module = output.builder.finish(
             [t.tensor.value for t in plan.outputs],
-            GuardMetadata(output.guards.records(), [], [i.source.name() for i in output.inputs]),
+            GuardMetadata(
+                output.guards.records(), [], [i.source.name() for i in output.inputs], output.written_sources
+            ),
         )
         if logs.enabled("graph_code"):
             logs.log(

@@ -31,6 +31,7 @@ import inspect
 from dataclasses import dataclass, field
 
 from compiler.errors import Unsupported
+from compiler.frontend import mutation
 from compiler.frontend import variables as v
 from compiler.frontend.sources import RESERVED_PREFIX, builtin_names, generated
 
@@ -58,6 +59,9 @@ class ResultPlan:
             index = self.input_index(tracker)
             if index is not None:
                 return self.input_sources[index].expr()
+            view = mutation.array_expr(self, tracker)  # a view: made from its base here
+            if view is not None:
+                return view
             k = next((i for i, t in enumerate(self.outputs) if t.tensor.value == tracker.tensor.value), None)
             if k is None:
                 k = len(self.outputs)
@@ -109,16 +113,26 @@ def returns_numpy_scalar(tracker: v.TensorVariable) -> bool:
     return bool(getattr(tracker.tensor, "scalar", True))
 
 
-def effect_lines(plan: ResultPlan, mutated, attribute_writes, global_writes) -> tuple[list[str], list[str]]:
+def effect_lines(
+    plan: ResultPlan, mutated, attribute_writes, global_writes, array_writes=()
+) -> tuple[list[str], list[str]]:
     """(reads, writes): the lines that evaluate every new value and every object written
     to, then the lines that write them. All reads come first: the traced code read the
-    objects before it changed them (``v = d['x']; d['x'] = 5`` reads the old value)."""
+    objects before it changed them (``v = d['x']; d['x'] = 5`` reads the old value).
+
+    ``array_writes``: (source, final value tracker) of each caller's array the graph
+    wrote (in-place NumPy): ``x[...] = OUT[k]`` into the array object the source named
+    before any container was changed."""
     reads, writes = [], []
 
     def read(expr: str) -> str:
         name = generated(f"E{len(reads)}")
         reads.append(f"    {name} = {expr}")
         return name
+
+    for source, value in array_writes:
+        target = read(source.expr())
+        writes.append(f"    {target}[...] = {plan.expr(value)}")
 
     for container in mutated:
         target = read(container.source.expr())

@@ -103,6 +103,37 @@ class GuardSet:
             f"{source.name()}: {type(array).__name__}, dtype={array.dtype}, shape={tuple(array.shape)}",
         )
 
+    def writeable(self, source: Source, writeable: bool) -> None:
+        """Whether the caller's array may be written (``a.flags.writeable``)."""
+        e = source.expr()
+        self._add(
+            "writeable",
+            source,
+            f"{e}.flags.writeable" if writeable else f"not {e}.flags.writeable",
+            f"{source.name()}.flags.writeable is {writeable}",
+        )
+
+    def overlap(self, written: Source, other: Source, shares: bool) -> None:
+        """Whether a written array may share memory with another input (a bounds check)."""
+        fn = self._ref(np.may_share_memory)
+        expr = f"{fn}({written.expr()}, {other.expr()})"
+        self._add(
+            "overlap",
+            written,
+            expr if shares else f"not {expr}",
+            f"{'' if shares else 'not '}np.may_share_memory({written.name()}, {other.name()})",
+        )
+
+    def layout_match(self, source: Source, array: np.ndarray) -> None:
+        """The memory layout that decided whether a ``reshape`` of the array is a view:
+        C-contiguous, or else exactly the traced strides."""
+        e = source.expr()
+        if array.flags.c_contiguous and array.size:
+            self._add("layout", source, f"{e}.flags.c_contiguous", f"{source.name()} is C-contiguous")
+        else:
+            strides = tuple(array.strides)
+            self._add("layout", source, f"{e}.strides == {strides!r}", f"{source.name()}.strides == {strides!r}")
+
     def ordered(self) -> list[Guard]:
         """In installation order: a container's guard comes before its elements' (``len(ops)
         == 2`` before ``ops[1] == 'inc'``), and a value's type before its value."""

@@ -93,6 +93,7 @@ class EmitterCore:
 
     def __init__(self, builder: FunctionBuilder):
         self.b = builder
+        self.recording: list | None = None  # (name, operands, result, sizes, attrs) of each op, when a list
 
     # ----------------------------------------------------------------- values
 
@@ -101,7 +102,10 @@ class EmitterCore:
 
     def emit(self, name: str, *operands: Tensor, result: TensorType | None = None, sizes=(), **attrs) -> Tensor:
         value = self.b.op(name, *(t.value for t in operands), result=result, sizes=list(sizes), **attrs)
-        return Tensor(value, result if result is not None else self.b.type_of(value))
+        out = Tensor(value, result if result is not None else self.b.type_of(value))
+        if self.recording is not None:
+            self.recording.append((name, operands, out, tuple(sizes), attrs))
+        return out
 
     def constant(self, array) -> Tensor:
         array = np.asarray(array)

@@ -187,49 +187,6 @@ def _one_of(positional, keyword, name):
     return None if value is NOVALUE else value
 
 
-# ----------------------------------------------------------------------------- *_like
-
-
-def full_like(em: EmitterCore, a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
-    reject("np.full_like", order=(order, "K"), subok=(subok, True), shape=(shape, None), device=(device, None))
-    a = em.array(a, "np.full_like")
-    dtype = a.dtype if dtype is None else promotion.parse_dtype(dtype, "np.full_like")
-    if isinstance(fill_value, Tensor):  # copyto(..., casting="unsafe") with broadcasting
-        fill = em.cast(fill_value, dtype)
-        shape, sources = em.broadcast_shape([a, fill], "np.full_like")
-        if shape != a.shape:
-            raise ValueError(f"could not broadcast input array from shape {fill.shape} into shape {a.shape}")
-        return em.broadcast_to(fill, a.shape, a)
-    return em.scalar_like(_unsafe_fill(fill_value, dtype), dtype, a)
-
-
-def _unsafe_fill(value, dtype: np.dtype):
-    """``value`` cast unsafely to ``dtype`` (2.7 -> 2 for ints), as ``np.copyto`` does;
-    what NumPy refuses (OverflowError) or leaves undefined (NaN to int) is left to NumPy."""
-    if promotion.is_python_scalar(value) and not isinstance(value, float):
-        target = dtype if dtype.kind != "b" else promotion.default_dtype(value)
-        promotion.check_weak_scalar(value, target, "np.full_like")
-    value = np.asarray(value)
-    if value.ndim != 0 or value.dtype not in promotion.SUPPORTED:
-        raise NotImplementedError(f"np.full_like: fill_value {value!r} is not supported")
-    if dtype.kind == "i" and value.dtype.kind == "f" and not _fits(value, dtype):
-        raise NotImplementedError(f"np.full_like: casting {value} to {dtype} is undefined")
-    return value.astype(dtype)
-
-
-def _fits(value: np.ndarray, dtype: np.dtype) -> bool:
-    info = np.iinfo(dtype)
-    return bool(np.isfinite(value)) and info.min <= float(value) < -float(info.min)
-
-
-def zeros_like(em: EmitterCore, a, dtype=None, order="K", subok=True, shape=None, *, device=None):
-    return full_like(em, a, 0, dtype, order, subok, shape, device=device)
-
-
-def ones_like(em: EmitterCore, a, dtype=None, order="K", subok=True, shape=None, *, device=None):
-    return full_like(em, a, 1, dtype, order, subok, shape, device=device)
-
-
 def astype(em: EmitterCore, x: Tensor, dtype, order="K", casting="unsafe", subok=True, copy=True):
     reject("astype", order=(order, "K"), subok=(subok, True))
     target = promotion.parse_dtype(dtype, "astype")

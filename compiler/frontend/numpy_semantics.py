@@ -27,6 +27,7 @@ from typing import Callable
 
 import numpy as np
 
+from compiler.frontend import numpy_creation as cr
 from compiler.frontend import numpy_elementwise as ew
 from compiler.frontend import numpy_shapes as sh
 from compiler.frontend.numpy_core import EmitterCore, SymbolicSize, Tensor
@@ -125,9 +126,7 @@ _ROWS = _ufunc_rows(
     ((np.squeeze, "squeeze"), sh.squeeze, "squeeze", "same"),
     ((np.concatenate,), sh.concatenate, "cast, concatenate", "result_type"),
     ((np.stack,), sh.stack, "cast, expand_dims, concatenate", "result_type"),
-    ((np.zeros_like,), ew.zeros_like, "constant, broadcast_to", "same|given"),
-    ((np.ones_like,), ew.ones_like, "constant, broadcast_to", "same|given"),
-    ((np.full_like,), ew.full_like, "constant|cast, broadcast_to", "same|given"),
+    *cr.ROWS,  # array creation: numpy_creation.py
     (("astype",), ew.astype, "cast", "given"),
     (("getitem", operator.getitem), getitem, "slice, squeeze, expand_dims", "same"),
     (("shape",), sh.shape_of, "dim (symbolic sizes)", "-"),
@@ -166,10 +165,11 @@ def _name(fn) -> str:
 
 
 # 0-d results: NumPy scalars from ufuncs, reductions and matmul; arrays from these ...
-_ARRAY_RESULTS = {np.where, np.zeros_like, np.ones_like, np.full_like, np.expand_dims, np.concatenate, np.stack}
+_ARRAY_RESULTS = {np.where, np.expand_dims, np.concatenate, np.stack} | cr.ARRAY_RESULTS
 # ... and whatever the operand was from these (a NumPy scalar's methods return scalars).
 _SAME_AS_OPERAND = {
     "astype",
+    "copy",
     "reshape",
     np.reshape,
     "transpose",

@@ -80,11 +80,12 @@ def inplace_binary(tx, op: str, lhs, rhs):
     object itself: every other reference to it (the caller's argument, an alias, a
     container holding it, an array viewing the same memory) sees the change.
 
-    * An array (``a += b``, ``x1 += A @ y``): the graph has no in-place updates yet, and
-      the tracer does not know which other names, containers or views reach the same
-      memory, so it cannot prove the update unobservable: the call runs in CPython
-      (which also raises NumPy's casting errors, ``int_array /= 2``). A NumPy scalar
-      (a 0-d result NumPy gives as ``np.float64``...) is immutable: rebinding is exact.
+    * An array (``a += b``, ``x1 += A @ y``): ``np.<ufunc>(a, b, out=a)``, functionalized
+      (``mutation.augmented``): the new value of ``a``'s memory updates its base, which
+      every alias and view sees, and a written argument is written back to the caller.
+      NumPy's casting errors (``int_array /= 2``) are NumPy's own, raised by CPython. A
+      NumPy scalar (a 0-d result NumPy gives as ``np.float64``...) is immutable:
+      rebinding is exact.
     * A list: ``+=`` extends it, ``*=`` repeats it, in place (a side effect replayed on
       the caller's list like ``append``). A dict: ``|=`` updates it in place.
     * Immutable values (numbers, strings, tuples): the plain operator, rebound.
@@ -92,11 +93,9 @@ def inplace_binary(tx, op: str, lhs, rhs):
     if isinstance(lhs, v.TensorVariable):
         if lhs.tensor.type.rank == 0 and getattr(lhs.tensor, "scalar", False):
             return binary(tx, op, lhs, rhs)  # a NumPy scalar: ``s += x[i]`` rebinds ``s``
-        raise Unsupported(
-            f"the in-place operator {op}= on an array (it writes the array's memory)",
-            hint="in-place array updates are not compiled yet: the call runs in CPython; "
-            f"write `a = a {op} b` to compile it",
-        )
+        from compiler.frontend.mutation import augmented
+
+        return augmented(tx, op, lhs, rhs)
     if isinstance(lhs, v.ListVariable):
         if op == "+":
             items = rhs.iterate(tx)  # list += any iterable

@@ -18,6 +18,7 @@ import numpy as np
 from compiler.dialects import ember
 from compiler.dialects.builder import FunctionBuilder
 from compiler.dialects.types import TensorType
+from compiler.errors import Unsupported
 from compiler.frontend import variables as v
 from compiler.frontend.guards import GuardSet
 from compiler.frontend.sources import Source
@@ -53,6 +54,7 @@ class OutputGraph:
         self.builder = FunctionBuilder(self.name, [], context=shared_context())
         self._emitter = None
         self._by_source: dict[Source, v.TensorVariable] = {}
+        self.input_bases: list = []  # mutation.ArrayBase of each input, in order
 
     @property
     def emitter(self):
@@ -67,13 +69,50 @@ class OutputGraph:
         known = self._by_source.get(source)
         if known is not None:
             return known
+        from compiler.frontend.mutation import ArrayBase
         from compiler.frontend.numpy_semantics import Tensor
 
         t = TensorType.of_array(array)
         value = self.builder.add_argument(t)
-        self.inputs.append(GraphInput(source, t, array))
+        graph_input = GraphInput(source, t, array)
+        self.inputs.append(graph_input)
         tracker = self._by_source[source] = v.TensorVariable(Tensor(value, t), source)
+        tracker.base = ArrayBase(self, tracker.tensor, tracker, graph_input)
+        for written in self.input_bases:
+            if written.mutated:
+                self._check_overlap(written, tracker.base)
+        self.input_bases.append(tracker.base)
         return tracker
+
+    def note_written(self, base) -> None:
+        """The graph writes the caller's array of ``base``: it must be writeable and share
+        no memory with any other input (the graph treats inputs as distinct values);
+        otherwise the call runs in CPython (which raises NumPy's error, or aliases)."""
+        graph_input = base.graph_input
+        writeable = bool(graph_input.example.flags.writeable)
+        self.guards.writeable(graph_input.source, writeable)
+        if not writeable:
+            raise Unsupported(
+                f"writing into the read-only array {graph_input.source.name()}",
+                hint="NumPy raises ValueError: the call runs in CPython",
+            )
+        for other in self.input_bases:
+            if other is not base:
+                self._check_overlap(base, other)
+
+    def _check_overlap(self, written, other) -> None:
+        a, b = written.graph_input, other.graph_input
+        shares = bool(np.may_share_memory(a.example, b.example))
+        self.guards.overlap(a.source, b.source, shares)
+        if shares:
+            raise Unsupported(
+                f"the written array {a.source.name()} may share memory with {b.source.name()}",
+                hint="the graph treats its inputs as distinct arrays: the call runs in CPython",
+            )
+
+    @property
+    def written_sources(self) -> list[str]:
+        return [b.graph_input.source.name() for b in self.input_bases if b.mutated]
 
     def input_index(self, tracker: v.TensorVariable) -> int | None:
         """Which graph input ``tracker`` *is* (``return x`` gives the caller's own array

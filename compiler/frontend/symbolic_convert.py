@@ -16,6 +16,7 @@ import inspect
 import types
 
 from compiler.errors import Location, Unsupported
+from compiler.frontend import mutation
 from compiler.frontend import variables as v
 from compiler.frontend import wrap as wrapping
 from compiler.frontend.binding import bind_arguments
@@ -109,15 +110,34 @@ class InstructionTranslator:
 
     def emit(self, fn, *args, **kwargs) -> v.VariableTracker:
         """A NumPy operation on trackers: graph ops through the NumPy-semantics layer."""
+        special = mutation.dispatch(self, fn, args, kwargs)  # out=, np.copyto, a.fill
+        if special is not NotImplemented:
+            return special
         operands = [self._operand(a) for a in args]
         keywords = {k: self._operand(a) for k, a in kwargs.items()}
+        emitter = self.output.emitter
+        view_of = args[0] if args and isinstance(args[0], v.TensorVariable) else None
+        records = [] if view_of is not None and mutation.is_view_function(fn) else None
+        outer, emitter.recording = emitter.recording, records
         try:
-            result = self.output.emitter.call(fn, *operands, **keywords)
+            result = emitter.call(fn, *operands, **keywords)
         except NotImplementedError as e:
             raise Unsupported(f"NumPy operation: {e}") from None
         except (ValueError, TypeError, IndexError, ZeroDivisionError) as e:
             raise v.UserError(e) from None
-        return self._tracker(result)
+        finally:
+            emitter.recording = outer
+        if (
+            view_of is not None
+            and _returns_operand(fn, kwargs)
+            and not operands[0].scalar
+            and getattr(result, "value", None) == operands[0].value
+        ):
+            return view_of  # np.asarray(x) is x itself
+        tracker = self._tracker(result)
+        if records is not None:
+            return mutation.track_view(self, view_of, tracker, records, operands[0], fn)
+        return tracker
 
     def _operand(self, tracker):
         if isinstance(tracker, v.TensorVariable):
@@ -363,8 +383,10 @@ class InstructionTranslator:
         elif isinstance(obj, v.DictVariable):
             self.mark_mutated(obj)
             obj.items[index.as_constant()] = value
+        elif isinstance(obj, v.TensorVariable):
+            mutation.setitem(self, obj, index, value)
         else:
-            raise Unsupported(f"item assignment on {obj}", hint="arrays are not written in place yet")
+            raise Unsupported(f"item assignment on {obj}")
 
     def DELETE_SUBSCR(self, inst):
         index, obj = self.pop(), self.pop()
@@ -643,7 +665,21 @@ ARRAY_METHODS = (
     "tolist",
     "argmax",
     "argmin",
+    "fill",
 )
+
+
+def _returns_operand(fn, kwargs) -> bool:
+    """``np.asarray(x)`` (and ``np.array(x, copy=False|None)``) of an array of the
+    requested dtype is ``x`` itself, not a copy."""
+    import numpy as np
+
+    if fn is np.asarray or fn is getattr(np, "asanyarray", None):
+        return True
+    if fn is np.array:
+        copy = kwargs.get("copy")
+        return copy is not None and copy.is_constant() and copy.as_constant() in (False, None)
+    return False
 
 
 def _module_global_source(f_globals, name):

@@ -95,12 +95,28 @@ class UserError(Exception):
         self.error = error
 
 
-@dataclass(repr=False)
 class TensorVariable(VariableTracker):
-    """An array in the graph: an SSA value of the traced function, and its type."""
+    """An array in the graph: an SSA value of the traced function, and its type.
 
-    tensor: Any  # numpy_semantics.Tensor
-    source: Source | None = None
+    In-place NumPy (``mutation.py``): an array that may share memory with others has a
+    *base* and the view *steps* from it; when the base is written (its *version*
+    changes), ``tensor`` re-derives this array's value from the base's new value."""
+
+    def __init__(self, tensor: Any, source: Source | None = None):
+        self._tensor = tensor  # numpy_semantics.Tensor
+        self.source = source
+        self.base = None  # mutation.ArrayBase, once memory may be shared or written
+        self.steps = ()  # view steps from the base (None: a view the tracer cannot follow)
+        self.version = 0  # the base version ``_tensor`` was derived at
+        self.deps = ()  # input bases whose layout decided whether a reshape copied
+
+    @property
+    def tensor(self):
+        base = self.base
+        if base is not None and self.version != base.version:
+            self._tensor = base.derive(self)
+            self.version = base.version
+        return self._tensor
 
     def python_type(self):
         return np.ndarray

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from compiler.mlir import bufferization, collect, func, functions, ir, linalg, operation_of
+from compiler.mlir import arith, bufferization, collect, func, functions, ir, linalg, operation_of, tensor
 from compiler.passes.base import EmberPass, PassFailure, run_upstream
 from compiler.passes.signature import add_arguments, sync_signature
 from compiler.passes.tile_buffers import hoist_tile_buffers
@@ -120,6 +120,45 @@ def unshare_inits(fn) -> None:
             owner.operands[use.operand_number] = clone.results[0]
 
 
+def copy_read_only_update_targets(fn) -> int:
+    """An explicit copy of each input that a ``tensor.insert_slice`` updates.
+
+    ``ember.update_slice`` of an input (``A[1:-1, 1:-1] = ...`` on an argument) is an
+    insert_slice into a read-only buffer, so one-shot bufferization copies the input
+    into a temporary, inserts there and copies the temporary to the output buffer.
+    A ``linalg.copy`` of the input into a ``tensor.empty`` instead lets
+    ``eliminate-empty-tensors`` put that copy in the output buffer: the update (and
+    the op computing its source) then writes into the output in place. Returns the
+    number of copies made.
+    """
+    made = 0
+    for op in collect(fn, lambda op: op.name == "tensor.insert_slice"):
+        dest = op.operands[1]
+        owner = operation_of(dest.owner)
+        if owner is not None and owner.name != "bufferization.to_tensor":
+            continue  # a computed tensor: bufferization already updates it in place
+        block = dest.owner if owner is None else owner.parent.regions[0].blocks[0]
+        if owner is None and block != fn.regions[0].blocks[0]:
+            continue
+        t = ir.RankedTensorType(dest.type)
+        with _after(owner, block), op.location:
+            sizes = [
+                tensor.dim(dest, arith.constant(ir.IndexType.get(), i)) if t.is_dynamic_dim(i) else t.get_dim_size(i)
+                for i in range(t.rank)
+            ]
+            init = tensor.EmptyOp(sizes, t.element_type).result
+            copy = linalg.copy(dest, outs=[init])
+        op.operands[1] = copy
+        made += 1
+    return made
+
+
+def _after(op, block) -> ir.InsertionPoint:
+    """Just after ``op`` in ``block`` (at its beginning when ``op`` is None)."""
+    ops = [o.operation for o in block.operations]
+    return ir.InsertionPoint.at_block_begin(block) if op is None else ir.InsertionPoint(ops[ops.index(op) + 1])
+
+
 def _arg_attr_dicts(fn) -> list[dict]:
     attrs = list(ir.ArrayAttr(fn.attributes["arg_attrs"])) if "arg_attrs" in fn.attributes else []
     count = len(fn.regions[0].blocks[0].arguments)
@@ -166,6 +205,7 @@ class EmberBufferize(EmberPass):
             if NUM_OUTPUTS_ATTR not in fn.attributes and has_tensors(fn):
                 to_destination_passing(fn)
             unshare_inits(fn)
+            copy_read_only_update_targets(fn)
         run_upstream(
             module,
             ",".join(

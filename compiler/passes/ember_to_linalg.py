@@ -474,6 +474,49 @@ def _gather_slice(x, result, firsts, sizes, steps, xt):
     return _generic([], init, [_identity(result.rank)], ["parallel"] * result.rank, body)
 
 
+def _lower_update_slice(op, result: TensorType, attrs):
+    """``tensor.insert_slice`` of ``src`` into ``dest`` at the region's offsets, sizes from ``src``.
+
+    A negative step mirrors ``_lower_slice``: the region ``first, first + step, ...``
+    is the region ``last, last - step, ...`` walked backwards, so ``src`` is reversed
+    along those axes (a gather, as for negative-step slices) and inserted with the
+    positive stride ``-step`` from ``last = first + (length - 1) * step``. A region
+    with a static size 0 (of ``src`` or ``dest``) writes nothing: the result is ``dest``.
+    """
+    dest, src = ember.tensor_operands(op)
+    st = _type(src)
+    if 0 in st.shape or 0 in result.shape:
+        return dest
+    sizes = [_dim(src, axis) for axis in range(st.rank)]
+    offsets, strides, reverse = [], [], False
+    for axis, (start, step, length) in enumerate(zip(attrs["starts"], attrs["steps"], sizes)):
+        size = _dim(dest, axis)
+        first = _slice_first(size, start, step)
+        if isinstance(first, int) and isinstance(size, int):
+            # only an empty region (a ? length of 0) starts at the end: keep the static
+            # offset inside the dim, where the insert_slice verifier wants it
+            first = min(first, size - 1)
+        if step > 0:
+            offsets.append(first)
+        elif isinstance(first, int) and isinstance(length, int):
+            offsets.append(first + (length - 1) * step)
+        else:  # the last element; an empty region would put it before 0
+            span = arith.muli(arith.subi(_as_index(length), _index(1)), _index(-step))
+            offsets.append(arith.maxsi(arith.subi(_as_index(first), span), _index(0)))
+        strides.append(abs(step))
+        reverse = reverse or step < 0
+    if reverse:
+        steps = [-1 if step < 0 else 1 for step in attrs["steps"]]
+        lasts = [_last(n) if step < 0 else 0 for n, step in zip(sizes, steps)]
+        src = _gather_slice(src, st, lasts, sizes, steps, st)
+    return _insert_slice(src, dest, offsets, sizes, strides)
+
+
+def _last(size):
+    """``size - 1``: an int when ``size`` is, else an index value."""
+    return size - 1 if isinstance(size, int) else arith.subi(size, _index(1))
+
+
 def _lower_concatenate(op, result: TensorType, attrs):
     lhs, rhs = ember.tensor_operands(op)
     axis = attrs["axis"]
@@ -493,15 +536,31 @@ def _lower_concatenate(op, result: TensorType, attrs):
     return out
 
 
-def _insert_slice(source, dest, offsets, sizes):
+def _insert_slice(source, dest, offsets, sizes, strides=None):
+    strides = [1] * len(sizes) if strides is None else list(strides)
     dyn_off = [v for v in offsets if isinstance(v, ir.Value)]
     dyn_size = [v for v in sizes if isinstance(v, ir.Value)]
     st_off = [_DYNAMIC if isinstance(v, ir.Value) else v for v in offsets]
     st_size = [_DYNAMIC if isinstance(v, ir.Value) else v for v in sizes]
-    return tensor.InsertSliceOp(source, dest, dyn_off, dyn_size, [], st_off, st_size, [1] * len(sizes)).result
+    return tensor.InsertSliceOp(source, dest, dyn_off, dyn_size, [], st_off, st_size, strides).result
 
 
 # ----------------------------------------------------------------------------- leaves
+
+
+def _lower_iota(op, result: TensorType, attrs):
+    """A generic with no inputs yielding ``linalg.index axis`` cast to the element type
+    (indices are never negative, so a signed conversion of the i64 is exact as NumPy's)."""
+    init = _empty(result, _result_sizes(result, ember.size_operands(op)))
+    element = mlir_element_type(result.dtype)
+
+    def body(_):
+        i = linalg.IndexOp(attrs["axis"]).result
+        if result.is_float:
+            return arith.sitofp(element, arith.index_cast(ir.IntegerType.get_signless(64), i))
+        return arith.index_cast(element, i)
+
+    return _generic([], init, [_identity(result.rank)], ["parallel"] * result.rank, body)
 
 
 def _lower_constant(op, result: TensorType, attrs):
@@ -534,6 +593,8 @@ LOWERINGS.update(
         "expand_dims": _lower_expand_dims,
         "squeeze": _lower_squeeze,
         "slice": _lower_slice,
+        "update_slice": _lower_update_slice,
+        "iota": _lower_iota,
         "concatenate": _lower_concatenate,
         "constant": _lower_constant,
         "dim": _lower_dim,

@@ -274,28 +274,62 @@ def g_broadcast(p, name):
     p.emit("broadcast_to", [v], np.broadcast_to(v.ref, concrete), result=result, sizes=sizes)
 
 
-def g_slice(p, name):
-    v = at_least_1d(p, p.pick())
-    starts, steps, shape, sizes, ref = [], [], [], [], v.ref
+def draw_region(p, v):
+    """(starts, steps, shape, sizes, picked) of a random strided region of ``v``:
+    ``picked[axis]`` are the indices NumPy's slice would take along ``axis``."""
+    starts, steps, shape, sizes, picked = [], [], [], [], []
     for axis, (d, actual) in enumerate(zip(v.type.shape, v.ref.shape)):
         if d is DYN and p.draw(st.booleans()):  # the whole dim, maybe reversed: its length is dim(v)
             step = p.draw(st.sampled_from([1, -1]))
             start, length = (0 if step == 1 else -1), DYN
             sizes.append(p.b.dim(v.value, axis))
-            picked = np.arange(actual)[::step]
+            indices = np.arange(actual)[::step]
         elif actual == 0:
-            start, step, length, picked = 0, 1, 0, np.arange(0)
+            start, step, length, indices = 0, 1, 0, np.arange(0)
         else:
             start = p.draw(st.integers(-actual, actual - 1))
             step = p.draw(st.sampled_from([1, 2, 3, -1, -2]))
             first = start % actual
             length = p.draw(st.integers(0, ops.slice_length(actual, first, step)))
-            picked = first + step * np.arange(length)  # the indices NumPy's slice would take
+            indices = first + step * np.arange(length)
         starts.append(start)
         steps.append(step)
         shape.append(length)
-        ref = np.take(ref, picked, axis=axis)
+        picked.append(indices)
+    return starts, steps, shape, sizes, picked
+
+
+def g_slice(p, name):
+    v = at_least_1d(p, p.pick())
+    starts, steps, shape, sizes, picked = draw_region(p, v)
+    ref = v.ref
+    for axis, indices in enumerate(picked):
+        ref = np.take(ref, indices, axis=axis)
     p.emit("slice", [v], ref, result=v.type.with_shape(shape), sizes=sizes, starts=starts, steps=steps)
+
+
+def g_update_slice(p, name):
+    """``v[region] = w[region]`` for a partner ``w`` of ``v``: the slice of ``w``, then the update."""
+    v = at_least_1d(p, p.pick())
+    w = p.partner(v)
+    starts, steps, shape, sizes, picked = draw_region(p, v)
+    region = np.ix_(*picked)
+    p.emit("slice", [w], w.ref[region], result=v.type.with_shape(shape), sizes=sizes, starts=starts, steps=steps)
+    ref = v.ref.copy()
+    ref[region] = w.ref[region]
+    p.emit("update_slice", [v, p.vals[-1]], ref, starts=starts, steps=steps)
+
+
+def g_iota(p, name):
+    """An iota of ``v``'s shape (its ``?`` sizes from ``dim``), any element type but i1."""
+    v = at_least_1d(p, p.pick())
+    axis = p.draw(st.integers(0, v.type.rank - 1))
+    dtype = p.draw(st.sampled_from(["f32", "f64", "i32", "i64"]))
+    result = v.type.with_dtype(dtype)
+    sizes = [p.b.dim(v.value, a) for a in result.dynamic_axes()]
+    line = np.arange(v.ref.shape[axis]).reshape([-1 if a == axis else 1 for a in range(v.type.rank)])
+    ref = np.broadcast_to(line, v.ref.shape).astype(NUMPY_DTYPES[dtype])
+    p.emit("iota", [], ref, result=result, sizes=sizes, axis=axis)
 
 
 def g_concatenate(p, name):
@@ -322,6 +356,8 @@ GENERATORS = {
     "dim": g_dim,
     "broadcast_to": g_broadcast,
     "slice": g_slice,
+    "update_slice": g_update_slice,
+    "iota": g_iota,
     "concatenate": g_concatenate,
 }
 OP_NAMES = sorted(GENERATORS)

@@ -179,6 +179,28 @@ BAD_OPS = {
         '"ember.slice"(%f) {starts = array<i64: 0>, steps = array<i64: 1>} : (tensor<2x3xf32>) -> tensor<2x3xf32>',
         "starts and steps need 2 entries",
     ),
+    "update_slice range": (
+        "update_slice",
+        '"ember.update_slice"(%f, %g) {starts = array<i64: 0, 0>, steps = array<i64: 1, 1>} : '
+        "(tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x3xf32>",
+        "dimension 0: 3 elements from 0 by 1 leave the size 2",
+    ),
+    "update_slice dtype": (
+        "update_slice",
+        '"ember.update_slice"(%f, %i) {starts = array<i64: 0, 0>, steps = array<i64: 1, 1>} : '
+        "(tensor<2x3xf32>, tensor<2x3xi32>) -> tensor<2x3xf32>",
+        "element types differ: dest f32 vs src i32",
+    ),
+    "iota i1": (
+        "iota",
+        '"ember.iota"(%n) {axis = 0 : i64} : (index) -> tensor<?xi1>',
+        "iota of i1 is not supported",
+    ),
+    "iota sizes": (
+        "iota",
+        '"ember.iota"() {axis = 0 : i64} : () -> tensor<?x3xf32>',
+        "expects 1 size operands",
+    ),
     "concatenate dims": (
         "concatenate",
         '"ember.concatenate"(%f, %g) {axis = 0 : i64} : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<5x3xf32>',

@@ -112,9 +112,15 @@ INPLACE = [
 
 @pytest.mark.parametrize("op,a,b", INPLACE, ids=[op + "=" for op, _, _ in INPLACE])
 def test_inplace_operator_on_array_argument_changes_the_callers_array(op, a, b):
+    """Compiled now (``frontend/mutation.py``): the graph returns the new value and the
+    entry writes it into the caller's array."""
     acc = make(f"def acc(a, b):\n    a {op}= b\n")
     check(acc, a.copy(), b.copy())
-    assert "in-place operator" in break_reasons(acc, a.copy(), b.copy())
+    if op in ("<<", ">>"):  # no shift ops in Ember yet: CPython
+        assert "shift is not supported" in break_reasons(acc, a.copy(), b.copy())
+        return
+    out = compiler.explain(acc)(a.copy(), b.copy())
+    assert (out.graph_count, out.graph_break_count) == (1, 0), break_reasons(acc, a.copy(), b.copy())
 
 
 def test_inplace_operator_through_an_alias_a_view_and_a_matmul():
@@ -124,7 +130,7 @@ def test_inplace_operator_through_an_alias_a_view_and_a_matmul():
     check(view, np.arange(4.0))
     step = make("def step(x1, A, y):\n    x1 += A @ y\n    return x1\n")
     check(step, np.ones(2), FL.copy(), np.arange(2.0))
-    # A fresh array of the trace: still runs in CPython (the tracer cannot prove no view of it escapes).
+    # A fresh array of the trace with a view of it: the view sees the update.
     fresh = make("def fresh(a, b):\n    t = a + 1\n    u = t.reshape(4)\n    t += b\n    return t, u\n")
     check(fresh, FL.copy(), FL.copy())
 

@@ -1,0 +1,596 @@
+"""In-place NumPy: the alias model, functional updates and the write-back plan.
+
+The graph is functional (SSA values never change), NumPy is not: ``a += b``,
+``a[1:] = v``, ``np.add(x, y, out=a)``, ``np.copyto``, ``a.fill`` write memory that
+other arrays may view. As TorchDynamo + AOTAutograd do, the tracer *functionalizes*:
+
+* **Bases and views.** Every array tracker that memory can be shared with has a
+  *base* (``ArrayBase``): a graph input (the caller's array) or an array the graph
+  made. A view (basic indexing, ``.T``/``transpose``, ``reshape``/``ravel`` where
+  NumPy returns a view, ``expand_dims``/``squeeze``, ``np.asarray``) keeps the chain
+  of view ops (``ViewStep``: the Ember ``slice``/``squeeze``/``expand_dims``/
+  ``transpose``/``reshape`` ops that computed it) from its base.
+* **Writes** compute the new value of the written region, then update the base
+  functionally by inverting the chain step by step (``slice`` -> ``update_slice``,
+  ``transpose`` -> the inverse transpose, ``reshape``/``squeeze``/``expand_dims`` ->
+  reshape back), and bump the base's *version*. A view read afterwards re-derives
+  its value from the base's current value (``TensorVariable.tensor``). Overlapping
+  updates (``a[1:] += a[:-1]``) are right by construction: the right-hand side is
+  an SSA value of the old contents.
+* **Write-back.** A mutated graph input's final value is an extra graph output; the
+  entry writes it into the caller's array (``x[...] = OUT[k]``) after the result is
+  read, with the other side effects (``entry_codegen.effect_lines``).
+* **Returned views** are built in the entry from the caller's array (or from the graph
+  output of a fresh base) by the same view steps, so they share memory as in NumPy.
+* **Guards.** A written input is guarded writeable and not sharing memory with any
+  other input (``np.may_share_memory``); where it is read-only or shares memory, the
+  call runs in CPython. Whether ``reshape`` of an input is a view depends on its
+  strides: the layout is guarded (C-contiguous, or the exact strides) wherever that
+  answer matters (a write, a returned array).
+
+Anything outside the model raises ``Unsupported`` (the call runs in CPython).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import operator
+from dataclasses import dataclass
+
+import numpy as np
+
+from compiler.dialects import ops as ember_ops
+from compiler.dialects.types import DYN, TensorType
+from compiler.errors import Unsupported
+from compiler.frontend import variables as v
+
+VIEW_OPS = ("slice", "squeeze", "expand_dims", "transpose", "reshape")
+# Calls whose result NumPy makes a view of their first (array) operand.
+VIEW_FUNCTIONS = (
+    "getitem",
+    operator.getitem,
+    "T",
+    "transpose",
+    np.transpose,
+    "reshape",
+    np.reshape,
+    "ravel",
+    np.ravel,
+    np.expand_dims,
+    "squeeze",
+    np.squeeze,
+)
+
+
+def is_view_function(fn) -> bool:
+    try:
+        return any(fn is f or (isinstance(f, str) and fn == f) for f in VIEW_FUNCTIONS)
+    except TypeError:
+        return False
+
+
+# ----------------------------------------------------------------------------- view steps
+
+
+@dataclass(frozen=True)
+class ViewStep:
+    """One Ember view op from a parent array to a child array."""
+
+    op: str
+    attrs: tuple  # sorted (name, value) pairs, values as tuples/ints
+    operand: TensorType
+    result: TensorType
+    ravel: bool = False  # a reshape made by ravel (a view in fewer cases than reshape(-1))
+
+    def attr(self, name):
+        return dict(self.attrs)[name]
+
+    def index(self) -> tuple | None:
+        """The NumPy index doing this step (slice, squeeze, expand_dims), else None."""
+        if self.op == "slice":
+            items = []
+            for size, start, step, length in zip(
+                self.operand.shape, self.attr("starts"), self.attr("steps"), self.result.shape
+            ):
+                items.append(_python_slice(size, start, step, length))
+            return tuple(items)
+        if self.op == "squeeze":
+            axes = self.attr("axes")
+            return tuple(0 if i in axes else slice(None) for i in range(self.operand.rank))
+        if self.op == "expand_dims":
+            axes = self.attr("axes")
+            return tuple(None if i in axes else slice(None) for i in range(self.result.rank))
+        return None
+
+
+def _python_slice(size, start: int, step: int, length) -> slice:
+    if length is DYN:
+        return slice(None, None, step)
+    if length == 0:
+        return slice(0, 0, 1)
+    if size is DYN:  # an int 0 or -1 into a symbolic size (a length-1 slice)
+        return slice(start, (start + 1) or None, 1)
+    first = start + size if start < 0 else start
+    stop = first + length * step
+    return slice(first, None if stop < 0 else stop, step)
+
+
+def _normalize(value):
+    if isinstance(value, (list, tuple)):
+        return tuple(int(x) for x in value)
+    return value
+
+
+def steps_from_records(records, parent, result, ravel: bool = False) -> tuple | None:
+    """The view steps the recorded ops make from ``parent`` to ``result`` (Tensors),
+    or None when they are not a chain of view ops (the result is then not followed)."""
+    steps, current = [], parent.value
+    for name, operands, res, sizes, attrs in records:
+        if name == "dim":
+            continue
+        if name not in VIEW_OPS or len(operands) != 1 or operands[0].value != current:
+            return None
+        if name == "reshape" and (sizes or not res.type.is_static):
+            return None
+        normalized = tuple(sorted((k, _normalize(a)) for k, a in attrs.items()))
+        steps.append(ViewStep(name, normalized, operands[0].type, res.type, ravel and name == "reshape"))
+        current = res.value
+    if current != result.value:
+        return None
+    return tuple(steps)
+
+
+def forward(em, t, step: ViewStep):
+    """``step`` applied to the Tensor ``t`` (a new value of the step's parent)."""
+    if step.op == "slice":
+        sizes = [em.dim(t, a) for a, d in enumerate(step.result.shape) if d is DYN]
+        return em.emit(
+            "slice", t, result=step.result, sizes=sizes, starts=step.attr("starts"), steps=step.attr("steps")
+        )
+    if step.op == "reshape":
+        return em.emit("reshape", t, result=step.result)
+    return em.emit(step.op, t, **dict(step.attrs))
+
+
+def inverse(em, step: ViewStep, parent, child):
+    """The new value of the parent when the child of ``step`` becomes ``child``."""
+    if step.op == "slice":
+        if "update_slice" not in ember_ops.OPS:
+            raise Unsupported("a write into a slice of an array (needs the ember.update_slice op)")
+        return em.emit("update_slice", parent, child, starts=step.attr("starts"), steps=step.attr("steps"))
+    if step.op == "squeeze":
+        return em.emit("expand_dims", child, axes=step.attr("axes"))
+    if step.op == "expand_dims":
+        return em.emit("squeeze", child, axes=step.attr("axes"))
+    if step.op == "transpose":
+        perm = step.attr("perm")
+        return em.emit("transpose", child, perm=tuple(int(i) for i in np.argsort(perm)))
+    if not step.operand.is_static:
+        raise Unsupported("a write through a reshape of a symbolic shape")
+    return em.emit("reshape", child, result=step.operand)
+
+
+def replay_numpy(array: np.ndarray, steps) -> np.ndarray:
+    for step in steps:
+        index = step.index()
+        if index is not None:
+            array = array[index]
+        elif step.op == "transpose":
+            array = array.transpose(step.attr("perm"))
+        elif step.ravel:
+            array = array.ravel()
+        else:
+            array = array.reshape(step.result.shape)
+    return array
+
+
+def replay_text(expr: str, steps, ref) -> str:
+    """Python text making the view ``steps`` of the array ``expr`` (``ref`` binds objects)."""
+    if not steps:
+        return f"{expr}[...]"
+    for step in steps:
+        index = step.index()
+        if index is not None:
+            expr = f"{expr}[{ref(index)}]"
+        elif step.op == "transpose":
+            expr = f"{expr}.transpose({tuple(step.attr('perm'))!r})"
+        elif step.ravel:
+            expr = f"{expr}.ravel()"
+        else:
+            expr = f"{expr}.reshape({tuple(step.result.shape)!r})"
+    return expr
+
+
+# ----------------------------------------------------------------------------- bases
+
+
+class ArrayBase:
+    """Memory the trace knows: a graph input or an array the graph made."""
+
+    def __init__(self, output, value, owner, graph_input=None):
+        self.output = output
+        self.value = _array_value(value)
+        self.original = self.value
+        self.owner = owner  # the tracker that is the base array itself
+        self.version = 0
+        self.graph_input = graph_input  # output_graph.GraphInput for a caller's array
+        self.mutated = False
+        self.opaque = False  # an alias the tracer cannot follow exists
+        self.layout_used = False  # (inputs) a reshape's view-or-copy answer read the layout
+        self.layout_guarded = False
+        self.deps = ()  # input bases whose layout made this array a copy
+
+    def derive(self, tracker):
+        if tracker.steps is None:
+            raise Unsupported("reading an array view the tracer cannot follow after its base was written")
+        em = self.output.emitter
+        t = self.value
+        for step in tracker.steps:
+            t = forward(em, t, step)
+        return _array_value(t)
+
+
+def _array_value(t):
+    return dataclasses.replace(t, scalar=False) if getattr(t, "scalar", False) else t
+
+
+def ensure_base(tx, tracker) -> ArrayBase:
+    if tracker.base is None:
+        base = ArrayBase(tx.output, tracker._tensor, tracker)
+        base.deps = tracker.deps
+        tracker.base, tracker.steps, tracker.version = base, (), 0
+    return tracker.base
+
+
+def require_layout(output, deps) -> None:
+    """Install the layout guards the view-or-copy answers of ``deps``' reshapes read."""
+    for base in deps:
+        if not base.layout_guarded:
+            base.layout_guarded = True
+            output.guards.layout_match(base.graph_input.source, base.graph_input.example)
+
+
+def all_deps(tracker) -> tuple:
+    deps = tuple(tracker.deps)
+    if tracker.base is not None:
+        deps += tuple(tracker.base.deps)
+    return deps
+
+
+def track_view(tx, parent, result, records, parent_tensor, fn=None) -> v.VariableTracker:
+    """Record ``result`` (the value of a view function of ``parent``) as a view of
+    ``parent``'s base, where NumPy makes it one."""
+    if not isinstance(result, v.TensorVariable):
+        return result
+    if getattr(parent_tensor, "scalar", False) or getattr(result._tensor, "scalar", False):
+        return result  # a NumPy scalar is immutable: its "views" are new values
+    ravel = isinstance(fn, str) and fn == "ravel" or fn is np.ravel
+    steps = steps_from_records(records, parent_tensor, result._tensor, ravel)
+    base = ensure_base(tx, parent)
+    deps = all_deps(parent)
+    if steps is None or parent.steps is None:
+        base.opaque = True
+        result.base, result.steps, result.version = base, None, base.version
+        return result
+    full = parent.steps + steps
+    if any(s.op == "reshape" for s in steps):
+        is_view = _probe_view(base, full)
+        if is_view is None:
+            base.opaque = True
+            result.base, result.steps, result.version = base, None, base.version
+            return result
+        if base.graph_input is not None:
+            base.layout_used = True
+            deps = deps + (base,)
+        if not is_view:  # NumPy copies: a new array, whose answer depends on the layout
+            result.deps = deps
+            return result
+    result._tensor = _array_value(result._tensor)
+    result.base, result.steps, result.version, result.deps = base, full, base.version, deps
+    return result
+
+
+def _probe_view(base: ArrayBase, steps) -> bool | None:
+    """Whether NumPy's view chain ``steps`` of the base is a view (not a copy)."""
+    if base.graph_input is not None:
+        array = base.graph_input.example
+    else:
+        if not base.value.type.is_static:
+            return None
+        array = np.empty(base.value.shape, np.uint8)  # a fresh graph array is C-contiguous
+    try:
+        out = replay_numpy(array, steps)
+    except Exception:
+        return None
+    return bool(out.size) and bool(np.may_share_memory(out, array))
+
+
+# ----------------------------------------------------------------------------- writes
+
+
+def write(tx, target, new) -> None:
+    """``target`` (an array tracker) now holds the Tensor ``new`` (of its type)."""
+    if not isinstance(target, v.TensorVariable):
+        raise Unsupported(f"writing into {target}")
+    if getattr(target._tensor, "scalar", False) and target.base is None:
+        raise Unsupported("writing into a NumPy scalar (NumPy raises: it is immutable)")
+    base = ensure_base(tx, target)
+    if target.steps is None or base.opaque:
+        raise Unsupported("writing into an array with a view the tracer cannot follow")
+    require_layout(tx.output, all_deps(target))
+    if base.graph_input is not None:
+        if base.layout_used:
+            require_layout(tx.output, (base,))
+        if not base.mutated:
+            tx.output.note_written(base)
+    em = tx.output.emitter
+    new = _array_value(new)
+    chain = [base.value]
+    for step in target.steps[:-1]:
+        chain.append(forward(em, chain[-1], step))
+    value = new
+    for step, parent in zip(reversed(target.steps), reversed(chain)):
+        value = inverse(em, step, parent, value)
+    base.value = _array_value(value)
+    base.version += 1
+    base.mutated = True
+    target._tensor, target.version = new, base.version
+
+
+def _same_region(value, target) -> bool:
+    """``value`` is the up-to-date contents of exactly ``target``'s memory."""
+    return (
+        isinstance(value, v.TensorVariable)
+        and value.base is not None
+        and value.base is target.base
+        and value.steps is not None
+        and value.steps == target.steps
+        and value.version == value.base.version
+    )
+
+
+def _dummy(tracker):
+    """A tiny NumPy stand-in of an operand, for asking NumPy about dtypes and errors."""
+    if isinstance(tracker, v.TensorVariable):
+        t = tracker.tensor
+        if t.scalar:
+            return t.dtype.type(1)
+        return np.ones((1,) * t.ndim, t.dtype)
+    if tracker.is_constant():
+        return tracker.as_constant()
+    raise Unsupported(f"an operand {tracker} of an in-place operation")
+
+
+def _ask_numpy(fn):
+    """Run ``fn`` on dummies: NumPy's own error (casting, overflow) is the user's."""
+    with np.errstate(all="ignore"):
+        try:
+            fn()
+        except Unsupported:
+            raise
+        except Exception as e:
+            raise v.UserError(e) from None
+
+
+_IOPS = {
+    "+": operator.iadd,
+    "-": operator.isub,
+    "*": operator.imul,
+    "/": operator.itruediv,
+    "//": operator.ifloordiv,
+    "%": operator.imod,
+    "**": operator.ipow,
+    "@": operator.imatmul,
+    "&": operator.iand,
+    "|": operator.ior,
+    "^": operator.ixor,
+    "<<": operator.ilshift,
+    ">>": operator.irshift,
+}
+
+
+def augmented(tx, op: str, lhs, rhs):
+    """``lhs op= rhs`` on an array: ``np.<ufunc>(lhs, rhs, out=lhs)``; returns ``lhs``."""
+    from compiler.frontend.operators import binary
+
+    iop = _IOPS.get(op)
+    if iop is None:
+        raise Unsupported(f"the in-place operator {op}= on an array")
+    dummy_rhs = _dummy(rhs)
+    _ask_numpy(lambda: iop(_dummy(lhs), dummy_rhs))  # same_kind casting, NEP 50 overflow
+    result = binary(tx, op, lhs, rhs)
+    _store_result(tx, lhs, result, f"{op}=")
+    return lhs
+
+
+def _store_result(tx, out, result, what: str) -> None:
+    """A ufunc's result written to ``out`` (its dtype cast already allowed by NumPy)."""
+    if not isinstance(result, v.TensorVariable):
+        raise Unsupported(f"{what} with a result that is not an array")
+    em = tx.output.emitter
+    target, res = out.tensor, result.tensor
+    shape, _ = em.broadcast_shape([res, target], what)
+    if shape != target.shape:
+        raise Unsupported(f"{what}: the result's shape does not fit the output (NumPy raises)")
+    new = em.broadcast_to(em.cast(res, target.dtype), target.shape, target)
+    write(tx, out, new)
+
+
+def ufunc_out(tx, ufunc, args, kwargs):
+    """``np.<ufunc>(*inputs, out=target)`` (``out`` positional or keyword)."""
+    kwargs = dict(kwargs)
+    args = list(args)
+    out = kwargs.pop("out") if "out" in kwargs else args.pop()
+    if isinstance(out, v.TupleVariable) and len(out.items) == 1:
+        out = out.items[0]
+    where = kwargs.pop("where", None)
+    if where is not None and not (where.is_constant() and where.as_constant() is True):
+        raise Unsupported(f"np.{ufunc.__name__} with out= and where=")
+    if kwargs:
+        raise Unsupported(f"np.{ufunc.__name__} with out= and {', '.join(kwargs)}=")
+    if not isinstance(out, v.TensorVariable):
+        raise Unsupported(f"np.{ufunc.__name__} with out={out}")
+    dummies = [_dummy(a) for a in args]
+    out_dummy = _dummy(out)
+    _ask_numpy(lambda: ufunc(*dummies, out=out_dummy))
+    result = tx.emit(ufunc, *args)
+    _store_result(tx, out, result, f"np.{ufunc.__name__}(out=)")
+    return out
+
+
+def _fit(tx, t, region, what: str, strip_leading: bool):
+    """The Tensor ``t`` broadcast to ``region``'s shape (NumPy's assignment rules)."""
+    em = tx.output.emitter
+    if strip_leading and t.ndim > region.ndim:
+        extra = t.shape[: t.ndim - region.ndim]
+        if any(d != 1 for d in extra):
+            raise Unsupported(f"{what}: a value of shape {t.shape} into {region.shape} (NumPy raises)")
+        t = em.emit("squeeze", t, axes=tuple(range(len(extra))))
+    shape, _ = em.broadcast_shape([t, region], what)
+    if shape != region.shape:
+        raise Unsupported(f"{what}: a value of shape {t.shape} into {region.shape} (NumPy raises)")
+    return em.broadcast_to(t, region.shape, region)
+
+
+def _value_tensor(tx, value, region, convert, what: str):
+    """``value`` converted to ``region``'s dtype: constants by NumPy itself (``convert``
+    fills a scratch array exactly as the user's call would), arrays by a same-kind cast."""
+    em = tx.output.emitter
+    if isinstance(value, v.TensorVariable):
+        t = value.tensor
+        if t.dtype != region.dtype:
+            _ask_numpy(lambda: convert(np.empty((), region.dtype), np.ones((), t.dtype)))
+            if not np.can_cast(t.dtype, region.dtype, "same_kind"):
+                raise Unsupported(f"{what}: an unsafe cast from {t.dtype} to {region.dtype} (data-dependent)")
+            t = em.cast(t, region.dtype)
+        return t
+    if not value.is_constant():
+        raise Unsupported(f"{what} of {value}")
+    constant = value.as_constant()
+    try:
+        scratch = np.empty(np.shape(constant), region.dtype)
+    except Exception:
+        raise Unsupported(f"{what} of {constant!r}") from None
+    with np.errstate(all="raise"):
+        try:
+            convert(scratch, constant)
+        except FloatingPointError:
+            raise Unsupported(f"{what}: converting {constant!r} to {region.dtype} warns in NumPy") from None
+        except Exception as e:
+            raise v.UserError(e) from None
+    return em.constant(scratch)
+
+
+def _setitem_convert(dst, src):
+    dst[...] = src
+
+
+def setitem(tx, obj, index, value) -> None:
+    """``obj[index] = value`` with a basic index."""
+    if not isinstance(obj, v.TensorVariable):
+        raise Unsupported(f"item assignment on {obj}")
+    if getattr(obj.tensor, "scalar", False):
+        raise Unsupported("item assignment on a NumPy scalar (NumPy raises)")
+    key = tx._operand(index)
+    items = key if isinstance(key, tuple) else (key,)
+    if not any(i is Ellipsis for i in items):
+        items = items + (Ellipsis,)  # a view even where every axis is indexed by an int
+    region = tx.emit("getitem", obj, v.ConstantVariable(items))
+    if _same_region(value, region):
+        return  # ``a[i] += b`` stores the view it just wrote
+    if not isinstance(region, v.TensorVariable) or region.base is None:
+        raise Unsupported("item assignment through an index the tracer cannot follow")
+    t = _value_tensor(tx, value, region.tensor, _setitem_convert, "item assignment")
+    write(tx, region, _fit(tx, t, region.tensor, "item assignment", strip_leading=True))
+
+
+def copyto(tx, dst, src, casting=None, where=None):
+    if casting is None:
+        casting = v.ConstantVariable("same_kind")
+    if where is not None and not (where.is_constant() and where.as_constant() is True):
+        raise Unsupported("np.copyto with where=")
+    if not isinstance(dst, v.TensorVariable) or not casting.is_constant():
+        raise Unsupported("np.copyto into a value that is not an array")
+    rule = casting.as_constant()
+    if rule not in ("no", "equiv", "safe", "same_kind", "unsafe"):
+        raise Unsupported(f"np.copyto casting={rule!r}")
+    if _same_region(src, dst):
+        return v.ConstantVariable(None)
+
+    def convert(scratch, value):
+        np.copyto(scratch, value, casting=rule)
+
+    t = _value_tensor(tx, src, dst.tensor, convert, "np.copyto")
+    write(tx, dst, _fit(tx, t, dst.tensor, "np.copyto", strip_leading=True))
+    return v.ConstantVariable(None)
+
+
+def fill(tx, target, value):
+    if getattr(target.tensor, "scalar", False):
+        raise Unsupported("fill on a NumPy scalar")
+    if isinstance(value, v.TensorVariable) and value.tensor.ndim != 0:
+        raise Unsupported("fill with an array value")
+    if not isinstance(value, v.TensorVariable) and not (value.is_constant() and np.ndim(value.as_constant()) == 0):
+        raise Unsupported(f"fill with {value}")
+
+    def convert(scratch, x):
+        scratch.fill(x)
+
+    t = _value_tensor(tx, value, target.tensor, convert, "fill")
+    write(tx, target, _fit(tx, t, target.tensor, "fill", strip_leading=False))
+    return v.ConstantVariable(None)
+
+
+def dispatch(tx, fn, args, kwargs):
+    """The in-place NumPy calls; ``NotImplemented`` for every other call."""
+    if isinstance(fn, np.ufunc) and ("out" in kwargs or len(args) == fn.nin + 1):
+        out = kwargs.get("out", args[-1] if len(args) == fn.nin + 1 else None)
+        if not (isinstance(out, v.ConstantVariable) and out.value is None):
+            return ufunc_out(tx, fn, args, kwargs)
+        kwargs = {k: a for k, a in kwargs.items() if k != "out"}
+        return tx.emit(fn, *args[: fn.nin], **kwargs)
+    if fn is np.copyto:
+        names = ("dst", "src", "casting", "where")
+        bound = dict(zip(names, args))
+        for k, a in kwargs.items():
+            if k not in names or k in bound:
+                raise Unsupported(f"np.copyto argument {k}=")
+            bound[k] = a
+        if "dst" not in bound or "src" not in bound:
+            raise Unsupported("np.copyto without dst and src")
+        return copyto(tx, bound["dst"], bound["src"], bound.get("casting"), bound.get("where"))
+    if isinstance(fn, str) and fn == "fill":
+        if len(args) != 2 or kwargs:
+            raise Unsupported("fill with other than one value")
+        return fill(tx, args[0], args[1])
+    return NotImplemented
+
+
+# ----------------------------------------------------------------------------- entry code
+
+
+def array_expr(plan, tracker) -> str | None:
+    """The entry's expression for a view tracker (None: not a view, the plain rules apply)."""
+    require_layout_from(tracker)
+    base = tracker.base
+    if base is None or base.owner is tracker:
+        return None
+    if tracker.steps is None:
+        raise Unsupported("returning an array view the tracer cannot follow")
+    source = plan.expr(base.owner)
+    return replay_text(source, tracker.steps, plan.ref)
+
+
+def require_layout_from(tracker) -> None:
+    deps = all_deps(tracker)
+    if deps:
+        require_layout(deps[0].output, deps)
+
+
+def writebacks(output) -> list:
+    """(source, final value tracker) for each caller's array the graph writes."""
+    out = []
+    for base in output.input_bases:
+        if base.mutated and base.value.value != base.original.value:
+            out.append((base.graph_input.source, v.TensorVariable(base.value)))
+    return out
