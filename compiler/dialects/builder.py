@@ -32,6 +32,7 @@ class FunctionBuilder:
                 self.func = func.FuncOp(name, fn_type)
             self.block = self.func.add_entry_block()
         self.args = list(self.block.arguments)
+        self.ops_emitted = 0  # the tracer's size budget reads it after every instruction
 
     def add_argument(self, t: TensorType) -> ir.Value:
         """A new trailing argument (the frontend discovers its inputs while tracing)."""
@@ -63,6 +64,7 @@ class FunctionBuilder:
                 attributes=attributes,
                 ip=ir.InsertionPoint(self.block),
             )
+        self.ops_emitted += 1
         return op.result
 
     def constant(self, value) -> ir.Value:

@@ -15,7 +15,7 @@ import time
 import warnings
 from dataclasses import dataclass, field
 
-from compiler import logs
+from compiler import config, logs
 from compiler.backends import EagerGraph, compile_graph
 from compiler.dialects.guard_metadata import GuardMetadata
 from compiler.errors import BackendError, GraphBreakError, InvalidBackend, Location, Unsupported
@@ -55,7 +55,8 @@ def convert(fn, args: tuple, kwargs: dict, options) -> Entry:
         )
     with TRACE_LOCK:
         start = time.perf_counter()
-        output = OutputGraph(_graph_name(fn))
+        budget = config.max_graph_ops if options.max_graph_ops is None else options.max_graph_ops
+        output = OutputGraph(_graph_name(fn), max_ops=budget)
         tx = None
         try:
             if sys.version_info[:2] != SUPPORTED_BYTECODE:

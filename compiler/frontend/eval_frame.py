@@ -28,7 +28,7 @@ from compiler.frontend.entry_codegen import MISS
 from compiler.frontend.guards import failing_guards
 from compiler.frontend.sources import generated
 
-_KNOWN_OPTIONS = {"recompile_limit", "strict"}
+_KNOWN_OPTIONS = {"recompile_limit", "strict", "max_graph_ops"}
 _all_compiled: "weakref.WeakSet[CompiledFunction]" = weakref.WeakSet()
 
 
@@ -39,6 +39,7 @@ class Options:
     fullgraph: bool = False
     strict: bool = False
     recompile_limit: int | None = None
+    max_graph_ops: int | None = None  # None: compiler.config.max_graph_ops
 
 
 class CompiledFunction:
@@ -130,7 +131,12 @@ def compile(fn=None, *, backend="cpu", dynamic=None, fullgraph=False, options=No
     if not isinstance(backend, str) and not callable(backend):
         raise InvalidArgument(f"compile(): backend {backend!r} is neither 'cpu', 'eager' nor a callable")
     opts = Options(
-        backend, dynamic, bool(fullgraph), bool(options.get("strict", False)), options.get("recompile_limit")
+        backend,
+        dynamic,
+        bool(fullgraph),
+        bool(options.get("strict", False)),
+        options.get("recompile_limit"),
+        options.get("max_graph_ops"),
     )
     if fn is None:
         return functools.partial(_compile_callable, options=opts)

@@ -49,6 +49,7 @@ class OutputGraph:
     mutated: list = field(default_factory=list)  # sourced containers/objects changed by the code
     attribute_writes: list = field(default_factory=list)  # (object tracker, name, value tracker)
     global_writes: dict = field(default_factory=dict)  # name -> value tracker
+    max_ops: int | None = None  # the size budget of this graph (None: no bound)
 
     def __post_init__(self):
         self.builder = FunctionBuilder(self.name, [], context=shared_context())

@@ -80,6 +80,7 @@ class InstructionTranslator:
                 self.steps += 1
                 if self.steps > MAX_INSTRUCTIONS:
                     raise Unsupported("a loop too long to unroll while tracing")
+                self._check_graph_size()
                 handler = getattr(self, inst.opname, None)
                 if handler is None:
                     raise Unsupported(f"the bytecode instruction {inst.opname}")
@@ -89,6 +90,16 @@ class InstructionTranslator:
         except Unsupported as e:
             e.at(self.location())
             raise
+
+    def _check_graph_size(self) -> None:
+        """Stop a trace whose graph outgrew its budget (an unrolled loop, mostly): its
+        compile would take longer than running the call in CPython saves."""
+        budget = self.output.max_ops
+        if budget is not None and self.output.builder.ops_emitted > budget:
+            raise Unsupported(
+                f"the graph grew past {budget} ops while tracing (compiler.config.max_graph_ops)",
+                hint="a loop unrolled while tracing; raise the budget with options={'max_graph_ops': N}",
+            )
 
     def push(self, value):
         self.stack.append(value)

@@ -17,6 +17,7 @@ import types
 import numpy as np
 
 from compiler.errors import Unsupported
+from compiler.frontend import numpy_semantics
 from compiler.frontend import variables as v
 from compiler.frontend.sources import AttrSource, ItemSource, Source
 
@@ -68,7 +69,9 @@ def wrap_identity(tx, value, source: Source | None) -> v.VariableTracker:
             value, (types.FunctionType, types.ModuleType, type, np.ufunc, types.BuiltinFunctionType)
         ) or is_numpy_callable(value):
             g.id_match(source, value)
-    if isinstance(value, types.FunctionType):
+    if isinstance(value, types.FunctionType) and numpy_semantics.lookup(value) is None:
+        # NumPy functions written in Python (np.eye, np.identity...) with a rule of their
+        # own are called through it, not inlined: their bodies use what tracing cannot.
         return v.PythonFunctionVariable(value, source)
     if isinstance(value, (types.MethodType, functools.partial)) and source is None:
         raise Unsupported(f"a {type(value).__name__} reached without a source (its parts cannot be guarded)")

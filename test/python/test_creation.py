@@ -4,17 +4,11 @@ each call checked to have compiled into one graph without a break, and the graph
 checked to hold no constant larger than a scalar.
 
 ``np.ones``, ``np.full``, ``np.eye`` and ``np.identity`` are plain Python functions in
-NumPy 2 (the others are C functions or ``_ArrayFunctionDispatcher``s), so the tracer
-inlines their bodies instead of looking them up in the NumPy-semantics table, and the
-bodies break (``np.copyto`` into an array, ``operator.index``, an import). Until the
-tracer looks NumPy's Python functions up in the table before inlining them
-(``frontend/wrap.py``), the ``table_first`` fixture does that for the tests that call
-them, and ``test_python_level_numpy_functions_reach_the_table`` marks the gap.
+NumPy 2 (the others are C functions or ``_ArrayFunctionDispatcher``s); the tracer calls
+them through their rules instead of inlining their bodies (``frontend/wrap.py``).
 """
 
 from __future__ import annotations
-
-import types
 
 import numpy as np
 import pytest
@@ -23,25 +17,6 @@ import compiler
 from compiler.backends import compile_graph
 
 DTYPES = [np.float64, np.float32, np.int64, np.int32, np.bool_]
-
-
-@pytest.fixture
-def table_first(monkeypatch):
-    """NumPy functions the table has a rule for become NumPy callables (not inlined)."""
-    from compiler.frontend import variables as v
-    from compiler.frontend import wrap as wrapping
-    from compiler.frontend.numpy_semantics import lookup
-
-    original = wrapping.wrap_identity
-
-    def wrap_identity(tx, value, source):
-        if isinstance(value, types.FunctionType) and lookup(value) is not None:
-            if source is not None:
-                tx.output.guards.id_match(source, value)
-            return v.NumpyCallableVariable(value)
-        return original(tx, value, source)
-
-    monkeypatch.setattr(wrapping, "wrap_identity", wrap_identity)
 
 
 class RecordingBackend:
@@ -119,7 +94,7 @@ def test_zeros_empty(fresh_compiler, shape, dtype):
 
 @pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("dtype", DTYPES + [None])
-def test_ones(fresh_compiler, table_first, shape, dtype):
+def test_ones(fresh_compiler, shape, dtype):
     compiled(lambda: np.ones(shape, dtype=dtype))
 
 
@@ -146,14 +121,14 @@ def test_ones(fresh_compiler, table_first, shape, dtype):
 )
 @pytest.mark.parametrize("shape", [0, 1, (2, 3), ()])
 @pytest.mark.filterwarnings("ignore:overflow encountered in cast")  # NumPy's own, for 1e300 -> float32
-def test_full_scalar(fresh_compiler, table_first, fill, dtype, shape):
+def test_full_scalar(fresh_compiler, fill, dtype, shape):
     if isinstance(fill, list) and shape in ((), 0, 1):
         shape = (2, 3)
     compiled(lambda: np.full(shape, fill, dtype=dtype), literals=isinstance(fill, list))
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_full_of_an_array(fresh_compiler, table_first, dtype):
+def test_full_of_an_array(fresh_compiler, dtype):
     x = np.arange(4).astype(dtype)
     compiled(lambda x: np.full((3, 4), x), x)
     compiled(lambda x: np.full((2, 3, 4), x[:1], dtype=np.float32), x)
@@ -293,17 +268,17 @@ def test_linspace_random(fresh_compiler):
     [(0, None, 0), (1, None, 0), (4, None, 0), (3, 5, 1), (5, 3, -2), (4, 4, 4), (4, 4, -5), (2, 0, 0), (3, 3, -1)],
 )
 @pytest.mark.parametrize("dtype", DTYPES + [float, int])
-def test_eye(fresh_compiler, table_first, n, m, k, dtype):
+def test_eye(fresh_compiler, n, m, k, dtype):
     compiled(lambda: np.eye(n, m, k, dtype=dtype))
 
 
 @pytest.mark.parametrize("n", [0, 1, 3])
 @pytest.mark.parametrize("dtype", DTYPES + [None])
-def test_identity(fresh_compiler, table_first, n, dtype):
+def test_identity(fresh_compiler, n, dtype):
     compiled(lambda: np.identity(n, dtype))
 
 
-def test_eye_in_further_ops(fresh_compiler, table_first):
+def test_eye_in_further_ops(fresh_compiler):
     a = np.arange(9.0).reshape(3, 3)
     compiled(lambda a: a + 2 * np.eye(3), a)
     compiled(lambda a: a @ np.identity(a.shape[0], dtype=np.float64), a)
@@ -366,7 +341,7 @@ def test_array_of_traced_arrays(fresh_compiler):
     compiled(lambda x: np.array((x, x * 2)), x)
 
 
-def test_created_arrays_in_further_ops(fresh_compiler, table_first):
+def test_created_arrays_in_further_ops(fresh_compiler):
     x = np.linspace(0, 1, 12).reshape(3, 4)
     compiled(lambda x: np.zeros((3, 4)) + x, x)
     compiled(lambda x: np.ones(x.shape, dtype=np.int32) * x, x)
@@ -378,7 +353,7 @@ def test_created_arrays_in_further_ops(fresh_compiler, table_first):
 # ----------------------------------------------------------------------------- the IR
 
 
-def test_no_dense_constant_in_the_graph(fresh_compiler, table_first):
+def test_no_dense_constant_in_the_graph(fresh_compiler):
     """A created array is made by ops: 0-d constants, broadcast_to, iota; never a
     constant of its own size (the shapes are big enough to tell)."""
 
@@ -432,7 +407,6 @@ def test_reasons(fresh_compiler):
     assert "traced array" in falls_back(lambda x: np.arange(x.sum()), x)
 
 
-@pytest.mark.xfail(reason="the tracer inlines NumPy's Python-level functions before asking the table", strict=False)
 def test_python_level_numpy_functions_reach_the_table(fresh_compiler):
     for fn in (lambda: np.ones(3), lambda: np.full(3, 2.0), lambda: np.eye(3), lambda: np.identity(3)):
         compiled(fn)
