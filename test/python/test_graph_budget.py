@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import CompileCounter
 
 import compiler
-from conftest import CompileCounter
 
 
 def smooth(a, b, steps):
