@@ -96,7 +96,8 @@ class ViewStep:
             return tuple(items)
         if self.op == "squeeze":
             axes = self.attr("axes")
-            return tuple(0 if i in axes else slice(None) for i in range(self.operand.rank))
+            # A trailing ``...`` keeps ``x[0, ...]`` a 0-d view where ``x[0]`` would be a scalar.
+            return tuple(0 if i in axes else slice(None) for i in range(self.operand.rank)) + (Ellipsis,)
         if self.op == "expand_dims":
             axes = self.attr("axes")
             return tuple(None if i in axes else slice(None) for i in range(self.result.rank))

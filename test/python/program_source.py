@@ -18,6 +18,7 @@ which raise are generated too (the compiled function must raise the same).
 
 from __future__ import annotations
 
+import copy
 import sys
 import types
 import warnings
@@ -203,16 +204,30 @@ class _Body:
             return False
 
     def run(self, lines: list[str]) -> bool:
-        """Exec a statement on the current values; keep its effect when it succeeds."""
+        """Exec a statement on the current values; keep its effect when it succeeds. A
+        statement may write into arrays, so it is tried on copies first: one that fails
+        halfway must leave nothing written (copies lose views' aliasing, which only
+        values depend on, not whether the statement runs)."""
+        copies = {
+            k: copy.deepcopy(v) if isinstance(v, (np.ndarray, list, dict, tuple)) else v for k, v in self.ns.items()
+        }
+        if not self._runs(lines, copies):
+            return False
         trial = dict(self.ns)
-        try:
-            with warnings.catch_warnings(), np.errstate(all="ignore"):
-                warnings.simplefilter("ignore")
-                exec("\n".join(lines), trial)  # noqa: S102
-        except Exception:
+        if not self._runs(lines, trial):
             return False
         self.ns.clear()
         self.ns.update(trial)
+        return True
+
+    @staticmethod
+    def _runs(lines: list[str], namespace: dict) -> bool:
+        try:
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore")
+                exec("\n".join(lines), namespace)  # noqa: S102
+        except Exception:
+            return False
         return True
 
     def choice(self, options):
@@ -438,6 +453,9 @@ class _Body:
                     self.helper,
                     self.closure,
                     self.comprehension,
+                    self.inplace,
+                    self.inplace,
+                    self.create,
                 ]
             )
             lines = maker()
@@ -606,6 +624,47 @@ class _Body:
             ]
         )
 
+    def _slice(self) -> str:
+        return self.choice(["1:", ":-1", "::2", "::-1", "1::2", "-2:", "...", ":"])
+
+    def inplace(self):
+        """Writes into an existing array (an argument or a local) or a view of it."""
+        target, x, view = self.leaf(), self.expr(1), self.fresh()
+        op = self.choice(["+=", "-=", "*=", "/=", "//=", "**=", "|=", "&="])
+        return self.choice(
+            [
+                [f"{target} {op} {x}"],
+                [f"{target}[{self._slice()}] = {x}"],
+                [f"{target}[{self._slice()}] {op} {x}"],
+                [f"{view} = {target}[{self._slice()}]", f"{view} {op} {x}"],
+                [f"{view} = {target}.T", f"{view}[{self._slice()}] = {x}"],
+                [f"{view} = {target}.reshape(-1)", f"{view}[::2] += 1"],
+                [f"{target}[1:] += {target}[:-1]"],
+                [f"{target}[:] = {target}[::-1]"],
+                [f"np.add({target}, {x}, out={target})"],
+                [f"np.copyto({target}, {x})"],
+                [f"{target}.fill(OFFSET)"],
+                [f"{target}[0] = {x}[0] if np.ndim({x}) else {x}"],
+            ]
+        )
+
+    def create(self):
+        """An array made in the function, then written."""
+        like, x, v = self.leaf(), self.expr(1), self.fresh()
+        shape = "x0.shape"
+        return self.choice(
+            [
+                [f"{v} = np.zeros_like({like})", f"{v} += {x}"],
+                [f"{v} = np.empty({shape}, {like}.dtype)", f"{v}[...] = {x}"],
+                [f"{v} = np.ones({shape})", f"{v}[::2] = {x}[::2] if np.ndim({x}) else {x}"],
+                [f"{v} = np.full({shape}, SCALE, dtype=np.float32)", f"{v} *= {x}"],
+                [f"{v} = {like}.copy()", f"{v}[-1:] = 7"],
+                [f"{v} = np.arange(x0.size, dtype=np.float64).reshape({shape})", f"{v} -= {x}"],
+                [f"{v} = np.linspace(0.0, 1.0, x0.size).reshape({shape}) + {x}"],
+                [f"{v} = np.array({like})", f"{v}[...] = 0"],
+            ]
+        )
+
     # -- the return value
 
     def returned(self) -> str:
@@ -653,7 +712,7 @@ def programs(draw, max_statements: int = 6) -> Program:
     names, first, other = draw(arguments())
     module = make_module(PRELUDE, "_ember_fuzz_generation")
     namespace = dict(module.__dict__)
-    namespace.update(zip(names, first))
+    namespace.update(zip(names, copy.deepcopy(first)))  # statements may write into them
     body = _Body(draw, namespace, names)
     for _ in range(draw(st.integers(1, max_statements))):
         body.statement()

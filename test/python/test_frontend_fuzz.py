@@ -7,11 +7,14 @@ hit the cache) and once on other arguments of the same types (new values, maybe 
 ints/strings/bools: guards and recompiles). Results must match structurally: same
 Python types (``np.float32`` scalar vs 0-d array), dtypes, shapes, values (exact for
 ints and bools, NaN where NumPy has NaN), and the same exception type when the plain
-function raises. A failure prints the generated source.
+function raises. Programs write into their arguments and into views of them, so each
+call gets copies of the arguments, which must afterwards hold what the plain call left
+in its own, and a result must share memory with the same arguments NumPy's does. A failure prints the generated source.
 """
 
 from __future__ import annotations
 
+import copy
 import itertools
 import math
 import warnings
@@ -31,13 +34,33 @@ RTOL = {np.dtype(np.float16): 1e-3, np.dtype(np.float32): 1e-5, np.dtype(np.floa
 
 
 def _call(fn, args):
-    """``("ok", result)`` or ``("raised", exception)``, NumPy's warnings silenced."""
+    """``("ok", (result, arguments after the call, which arrays the result shares memory
+    with))`` or ``("raised", exception)``, on a copy of ``args`` (the program may write
+    into them), NumPy's warnings silenced."""
+    args = copy.deepcopy(args)
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         try:
-            return "ok", fn(*args)
+            result = fn(*args)
         except Exception as e:  # the plain function may raise: the compiled one must too
             return "raised", e
+    return "ok", (result, list(args), _shared(result, args))
+
+
+def _shared(result, args) -> list:
+    """For each array in the result (in order), the indices of the arguments it shares memory with."""
+    arrays = [a for a in _leaves(result) if isinstance(a, np.ndarray)]
+    return [
+        [i for i, arg in enumerate(args) if isinstance(arg, np.ndarray) and np.shares_memory(a, arg)] for a in arrays
+    ]
+
+
+def _leaves(value):
+    if isinstance(value, (tuple, list)):
+        return [leaf for item in value for leaf in _leaves(item)]
+    if isinstance(value, dict):
+        return [leaf for item in value.values() for leaf in _leaves(item)]
+    return [value]
 
 
 def assert_same(want, got, path="result", rtol=0.0):
@@ -88,7 +111,10 @@ def _assert_same_outcome(plain, compiled, what, rtol):
         assert type(c_value) is type(p_value), f"{what}: compiled raised {c_value!r}, plain Python {p_value!r}"
         return
     assert c_kind == "ok", f"{what}: compiled raised {c_value!r}, plain Python returned {p_value!r}"
-    assert_same(p_value, c_value, what, rtol)
+    (p_result, p_args, p_shared), (c_result, c_args, c_shared) = p_value, c_value
+    assert_same(p_result, c_result, what, rtol)
+    assert_same(p_args, c_args, f"{what}: arguments after the call", rtol)
+    assert c_shared == p_shared, f"{what}: results share memory with arguments {c_shared}, NumPy's {p_shared}"
 
 
 def check_program(program, backend="cpu"):

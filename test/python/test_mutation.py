@@ -488,3 +488,17 @@ def test_differential_mutating_programs():
     count = int(os.environ.get("EMBER_SOAK", "300"))
     compiled = _differential(count)
     assert compiled >= count // 2, f"only {compiled} of {count} programs compiled"
+
+
+def test_a_returned_squeeze_to_0d_is_a_0d_view_not_a_scalar(fresh_compiler):
+    """Found by the frontend fuzzer: ``np.squeeze`` of a written (1,) argument."""
+
+    def f(x):
+        x += x
+        return np.squeeze(x)
+
+    x, want_x = np.array([0.25], np.float32), np.array([0.25], np.float32)
+    want = f(want_x)
+    got = compiler.compile(f)(x)
+    assert type(got) is type(want) is np.ndarray and got.shape == () and got == want
+    assert np.shares_memory(got, x) and np.array_equal(x, want_x)
