@@ -120,6 +120,87 @@ def unshare_inits(fn) -> None:
             owner.operands[use.operand_number] = clone.results[0]
 
 
+def _region(op) -> tuple:
+    """What fixes the region a ``tensor.insert_slice`` writes: its static offsets,
+    sizes and strides and its dynamic ones (the operands after source and dest)."""
+    static = tuple(str(op.attributes[a]) for a in ("static_offsets", "static_sizes", "static_strides"))
+    return static, tuple(op.operands[i] for i in range(2, len(op.operands)))
+
+
+def chain_updates(fn) -> int:
+    """Re-chain successive ``tensor.insert_slice``s of one region into one tensor.
+
+    ``b[1:-1, 1:-1] = f(a)`` twice (a multi-step stencil swapping two grids) is
+    ``insert(s1, b)`` then ``insert(s3, insert(s1, b))``; canonicalization folds
+    the second to ``insert(s3, b)`` (the same region is overwritten). Both updates
+    then start from ``b``'s original value, which the first one has already
+    overwritten in place, so one-shot bufferization gave every update its own full
+    copy of ``b`` (an allocation, a copy and first-touch page faults per step).
+    Inserting the later update into the earlier one's result instead (the same
+    value: it overwrites all the earlier one wrote) makes one chain that updates
+    one buffer in place. Returns the number of updates re-chained.
+    """
+    block = fn.regions[0].blocks[0]
+    last = []  # [dest, region, the latest insert_slice of that region into dest]
+    chained = 0
+    for op in [o.operation for o in block.operations]:
+        if op.name != "tensor.insert_slice":
+            continue
+        dest, region = op.operands[1], _region(op)
+        entry = next((e for e in last if e[0] == dest and e[1] == region), None)
+        if entry is None:
+            last.append([dest, region, op])
+            continue
+        op.operands[1] = entry[2].results[0]
+        entry[2] = op
+        chained += 1
+    return chained
+
+
+def read_updates_from_grid(fn) -> int:
+    """Later readers of an update's source read it back from the updated tensor.
+
+    Canonicalization folds ``extract_slice(insert_slice(s, g))`` of the same region to
+    ``s``: the next stencil step then reads the previous step's result ``s`` itself
+    (its centre) besides slices of the grid ``g`` it went into. Bufferized in place,
+    ``s`` *is* that region of ``g``'s buffer, but one-shot analysis does not see that
+    through a read inside a tile loop, reports a conflict with the insertion and
+    computes ``s`` in a temporary copied into the grid afterwards (one more pass per
+    step). An ``extract_slice`` of the updated tensor, the same value, unfolds it.
+    Returns the number of operands rewritten."""
+    block = fn.regions[0].blocks[0]
+    rewritten = 0
+    for op in [o.operation for o in block.operations]:
+        if op.name != "tensor.insert_slice":
+            continue
+        later = []
+        for use in op.operands[0].uses:
+            owner = operation_of(use.owner)
+            top = owner
+            while top.parent.name != "func.func":
+                top = top.parent
+            if top.parent == fn and op.is_before_in_block(top):
+                later.append((owner, use.operand_number))
+        if not later:
+            continue
+        insert = op.opview
+        with _after(op, block), op.location:
+            again = tensor.ExtractSliceOp(
+                op.operands[0].type,
+                op.results[0],
+                list(insert.offsets),
+                list(insert.sizes),
+                list(insert.strides),
+                insert.static_offsets,
+                insert.static_sizes,
+                insert.static_strides,
+            ).result
+        for owner, number in later:
+            owner.operands[number] = again
+            rewritten += 1
+    return rewritten
+
+
 def copy_read_only_update_targets(fn) -> int:
     """An explicit copy of each input that a ``tensor.insert_slice`` updates.
 
@@ -205,21 +286,31 @@ class EmberBufferize(EmberPass):
             if NUM_OUTPUTS_ATTR not in fn.attributes and has_tensors(fn):
                 to_destination_passing(fn)
             unshare_inits(fn)
+            chain_updates(fn)
+            read_updates_from_grid(fn)
             copy_read_only_update_targets(fn)
-        run_upstream(
-            module,
-            ",".join(
-                [
-                    "eliminate-empty-tensors",
-                    "empty-tensor-to-alloc-tensor",
-                    "one-shot-bufferize{bufferize-function-boundaries}",
-                    "canonicalize",
-                ]
-            ),
-        )
+        run_upstream(module, "eliminate-empty-tensors")
+        empties_to_alloc_tensors(module)
+        run_upstream(module, "one-shot-bufferize{bufferize-function-boundaries},canonicalize")
         hoist_tile_buffers(module)
         run_upstream(module, "buffer-deallocation-pipeline,canonicalize")
         copies_to_linalg(module)
+
+
+def empties_to_alloc_tensors(module) -> int:
+    """``tensor.empty`` -> ``bufferization.alloc_tensor`` (upstream's
+    ``empty-tensor-to-alloc-tensor`` without its greedy driver).
+
+    The greedy driver also folds every op it visits, among them ``insert_slice``
+    into an ``insert_slice`` of the same region, which undoes ``chain_updates`` just
+    before one-shot bufferization sees the chain. Returns the number rewritten."""
+    empties = collect(module, lambda op: op.name == "tensor.empty")
+    for op in empties:
+        with ir.InsertionPoint(op), op.location:
+            alloc = bufferization.alloc_tensor(op.results[0].type, list(op.operands))
+        op.results[0].replace_all_uses_with(alloc)
+        op.erase()
+    return len(empties)
 
 
 def copies_to_linalg(module) -> None:

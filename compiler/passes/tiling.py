@@ -74,22 +74,44 @@ def _users(op) -> set:
     return out
 
 
+def _upstream(root) -> set:
+    """Every op of ``root``'s function body whose results ``root`` reads, directly or
+    through other ops (linalg or not): all of them run before ``root``'s tile loop."""
+    seen, stack = set(), [root]
+    while stack:
+        for operand in stack.pop().operands:
+            owner = operation_of(operand.owner)
+            if owner is not None and owner.parent == root.parent and owner not in seen:
+                seen.add(owner)
+                stack.append(owner)
+    return seen
+
+
 def fusion_group(root) -> list:
     """Producers to compute inside ``root``'s tiles, consumers first.
 
     A producer joins when the group reads it and either it is elementwise (cheap to
-    recompute per tile, even if others read it too) or only the group reads it.
-    A reduction or matmul that something outside also reads is computed once,
-    before the loop, instead of once per consumer.
+    recompute per tile, even if other linalg ops read it too) or only the group
+    reads it. A reduction or matmul that something outside also reads is computed
+    once, before the loop, instead of once per consumer; so is an elementwise op
+    that something outside the group needs before the loop (a reader ``root``
+    itself depends on): it is computed in full there anyway, and a copy in the loop
+    would repeat it and its whole producer chain. A multi-step stencil is such a
+    chain (step ``k`` reads step ``k - 1`` directly, and through the
+    ``tensor.insert_slice`` of it into its grid): fused, the last step's tile loop
+    recomputed every earlier step, also computed before the loop, and ``n`` steps
+    cost about ``2n`` passes over the grid. A reader after the loop (a
+    ``func.return``) is no obstacle: fusion then yields the tile loop's copy.
     """
     block = root.parent.regions[0].blocks[0] if root.parent.name == "func.func" else None
     position = {op.operation: i for i, op in enumerate(block.operations)} if block else {}
     group, order = {root}, []
+    before_loop = _upstream(root)
     for p in sorted(producers(root), key=lambda op: -position.get(op, 0)):
         if is_library_call(p):
             continue
         users = _users(p)
-        if users & group and (is_elementwise(p) or users <= group):
+        if users & group and (users <= group or (is_elementwise(p) and not (users - group) & before_loop)):
             group.add(p)
             order.append(p)
     return order
