@@ -1,12 +1,12 @@
 """The BLAS that NumPy links, found and handed to Ember's kernels.
 
-Ember's float matmuls call ``?gemm`` (``compiler/passes/blas.py`` emits the calls)
-rather than generated loops: tiling and packing for the cache hierarchy is a
+Ember's float matmuls call ``?gemm`` and ``?gemv`` (``compiler/passes/blas.py``
+emits the calls) rather than generated loops: tiling and packing for the cache hierarchy is a
 library's life work, and NumPy ships one. NumPy 2 wheels bundle OpenBLAS as
 ``numpy.libs/libscipy_openblas64_-*.so``, with ILP64 CBLAS entry points named
-``scipy_cblas_sgemm64_`` / ``scipy_cblas_dgemm64_``. We load that library and
-register those addresses with the JIT under Ember's own names (``ember_blas_sgemm``,
-``ember_blas_dgemm``), so object code links to them like to any process symbol.
+``scipy_cblas_dgemm64_``, ``scipy_cblas_dgemv64_`` and so on. We load that library and
+register those addresses with the JIT under Ember's own names (``ember_blas_dgemm``,
+``ember_blas_dgemv``, ...), so object code links to them like to any process symbol.
 
 When no such library is found (another NumPy build) ``available()`` is false, the
 pass emits no calls, and matmuls run as generated loops: slower, still correct. This
@@ -27,6 +27,8 @@ import llvmlite.binding as llvm
 SYMBOLS = {
     "ember_blas_sgemm": ("scipy_cblas_sgemm64_", "cblas_sgemm64_"),
     "ember_blas_dgemm": ("scipy_cblas_dgemm64_", "cblas_dgemm64_"),
+    "ember_blas_sgemv": ("scipy_cblas_sgemv64_", "cblas_sgemv64_"),
+    "ember_blas_dgemv": ("scipy_cblas_dgemv64_", "cblas_dgemv64_"),
 }
 
 

@@ -1,13 +1,20 @@
-"""Float matmuls as calls into BLAS (``ember-matmul-to-blas``).
+"""Float matmuls and matrix-vector products as calls into BLAS (``ember-matmul-to-blas``).
 
-After bufferization, every ``linalg.matmul`` on ``f32``/``f64`` buffers becomes a
-call to a small helper function, added once per element type, that asks BLAS's
-``?gemm`` to do it (see ``runtime/blas_symbols.py`` for where the BLAS
-comes from). The helper checks at run time what BLAS needs — unit stride along rows,
-leading dimensions of at least the row length, no empty dimension — and otherwise
-runs the original ``linalg.matmul`` as loops, so any NumPy view still works.
-``linalg.matmul`` accumulates into its output (Ember fills it with zeros first), which
-is ``gemm`` with ``alpha = beta = 1``.
+After bufferization, every ``linalg.matmul``, ``linalg.matvec`` and ``linalg.vecmat``
+on ``f32``/``f64`` buffers becomes a call to a small helper function, added once per
+element type, that asks BLAS's ``?gemm`` resp. ``?gemv`` to do it (see
+``runtime/blas_symbols.py`` for where the BLAS comes from). Linalg accumulates into
+its output (Ember fills it with zeros first), which is ``alpha = beta = 1``.
+
+The helpers read each operand's strides at run time. A matrix whose rows have unit
+stride is row-major, one whose columns have unit stride is column-major (``x.T`` of
+a row-major ``x``, as ``ember-to-linalg`` passes a transposed operand: a matmul with
+transposed indexing maps, ``matvec`` of a transpose as ``vecmat``), each with its
+other stride as leading dimension; the output's layout picks CBLAS's order and each
+input's layout its transpose flag. Vectors pass their stride as increment (negative
+ones too, as BLAS defines them). Anything else — an overlapping or broadcast stride,
+a non-unit stride in both dims, an empty dimension — runs the original linalg op as
+loops, so any NumPy view still works.
 
 Matmuls are library calls, so ``ember-fuse`` and ``ember-tile`` leave them whole
 (``linalg_utils.is_library_call``); their elementwise epilogues form their own loop nest.
@@ -16,60 +23,159 @@ Without a BLAS in the process the pass does nothing.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from compiler.mlir import collect, func, functions, ir, memref, symbol_name
 from compiler.passes.base import EmberPass
 from runtime import blas_symbols
 
-_HELPER = """
-func.func private @ember_blas_GEMM(i32, i32, i32, i64, i64, i64, ELEM, !llvm.ptr, i64, !llvm.ptr, i64, ELEM, !llvm.ptr, i64)
-func.func private @ember_matmul_ELEM(%a: MEMREF, %b: MEMREF, %c: MEMREF) {
-  %c0 = arith.constant 0 : index
+# Element-type independent: how a (rows x cols) matrix with strides (s0, s1) can be
+# handed to BLAS. Row-major needs unit stride along rows and s0 >= cols; column-major
+# unit stride along columns and s1 >= rows (a dim of size 1 needs neither). Returns
+# (row_ok, ld_row, col_ok, ld_col).
+_LAYOUT = """
+func.func private @ember_blas_layout(%rows: index, %cols: index, %s0: index, %s1: index) -> (i1, i64, i1, i64) {
   %c1 = arith.constant 1 : index
+  %one_row = arith.cmpi eq, %rows, %c1 : index
+  %one_col = arith.cmpi eq, %cols, %c1 : index
+  %s0_unit = arith.cmpi eq, %s0, %c1 : index
+  %s1_unit = arith.cmpi eq, %s1, %c1 : index
+  %s0_big = arith.cmpi sge, %s0, %cols : index
+  %s1_big = arith.cmpi sge, %s1, %rows : index
+  %r1 = arith.ori %one_col, %s1_unit : i1
+  %r2 = arith.ori %one_row, %s0_big : i1
+  %row_ok = arith.andi %r1, %r2 : i1
+  %k1 = arith.ori %one_row, %s0_unit : i1
+  %k2 = arith.ori %one_col, %s1_big : i1
+  %col_ok = arith.andi %k1, %k2 : i1
+  %ld_row_i = arith.select %one_row, %cols, %s0 : index
+  %ld_col_i = arith.select %one_col, %rows, %s1 : index
+  %ld_row = arith.index_cast %ld_row_i : index to i64
+  %ld_col = arith.index_cast %ld_col_i : index to i64
+  return %row_ok, %ld_row, %col_ok, %ld_col : i1, i64, i1, i64
+}
+func.func private @ember_blas_operand(%row_order: i1, %rows: index, %cols: index, %s0: index, %s1: index) -> (i1, i32, i64) {
+  %no_trans = arith.constant 111 : i32
+  %trans = arith.constant 112 : i32
+  %l:4 = func.call @ember_blas_layout(%rows, %cols, %s0, %s1) : (index, index, index, index) -> (i1, i64, i1, i64)
+  %ok = arith.ori %l#0, %l#2 : i1
+  %native = arith.select %row_order, %l#0, %l#2 : i1
+  %native_ld = arith.select %row_order, %l#1, %l#3 : i64
+  %other_ld = arith.select %row_order, %l#3, %l#1 : i64
+  %flag = arith.select %native, %no_trans, %trans : i32
+  %ld = arith.select %native, %native_ld, %other_ld : i64
+  return %ok, %flag, %ld : i1, i32, i64
+}
+"""
+
+_HELPERS = """
+func.func private @ember_blas_GEMM(i32, i32, i32, i64, i64, i64, ELEM, !llvm.ptr, i64, !llvm.ptr, i64, ELEM, !llvm.ptr, i64)
+func.func private @ember_blas_GEMV(i32, i32, i64, i64, ELEM, !llvm.ptr, i64, !llvm.ptr, i64, ELEM, !llvm.ptr, i64)
+func.func private @ember_matmul_ELEM(%a: MATRIX, %b: MATRIX, %c: MATRIX) {
+  %c0 = arith.constant 0 : index
   %one = arith.constant 1.0 : ELEM
   %row_major = arith.constant 101 : i32
-  %no_trans = arith.constant 111 : i32
-  %ba, %oa, %ma, %ka, %lda, %sa = memref.extract_strided_metadata %a : MEMREF -> memref<ELEM>, index, index, index, index, index
-  %bb, %ob, %kb, %nb, %ldb, %sb = memref.extract_strided_metadata %b : MEMREF -> memref<ELEM>, index, index, index, index, index
-  %bc, %oc, %mc, %nc, %ldc, %sc = memref.extract_strided_metadata %c : MEMREF -> memref<ELEM>, index, index, index, index, index
-  %unit_a = arith.cmpi eq, %sa, %c1 : index
-  %unit_b = arith.cmpi eq, %sb, %c1 : index
-  %unit_c = arith.cmpi eq, %sc, %c1 : index
-  %lda_ok = arith.cmpi sge, %lda, %ka : index
-  %ldb_ok = arith.cmpi sge, %ldb, %nb : index
-  %ldc_ok = arith.cmpi sge, %ldc, %nb : index
-  %m_ok = arith.cmpi sgt, %ma, %c0 : index
-  %n_ok = arith.cmpi sgt, %nb, %c0 : index
-  %k_ok = arith.cmpi sgt, %ka, %c0 : index
-  %ok1 = arith.andi %unit_a, %unit_b : i1
-  %ok2 = arith.andi %ok1, %unit_c : i1
-  %ok3 = arith.andi %ok2, %lda_ok : i1
-  %ok4 = arith.andi %ok3, %ldb_ok : i1
-  %ok5 = arith.andi %ok4, %ldc_ok : i1
-  %ok6 = arith.andi %ok5, %m_ok : i1
-  %ok7 = arith.andi %ok6, %n_ok : i1
-  %ok = arith.andi %ok7, %k_ok : i1
+  %col_major = arith.constant 102 : i32
+  %ba, %oa, %m, %k, %sa0, %sa1 = memref.extract_strided_metadata %a : MATRIX -> memref<ELEM>, index, index, index, index, index
+  %bb, %ob, %kb, %n, %sb0, %sb1 = memref.extract_strided_metadata %b : MATRIX -> memref<ELEM>, index, index, index, index, index
+  %bc, %oc, %mc, %nc, %sc0, %sc1 = memref.extract_strided_metadata %c : MATRIX -> memref<ELEM>, index, index, index, index, index
+  %m_ok = arith.cmpi sgt, %m, %c0 : index
+  %n_ok = arith.cmpi sgt, %n, %c0 : index
+  %k_ok = arith.cmpi sgt, %k, %c0 : index
+  %lc:4 = func.call @ember_blas_layout(%m, %n, %sc0, %sc1) : (index, index, index, index) -> (i1, i64, i1, i64)
+  %c_ok = arith.ori %lc#0, %lc#2 : i1
+  %order = arith.select %lc#0, %row_major, %col_major : i32
+  %ldc = arith.select %lc#0, %lc#1, %lc#3 : i64
+  %la:3 = func.call @ember_blas_operand(%lc#0, %m, %k, %sa0, %sa1) : (i1, index, index, index, index) -> (i1, i32, i64)
+  %lb:3 = func.call @ember_blas_operand(%lc#0, %k, %n, %sb0, %sb1) : (i1, index, index, index, index) -> (i1, i32, i64)
+  %ok1 = arith.andi %m_ok, %n_ok : i1
+  %ok2 = arith.andi %ok1, %k_ok : i1
+  %ok3 = arith.andi %ok2, %c_ok : i1
+  %ok4 = arith.andi %ok3, %la#0 : i1
+  %ok = arith.andi %ok4, %lb#0 : i1
   scf.if %ok {
-    %pa = func.call @ember_elem_ptr_ELEM(%a) : (MEMREF) -> !llvm.ptr
-    %pb = func.call @ember_elem_ptr_ELEM(%b) : (MEMREF) -> !llvm.ptr
-    %pc = func.call @ember_elem_ptr_ELEM(%c) : (MEMREF) -> !llvm.ptr
-    %m = arith.index_cast %ma : index to i64
-    %n = arith.index_cast %nb : index to i64
-    %k = arith.index_cast %ka : index to i64
-    %la = arith.index_cast %lda : index to i64
-    %lb = arith.index_cast %ldb : index to i64
-    %lc = arith.index_cast %ldc : index to i64
-    func.call @ember_blas_GEMM(%row_major, %no_trans, %no_trans, %m, %n, %k, %one, %pa, %la, %pb, %lb, %one, %pc, %lc)
+    %pa = func.call @ember_elem_ptr_ELEM(%a) : (MATRIX) -> !llvm.ptr
+    %pb = func.call @ember_elem_ptr_ELEM(%b) : (MATRIX) -> !llvm.ptr
+    %pc = func.call @ember_elem_ptr_ELEM(%c) : (MATRIX) -> !llvm.ptr
+    %m64 = arith.index_cast %m : index to i64
+    %n64 = arith.index_cast %n : index to i64
+    %k64 = arith.index_cast %k : index to i64
+    func.call @ember_blas_GEMM(%order, %la#1, %lb#1, %m64, %n64, %k64, %one, %pa, %la#2, %pb, %lb#2, %one, %pc, %ldc)
         : (i32, i32, i32, i64, i64, i64, ELEM, !llvm.ptr, i64, !llvm.ptr, i64, ELEM, !llvm.ptr, i64) -> ()
   } else {
-    linalg.matmul ins(%a, %b : MEMREF, MEMREF) outs(%c : MEMREF)
+    linalg.matmul ins(%a, %b : MATRIX, MATRIX) outs(%c : MATRIX)
   }
   return
 }
-func.func private @ember_elem_ptr_ELEM(%x: MEMREF) -> !llvm.ptr {
-  %base, %offset, %s0, %s1, %t0, %t1 = memref.extract_strided_metadata %x : MEMREF -> memref<ELEM>, index, index, index, index, index
-  %address = memref.extract_aligned_pointer_as_index %x : MEMREF -> index
+func.func private @ember_matvec_ELEM(%a: MATRIX, %x: VECTOR, %y: VECTOR) {
+  %no_trans = arith.constant 111 : i32
+  func.call @ember_gemv_ELEM(%no_trans, %a, %x, %y) : (i32, MATRIX, VECTOR, VECTOR) -> ()
+  return
+}
+func.func private @ember_vecmat_ELEM(%x: VECTOR, %a: MATRIX, %y: VECTOR) {
+  %trans = arith.constant 112 : i32
+  func.call @ember_gemv_ELEM(%trans, %a, %x, %y) : (i32, MATRIX, VECTOR, VECTOR) -> ()
+  return
+}
+func.func private @ember_gemv_ELEM(%trans: i32, %a: MATRIX, %x: VECTOR, %y: VECTOR) {
+  %c0 = arith.constant 0 : index
+  %one = arith.constant 1.0 : ELEM
+  %row_major = arith.constant 101 : i32
+  %col_major = arith.constant 102 : i32
+  %no_trans = arith.constant 111 : i32
+  %ba, %oa, %rows, %cols, %s0, %s1 = memref.extract_strided_metadata %a : MATRIX -> memref<ELEM>, index, index, index, index, index
+  %rows_ok = arith.cmpi sgt, %rows, %c0 : index
+  %cols_ok = arith.cmpi sgt, %cols, %c0 : index
+  %l:4 = func.call @ember_blas_layout(%rows, %cols, %s0, %s1) : (index, index, index, index) -> (i1, i64, i1, i64)
+  %a_ok = arith.ori %l#0, %l#2 : i1
+  %order = arith.select %l#0, %row_major, %col_major : i32
+  %lda = arith.select %l#0, %l#1, %l#3 : i64
+  %vx:3 = func.call @ember_blas_vector_ELEM(%x) : (VECTOR) -> (i1, !llvm.ptr, i64)
+  %vy:3 = func.call @ember_blas_vector_ELEM(%y) : (VECTOR) -> (i1, !llvm.ptr, i64)
+  %ok1 = arith.andi %rows_ok, %cols_ok : i1
+  %ok2 = arith.andi %ok1, %a_ok : i1
+  %ok3 = arith.andi %ok2, %vx#0 : i1
+  %ok = arith.andi %ok3, %vy#0 : i1
+  scf.if %ok {
+    %pa = func.call @ember_elem_ptr_ELEM(%a) : (MATRIX) -> !llvm.ptr
+    %m64 = arith.index_cast %rows : index to i64
+    %n64 = arith.index_cast %cols : index to i64
+    func.call @ember_blas_GEMV(%order, %trans, %m64, %n64, %one, %pa, %lda, %vx#1, %vx#2, %one, %vy#1, %vy#2)
+        : (i32, i32, i64, i64, ELEM, !llvm.ptr, i64, !llvm.ptr, i64, ELEM, !llvm.ptr, i64) -> ()
+  } else {
+    %is_matvec = arith.cmpi eq, %trans, %no_trans : i32
+    scf.if %is_matvec {
+      linalg.matvec ins(%a, %x : MATRIX, VECTOR) outs(%y : VECTOR)
+    } else {
+      linalg.vecmat ins(%x, %a : VECTOR, MATRIX) outs(%y : VECTOR)
+    }
+  }
+  return
+}
+func.func private @ember_blas_vector_ELEM(%v: VECTOR) -> (i1, !llvm.ptr, i64) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %base, %offset, %size, %stride = memref.extract_strided_metadata %v : VECTOR -> memref<ELEM>, index, index, index
+  %address = memref.extract_aligned_pointer_as_index %v : VECTOR -> index
+  %one_elem = arith.cmpi eq, %size, %c1 : index
+  %inc_i = arith.select %one_elem, %c1, %stride : index
+  %nonzero = arith.cmpi ne, %inc_i, %c0 : index
+  %negative = arith.cmpi slt, %inc_i, %c0 : index
+  %last = arith.subi %size, %c1 : index
+  %back = arith.muli %last, %inc_i : index
+  %shift = arith.select %negative, %back, %c0 : index
+  %first = arith.addi %offset, %shift : index
+  %address64 = arith.index_cast %address : index to i64
+  %first64 = arith.index_cast %first : index to i64
+  %pointer = llvm.inttoptr %address64 : i64 to !llvm.ptr
+  %element = llvm.getelementptr %pointer[%first64] : (!llvm.ptr, i64) -> !llvm.ptr, ELEM
+  %inc = arith.index_cast %inc_i : index to i64
+  return %nonzero, %element, %inc : i1, !llvm.ptr, i64
+}
+func.func private @ember_elem_ptr_ELEM(%x: MATRIX) -> !llvm.ptr {
+  %base, %offset, %s0, %s1, %t0, %t1 = memref.extract_strided_metadata %x : MATRIX -> memref<ELEM>, index, index, index, index, index
+  %address = memref.extract_aligned_pointer_as_index %x : MATRIX -> index
   %address64 = arith.index_cast %address : index to i64
   %offset64 = arith.index_cast %offset : index to i64
   %pointer = llvm.inttoptr %address64 : i64 to !llvm.ptr
@@ -78,61 +184,112 @@ func.func private @ember_elem_ptr_ELEM(%x: MEMREF) -> !llvm.ptr {
 }
 """
 
-_GEMM_LETTER = {"f32": "s", "f64": "d"}
+_LETTER = {"f32": "s", "f64": "d"}
+_OPS = ("linalg.matmul", "linalg.matvec", "linalg.vecmat")
 
 
-def generic_memref(element: str) -> str:
+def generic_memref(element: str, rank: int = 2) -> str:
+    if rank == 1:
+        return f"memref<?x{element}, strided<[?], offset: ?>>"
     return f"memref<?x?x{element}, strided<[?, ?], offset: ?>>"
 
 
 def helper_text(element: str) -> str:
+    """The helpers of one element type (they also call ``_LAYOUT``'s functions)."""
+    letter = _LETTER[element]
     return (
-        _HELPER.replace("MEMREF", generic_memref(element))
-        .replace("GEMM", f"{_GEMM_LETTER[element]}gemm")
+        _HELPERS.replace("MATRIX", generic_memref(element, 2))
+        .replace("VECTOR", generic_memref(element, 1))
+        .replace("GEMM", f"{letter}gemm")
+        .replace("GEMV", f"{letter}gemv")
         .replace("ELEM", element)
     )
 
 
-def _is_float_matmul(op) -> bool:
-    return (
-        op.name == "linalg.matmul"
-        and isinstance(op.operands[0].type, ir.MemRefType)
-        and str(op.operands[0].type.element_type) in _GEMM_LETTER
-        and len({str(v.type.element_type) for v in op.operands}) == 1
-    )
+_HELPER_NAMES = {
+    name for element in _LETTER for name in re.findall(r"func\.func private @(\w+)", _LAYOUT + helper_text(element))
+}
 
 
-def _add_helper(module, element: str) -> None:
-    if any(symbol_name(op) == f"ember_matmul_{element}" for op in functions(module)):
-        return
-    parsed = ir.Module.parse(helper_text(element))
-    body = module.regions[0].blocks[0]
+def _maps(op) -> list[str]:
+    return [str(ir.AffineMapAttr(m).value) for m in ir.ArrayAttr(op.attributes["indexing_maps"])]
+
+
+_M, _N, _K = "d0", "d1", "d2"
+_PLAIN_A, _TRANSPOSED_A = f"({_M}, {_K})", f"({_K}, {_M})"
+_PLAIN_B, _TRANSPOSED_B = f"({_K}, {_N})", f"({_N}, {_K})"
+
+
+def _matmul_transposes(op) -> tuple[bool, bool] | None:
+    """Whether a matmul reads A resp. B transposed; None for any other indexing."""
+    if "indexing_maps" not in op.attributes:
+        return False, False
+    a, b, c = (m.split("->")[1].strip() for m in _maps(op))
+    if c != f"({_M}, {_N})" or a not in (_PLAIN_A, _TRANSPOSED_A) or b not in (_PLAIN_B, _TRANSPOSED_B):
+        return None
+    return a == _TRANSPOSED_A, b == _TRANSPOSED_B
+
+
+def _is_blas_op(op) -> bool:
+    if op.name not in _OPS or not all(isinstance(v.type, ir.MemRefType) for v in op.operands):
+        return False
+    elements = {str(v.type.element_type) for v in op.operands}
+    if len(elements) != 1 or next(iter(elements)) not in _LETTER:
+        return False
+    return op.name != "linalg.matmul" or _matmul_transposes(op) is not None
+
+
+def _add_helpers(module, element: str) -> None:
+    """Add the helpers of ``element`` (and the shared ones) not already in ``module``."""
+    present = {symbol_name(op) for op in functions(module, declarations=True)}
+    first = module.regions[0].blocks[0].operations[0]  # a module with BLAS ops has ops
+    parsed = ir.Module.parse(_LAYOUT + helper_text(element))
     for op in list(parsed.body.operations):
-        op.operation.move_before(body.operations[0]) if len(body.operations) else None
+        if symbol_name(op.operation) not in present:
+            op.operation.move_before(first)
+
+
+def _as_generic(value, element: str, transpose: bool = False):
+    rank = value.type.rank
+    generic = ir.Type.parse(generic_memref(element, rank))
+    cast = memref.cast(generic, value)
+    if transpose:
+        cast = memref.transpose(generic, cast, ir.AffineMap.get_permutation([1, 0]))
+    return cast
 
 
 def _replace(op) -> None:
     element = str(op.operands[0].type.element_type)
-    generic = ir.Type.parse(generic_memref(element))
+    kind = op.name.removeprefix("linalg.")
+    transposes = _matmul_transposes(op) if kind == "matmul" else (False, False)
     with ir.InsertionPoint(op), op.location:
-        args = [memref.cast(generic, v) for v in op.operands]
-        func.CallOp([], ir.FlatSymbolRefAttr.get(f"ember_matmul_{element}"), args)
+        args = [_as_generic(v, element, i < 2 and transposes[i]) for i, v in enumerate(op.operands)]
+        func.CallOp([], ir.FlatSymbolRefAttr.get(f"ember_{kind}_{element}"), args)
     op.erase()
 
 
 @dataclass
 class EmberMatmulToBlas(EmberPass):
-    """Float matmuls on buffers call BLAS ``?gemm`` (with a loop fallback for odd strides)."""
+    """Float matmuls and matrix-vector products on buffers call BLAS ``?gemm``/``?gemv``
+    (with a loop fallback for strides BLAS cannot take)."""
 
     name = "ember-matmul-to-blas"
-    summary = "f32/f64 linalg.matmul on memrefs -> BLAS gemm calls, checked at run time, loops otherwise"
+    summary = (
+        "f32/f64 linalg.matmul/matvec/vecmat on memrefs -> BLAS gemm/gemv calls "
+        "(transposed operands by flag), checked at run time, loops otherwise"
+    )
     force: bool = False  # emit the calls even if this process has no BLAS (for tests of the IR)
 
     def run(self, module):
         if not (self.force or blas_symbols.available()):
             return
-        matmuls = collect(module, _is_float_matmul)
-        for element in sorted({str(op.operands[0].type.element_type) for op in matmuls}):
-            _add_helper(module, element)
-        for op in matmuls:
+        found = [
+            op
+            for fn in functions(module)
+            if symbol_name(fn) not in _HELPER_NAMES  # their loop fallbacks stay loops
+            for op in collect(fn, _is_blas_op)
+        ]
+        for element in sorted({str(op.operands[0].type.element_type) for op in found}):
+            _add_helpers(module, element)
+        for op in found:
             _replace(op)

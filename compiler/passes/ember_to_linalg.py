@@ -265,19 +265,44 @@ def _lower_matmul(op, result: TensorType, attrs):
             dyn.append((rhs, 1))
     else:
         dyn = [(lhs, i) for i in range(lt.rank - 1)] + [(rhs, rt.rank - 1)]
+    # A 2-D operand that is a transpose is read in place (strided), not copied first.
+    lhs_t, rhs_t = _transposed_source(lhs), _transposed_source(rhs)
+    dyn = [(v, a) if (t := _transposed_source(v)) is None else (t, 1 - a) for v, a in dyn]
     sizes = [d if d is not DYN else _dim(v, a) for d, (v, a) in zip(result.shape, dyn)]
     init = _filled(result, sizes, 0)
     if lt.rank == 1 and rt.rank == 1:
         return linalg.dot(lhs, rhs, outs=[init])
-    if lt.rank == 1:
-        return linalg.vecmat(lhs, rhs, outs=[init])
-    if rt.rank == 1:
-        return linalg.matvec(lhs, rhs, outs=[init])
+    if lt.rank == 1:  # y @ A.T == A @ y
+        return linalg.matvec(rhs_t, lhs, outs=[init]) if rhs_t is not None else linalg.vecmat(lhs, rhs, outs=[init])
+    if rt.rank == 1:  # A.T @ y == y @ A
+        return linalg.vecmat(rhs, lhs_t, outs=[init]) if lhs_t is not None else linalg.matvec(lhs, rhs, outs=[init])
     if lt.rank == 2:
-        return linalg.matmul(lhs, rhs, outs=[init])
+        if lhs_t is None and rhs_t is None:
+            return linalg.matmul(lhs, rhs, outs=[init])
+        m, n, k = (ir.AffineDimExpr.get(i) for i in range(3))
+        maps = [
+            _map(3, [k, m] if lhs_t is not None else [m, k]).value,
+            _map(3, [n, k] if rhs_t is not None else [k, n]).value,
+            _map(3, [m, n]).value,
+        ]
+        a = lhs_t if lhs_t is not None else lhs
+        b = rhs_t if rhs_t is not None else rhs
+        return linalg.matmul(a, b, outs=[init], indexing_maps=maps)
     if lt.rank == 3:
         return linalg.batch_matmul(lhs, rhs, outs=[init])
     return _batched_matmul_generic(lhs, rhs, init, lt.rank, result.dtype)
+
+
+def _transposed_source(value: ir.Value) -> ir.Value | None:
+    """``x`` when ``value`` is ``linalg.transpose`` of a 2-D ``x`` (``x.T``), else None.
+
+    The matmul then reads ``x`` with swapped indices (BLAS's transpose flag, or a
+    strided view in the loop fallback); the transpose, left without readers, is dead.
+    """
+    owner = operation_of(value.owner)
+    if owner is None or owner.name != "linalg.transpose" or _type(value).rank != 2:
+        return None
+    return owner.operands[0]
 
 
 def _batched_matmul_generic(lhs, rhs, init, rank, dtype):
@@ -643,3 +668,22 @@ class EmberToLinalg(EmberPass):
                 value = lower_op(op)
                 op.results[0].replace_all_uses_with(value)
                 op.erase()
+            _erase_dead_transposes(module)
+
+
+def _erase_dead_transposes(module) -> None:
+    """Transposes that matmuls read through (``_transposed_source``) and nothing else reads."""
+    for op in reversed(collect(module, lambda o: o.name == "linalg.transpose")):
+        if not _has_uses(op.results[0]):
+            init = operation_of(op.operands[1].owner)
+            op.erase()
+            if init is not None and init.name == "tensor.empty" and not _has_uses(init.results[0]):
+                sizes = [operation_of(v.owner) for v in init.operands]
+                init.erase()
+                for size in sizes:
+                    if size is not None and size.name == "tensor.dim" and not _has_uses(size.results[0]):
+                        size.erase()
+
+
+def _has_uses(value: ir.Value) -> bool:
+    return any(True for _ in value.uses)

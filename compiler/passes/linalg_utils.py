@@ -48,9 +48,13 @@ def linalg_ops(fn) -> list:
     return [op.operation for op in fn.regions[0].blocks[0].operations if is_linalg(op.operation)]
 
 
+_LIBRARY_OPS = ("linalg.matmul", "linalg.matvec", "linalg.vecmat")
+
+
 def is_library_call(op) -> bool:
-    """Float matmuls become BLAS calls (passes/blas.py): never tiled, never fused."""
-    return op.name == "linalg.matmul" and str(op.results[0].type.element_type) in ("f32", "f64")
+    """Float matmuls and matrix-vector products become BLAS calls (passes/blas.py):
+    never tiled, never fused."""
+    return op.name in _LIBRARY_OPS and str(op.results[0].type.element_type) in ("f32", "f64")
 
 
 def roots(fn) -> list:

@@ -2,18 +2,28 @@
 
 // A float matmul on buffers calls a per-type helper added at the top of the module.
 // The helper calls BLAS gemm, with alpha = beta = 1 (linalg.matmul accumulates),
-// when rows have unit stride and leading dimensions are big enough; otherwise it
-// runs the matmul as loops.
+// when each operand is row- or column-major with a big enough leading dimension
+// (@ember_blas_layout says which; the output's layout picks the order, each input's
+// its transpose flag) and no dimension is empty; otherwise it runs the matmul as loops.
+// CHECK-LABEL: func.func private @ember_blas_layout
+// CHECK-LABEL: func.func private @ember_blas_operand
+// CHECK: %[[L:.*]]:4 = call @ember_blas_layout(
+// CHECK: arith.select %{{.*}}, %c111_i32, %c112_i32 : i32
+// CHECK: func.func private @ember_blas_sgemm(i32, i32, i32, i64, i64, i64, f32, !llvm.ptr, i64, !llvm.ptr, i64, f32, !llvm.ptr, i64)
+// CHECK: func.func private @ember_blas_sgemv(i32, i32, i64, i64, f32, !llvm.ptr, i64, !llvm.ptr, i64, f32, !llvm.ptr, i64)
+// CHECK-LABEL: func.func private @ember_matmul_f32
+// CHECK-SAME: (%{{.*}}: memref<?x?xf32, strided<[?, ?], offset: ?>>, %{{.*}}: memref<?x?xf32, strided<[?, ?], offset: ?>>, %{{.*}}: memref<?x?xf32, strided<[?, ?], offset: ?>>)
+// CHECK: %[[C:.*]]:4 = call @ember_blas_layout(
+// CHECK: %[[ORDER:.*]] = arith.select %[[C]]#0, %c101_i32, %c102_i32 : i32
+// CHECK: %[[A:.*]]:3 = call @ember_blas_operand(%[[C]]#0,
+// CHECK: %[[B:.*]]:3 = call @ember_blas_operand(%[[C]]#0,
+// CHECK: scf.if %{{.*}} {
+// CHECK: call @ember_blas_sgemm(%[[ORDER]], %[[A]]#1, %[[B]]#1, {{.*}}, %[[A]]#2, {{.*}}, %[[B]]#2,
+// CHECK: } else {
+// CHECK-NEXT: linalg.matmul
 // CHECK-LABEL: func.func private @ember_elem_ptr_f32
 // CHECK: memref.extract_aligned_pointer_as_index
 // CHECK: llvm.getelementptr
-// CHECK-LABEL: func.func private @ember_matmul_f32
-// CHECK-SAME: (%{{.*}}: memref<?x?xf32, strided<[?, ?], offset: ?>>, %{{.*}}: memref<?x?xf32, strided<[?, ?], offset: ?>>, %{{.*}}: memref<?x?xf32, strided<[?, ?], offset: ?>>)
-// CHECK: scf.if %{{.*}} {
-// CHECK: call @ember_blas_sgemm(
-// CHECK: } else {
-// CHECK-NEXT: linalg.matmul
-// CHECK: func.func private @ember_blas_sgemm(i32, i32, i32, i64, i64, i64, f32, !llvm.ptr, i64, !llvm.ptr, i64, f32, !llvm.ptr, i64)
 
 // CHECK-LABEL: func.func @mm
 // CHECK-SAME: (%[[X:[a-z0-9_]+]]: memref<4x3xf32>, %[[W:[a-z0-9_]+]]: memref<3x2xf32>, %[[O:[a-z0-9_]+]]: memref<4x2xf32>)

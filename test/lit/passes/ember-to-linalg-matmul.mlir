@@ -1,9 +1,13 @@
 // RUN: ember-opt %s --pass-pipeline='builtin.module(ember-to-linalg)' | FileCheck %s
 
-// The affine maps print at the top of the module.
+// The affine maps print at the top of the module (@batched4's, @transposed_operands').
 // CHECK-DAG: #[[LMAP:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
 // CHECK-DAG: #[[RMAP:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4, d3)>
 // CHECK-DAG: #[[OMAP:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
+// CHECK-DAG: #[[TA:.*]] = affine_map<(d0, d1, d2) -> (d2, d0)>
+// CHECK-DAG: #[[TB:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// CHECK-DAG: #[[PB:.*]] = affine_map<(d0, d1, d2) -> (d2, d1)>
+// CHECK-DAG: #[[PC:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
 
 // CHECK-LABEL: func.func @mm
 // CHECK-SAME: (%[[A:.*]]: tensor<?x4xf32>, %[[B:.*]]: tensor<4x?xf32>)
@@ -47,4 +51,40 @@ func.func @batched(%a: tensor<2x3x4xf64>, %b: tensor<2x4x5xf64>) -> tensor<2x3x5
 func.func @batched4(%a: tensor<2x?x3x4xf32>, %b: tensor<2x?x4x5xf32>) -> tensor<2x?x3x5xf32> {
   %0 = "ember.matmul"(%a, %b) : (tensor<2x?x3x4xf32>, tensor<2x?x4x5xf32>) -> tensor<2x?x3x5xf32>
   return %0 : tensor<2x?x3x5xf32>
+}
+
+// A transposed 2-D operand is read in place, never copied: A.T @ v is v @ A
+// (vecmat), v @ A.T is A @ v (matvec), and a 2-D matmul reads the untransposed
+// operand through a transposed indexing map. The transposes, left unread, are gone.
+// CHECK-LABEL: func.func @transposed_operands
+// CHECK-SAME: (%[[A:[a-z0-9_]+]]: tensor<4x?xf64>, %[[V:[a-z0-9_]+]]: tensor<4xf64>, %[[W:[a-z0-9_]+]]: tensor<?xf64>, %[[B:[a-z0-9_]+]]: tensor<4x5xf64>, %[[C:[a-z0-9_]+]]: tensor<5x?xf64>)
+// CHECK-NOT: linalg.transpose
+// CHECK: linalg.vecmat ins(%[[V]], %[[A]] : tensor<4xf64>, tensor<4x?xf64>) outs(%{{.*}} : tensor<?xf64>)
+// CHECK: linalg.matvec ins(%[[A]], %[[W]] : tensor<4x?xf64>, tensor<?xf64>) outs(%{{.*}} : tensor<4xf64>)
+// CHECK: linalg.matmul indexing_maps = [#[[TA]], #[[PB]], #[[PC]]] ins(%[[A]], %[[B]] : tensor<4x?xf64>, tensor<4x5xf64>) outs(%{{.*}} : tensor<?x5xf64>)
+// CHECK: linalg.matmul indexing_maps = [#[[TA]], #[[TB]], #[[PC]]] ins(%[[A]], %[[C]] : tensor<4x?xf64>, tensor<5x?xf64>) outs(%{{.*}} : tensor<?x5xf64>)
+// CHECK-NOT: linalg.transpose
+// CHECK: return
+func.func @transposed_operands(%a: tensor<4x?xf64>, %v: tensor<4xf64>, %w: tensor<?xf64>, %b: tensor<4x5xf64>, %c: tensor<5x?xf64>)
+    -> (tensor<?xf64>, tensor<4xf64>, tensor<?x5xf64>, tensor<?x5xf64>) {
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %a, %c1 : tensor<4x?xf64>
+  %at = "ember.transpose"(%a) {perm = array<i64: 1, 0>} : (tensor<4x?xf64>) -> tensor<?x4xf64>
+  %0 = "ember.matmul"(%at, %v) : (tensor<?x4xf64>, tensor<4xf64>) -> tensor<?xf64>
+  %1 = "ember.matmul"(%w, %at) : (tensor<?xf64>, tensor<?x4xf64>) -> tensor<4xf64>
+  %2 = "ember.matmul"(%at, %b) : (tensor<?x4xf64>, tensor<4x5xf64>) -> tensor<?x5xf64>
+  %ct = "ember.transpose"(%c) {perm = array<i64: 1, 0>} : (tensor<5x?xf64>) -> tensor<?x5xf64>
+  %3 = "ember.matmul"(%at, %ct) : (tensor<?x4xf64>, tensor<?x5xf64>) -> tensor<?x5xf64>
+  return %0, %1, %2, %3 : tensor<?xf64>, tensor<4xf64>, tensor<?x5xf64>, tensor<?x5xf64>
+}
+
+// A transpose that something else reads too stays, for that reader.
+// CHECK-LABEL: func.func @transpose_also_returned
+// CHECK: %[[T:.*]] = linalg.transpose ins(%[[X:.*]] : tensor<3x2xf32>)
+// CHECK: linalg.vecmat ins(%{{.*}}, %[[X]] : tensor<3xf32>, tensor<3x2xf32>)
+// CHECK: return %{{.*}}, %[[T]]
+func.func @transpose_also_returned(%x: tensor<3x2xf32>, %v: tensor<3xf32>) -> (tensor<2xf32>, tensor<2x3xf32>) {
+  %t = "ember.transpose"(%x) {perm = array<i64: 1, 0>} : (tensor<3x2xf32>) -> tensor<2x3xf32>
+  %0 = "ember.matmul"(%t, %v) : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2xf32>
+  return %0, %t : tensor<2xf32>, tensor<2x3xf32>
 }
