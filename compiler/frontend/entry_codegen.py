@@ -11,8 +11,7 @@ constants, and replays the side effects the traced code had on outside objects::
         if not (__ember_type(x) is __ember_OBJ0 and x.dtype is __ember_OBJ1 and ...):
             return __ember_MISS
         __ember_OUT = __ember_GRAPH(x, y)
-        __ember_R = __ember_OUT[0][()]
-        return __ember_R
+        return __ember_OUT[0][()]
 
 Every name the code uses besides the parameters is spelled with
 ``sources.RESERVED_PREFIX`` (``generated(...)``), builtins included: a parameter
@@ -232,9 +231,10 @@ def build_entry(
     if graph is not None:
         lines.append(f"    {_OUT} = {_GRAPH}({', '.join(input_exprs)})")
     lines += body_lines
-    lines.append(f"    {_RESULT} = {result_expr}")
-    lines += write_lines
-    lines.append(f"    return {_RESULT}")
+    if write_lines:  # the result is read before the writes change what it reads
+        lines += [f"    {_RESULT} = {result_expr}", *write_lines, f"    return {_RESULT}"]
+    else:
+        lines.append(f"    return {result_expr}")
     source = "\n".join(lines) + "\n"
     exec(compile(source, f"<ember entry {fn.__qualname__}>", "exec"), scope)
     entry = scope[name]

@@ -14,10 +14,10 @@ import math
 import numpy as np
 import pytest
 
-from compiler.backends.llvm_cpu import compile_module, entry_function, signature_of
+from compiler.backends.llvm_cpu import compile_module, signature_of
 from compiler.dialects.builder import FunctionBuilder
 from compiler.dialects.types import TensorType
-from compiler.mlir import ir
+from compiler.mlir import function_named, ir
 from compiler.passes.pass_manager import run_pipeline
 
 N = None  # a dynamic size
@@ -51,7 +51,7 @@ def lower(build, arg_types):
 def run(build, arg_types, *inputs):
     module = build_module(build, arg_types)
     lowered(module)
-    types = signature_of(entry_function(module)).inputs
+    types = signature_of(function_named(module)).inputs
     return compile_module(module)(*[np.asarray(a, dtype=t.dtype) for a, t in zip(inputs, types)])
 
 

@@ -20,8 +20,6 @@ from runtime.kernel import Kernel, Signature, Variant, load_variant
 from runtime.target import host_target
 from runtime.version import __version__
 
-entry_function = function_named  # the kernel's func.func by name (the first when None)
-
 
 def signature_of(func_op) -> Signature:
     """The runtime's plain-Python view of the function's tensor arguments and results."""
@@ -51,14 +49,14 @@ def lower_to_object(module: ir.Module, entry: str, contiguous: tuple[bool, ...] 
     flagged in ``contiguous`` being C-contiguous; ``module`` is untouched."""
     with module.context:
         lowered = ir.Module.parse(str(module))
-        fn = entry_function(lowered, entry)
+        fn = function_named(lowered, entry)
         set_contiguous(fn, contiguous)
         fn.attributes["sym_name"] = ir.StringAttr.get(abi.kernel_symbol(entry))
     start = time.perf_counter()
     _run_stages(lowered, "lower-to-loops", entry)
-    attrs = entry_function(lowered, abi.kernel_symbol(entry)).attributes
+    attrs = function_named(lowered, abi.kernel_symbol(entry)).attributes
     parallel = abi.PARALLEL_ATTR in attrs and ir.BoolAttr(attrs[abi.PARALLEL_ATTR]).value
-    signature = signature_of(entry_function(module, entry))
+    signature = signature_of(function_named(module, entry))
     scratch = _scratch(attrs, signature)
     _run_stages(lowered, "loops-to-llvm", entry)
     _one_copy_of_the_kernel(lowered, abi.kernel_symbol(entry))
@@ -179,7 +177,7 @@ def compile_module(module: ir.Module, entry: str | None = None) -> Kernel:
     vectorize; any other NumPy view goes through strided code): the all-contiguous
     variant is compiled now, others on the first call that needs them.
     """
-    func_op = entry_function(module, entry)
+    func_op = function_named(module, entry)
     signature = signature_of(func_op)
 
     def build(contiguous: tuple[bool, ...]) -> Variant:
