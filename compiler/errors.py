@@ -32,6 +32,7 @@ class Unsupported(EmberError):
 
     def __init__(self, reason: str, location: Location | None = None, hint: str = ""):
         self.reason, self.location, self.hint = reason, location, hint
+        self.frames: list = []  # the translators it went through (a graph break resumes the root's)
         super().__init__(self.describe())
 
     def describe(self) -> str:
@@ -52,7 +53,10 @@ class GraphBreakError(EmberError):
 
     def __init__(self, unsupported: Unsupported):
         self.reason, self.location, self.hint = unsupported.reason, unsupported.location, unsupported.hint
-        super().__init__(f"graph break: {unsupported.describe()}")
+        where = f" in {self.location.function} at {self.location}" if self.location else ""
+        # fullgraph runs nothing in CPython: a hint saying what CPython would do does not apply
+        hint = f" ({self.hint})" if self.hint and "CPython" not in self.hint else ""
+        super().__init__(f"graph break{where}: {self.reason}{hint} (fullgraph=True)")
 
 
 class BackendError(EmberError):

@@ -16,6 +16,15 @@ backend, the entry glue (``runtime/entry_glue.py``) and the runtime import it.
    passing: a malloc and first-touch page faults per call cost more than small
    kernels run); the runtime allocates them as NumPy arrays the caller then owns.
    ``NUM_OUTPUTS_ATTR`` records how many trailing arrays are outputs.
+
+   A result that is the new value of an input array the function writes (in-place
+   NumPy: ``a += b``) carries the result attribute ``INOUT_ATTR = i`` (the input's
+   index) and gets no output buffer: the kernel writes it into input ``i`` itself,
+   the caller's array, so nothing is copied back. Bufferization decides how: in
+   place where no later read of the input needs its old contents, otherwise through
+   a temporary inside the kernel. No other argument shares memory with a written
+   input (the frontend guards that), so every buffer argument stays ``noalias``.
+   The runtime returns input ``i`` in that result's place.
 3. one descriptor per scratch buffer, where the function has ``SCRATCH_ATTR``
    (``[partials slots, counter slots]``, see ``scratch_buffers``): a reduction to
    one value split across threads keeps one partial per part and a counter that
@@ -61,6 +70,7 @@ import numpy as np
 PARALLEL_ATTR = "ember.parallel"  # bool: the kernel takes trailing (part, parts)
 SCRATCH_ATTR = "ember.scratch"  # [partials slots, counter slots]: what the launcher allocates
 NUM_OUTPUTS_ATTR = "ember.num_outputs"  # i64: how many of the buffer arguments are outputs
+INOUT_ATTR = "ember.inout"  # result attribute, i64: the input this result is written into
 LAYOUT_ATTR = "ember.layout"  # argument attribute: "contiguous", else any strides
 
 MAX_PARTS = 256  # partials slots of a split reduction: it never runs in more parts

@@ -4,7 +4,7 @@ A warm call of a small kernel is dominated by Python, not by the kernel: loops o
 arguments, generic checks and list building each cost a fraction of a microsecond.
 ``make_call`` writes, for one signature, a function with one line per argument
 (type, dtype, rank and static-size checks), a memoized shape lookup, the output
-allocations and the foreign call — the same thing a person would write by hand.
+allocations (not of in-out outputs: their inputs are returned) and the foreign call — the same thing a person would write by hand.
 The generated source is kept on the function (``__ember_source__``) for reading.
 """
 
@@ -25,12 +25,13 @@ def call_source(signature, trusted_shapes: list | None = None) -> str:
     """The call function's text. With ``trusted_shapes`` (the output shapes, for a fully
     static signature) the caller has already checked every input's class, dtype and
     shape — the frontend's guards do — so the checks and the shape lookup are left out."""
-    n_in, n_out = len(signature.inputs), len(signature.outputs)
+    n_in = len(signature.inputs)
     ins = [f"a{i}" for i in range(n_in)]
-    outs = [f"o{j}" for j in range(n_out)]
+    allocated = signature.allocated
+    outs = [f"o{j}" if i is None else f"a{i}" for j, i in enumerate(signature.inout)]
     lines = [f"def call({', '.join(ins)}):"]
     if trusted_shapes is not None:
-        lines += [f"    o{j} = empty({tuple(trusted_shapes[j])!r}, OUT{j})" for j in range(n_out)]
+        lines += [f"    o{j} = empty({tuple(trusted_shapes[j])!r}, OUT{j})" for j in allocated]
     else:
         lines += [_check_line(i, t) for i, t in enumerate(signature.inputs)]
         shapes = "".join(f"a{i}.shape, " for i in range(n_in))
@@ -40,9 +41,9 @@ def call_source(signature, trusted_shapes: list | None = None) -> str:
             "    if shapes is None:",
             "        shapes = output_shapes(key)",
         ]
-        lines += [f"    o{j} = empty(shapes[{j}], OUT{j})" for j in range(n_out)]
+        lines += [f"    o{j} = empty(shapes[{j}], OUT{j})" for j in allocated]
     layout = "".join(f"a{i}.flags.c_contiguous, " for i in range(n_in))
-    arrays = ", ".join(ins + outs)
+    arrays = ", ".join(ins + [f"o{j}" for j in allocated])
     lines += [
         f"    found = variants.get(({layout}))",
         "    if found is None:",

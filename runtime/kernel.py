@@ -1,7 +1,8 @@
 """A compiled Ember graph as a Python callable over NumPy arrays.
 
 The kernel takes its inputs, then its outputs (destination passing), as
-``runtime/abi.py`` describes. A call checks the inputs against the graph's
+``runtime/abi.py`` describes; an in-out output is written into its input, which the
+call returns in its place. A call checks the inputs against the graph's
 signature, picks the code variant compiled for its inputs' layouts, allocates the
 outputs as ordinary NumPy arrays the caller then owns (their shapes from the graph's
 shape program, memoized per input shapes), and makes one foreign call; ctypes
@@ -25,9 +26,27 @@ from runtime.memref import descriptor, descriptor_type
 
 @dataclass(frozen=True)
 class Signature:
+    """The kernel's arrays. ``inout[j]`` is the index of the input that output ``j`` is
+    written into (``abi.INOUT_ATTR``), None for an output the runtime allocates."""
+
     name: str
     inputs: tuple[ArraySpec, ...]
     outputs: tuple[ArraySpec, ...]
+    inout: tuple = ()
+
+    def __post_init__(self):
+        if not self.inout:
+            object.__setattr__(self, "inout", (None,) * len(self.outputs))
+
+    @property
+    def allocated(self) -> tuple[int, ...]:
+        """The outputs the runtime allocates and passes after the inputs, in order."""
+        return tuple(j for j, i in enumerate(self.inout) if i is None)
+
+    @property
+    def written_inputs(self) -> dict[int, int]:
+        """output index -> the input it is written into, for in-out outputs."""
+        return {j: i for j, i in enumerate(self.inout) if i is not None}
 
 
 @dataclass(frozen=True)
@@ -95,8 +114,9 @@ class Kernel:
         (see runtime/abi.py), or for a parallel kernel ``ember_launch_*``, which also
         takes the number of parts; where the arrays cannot be read directly, the C
         interface taking descriptors (a parallel one then runs as its only part)."""
-        ranks = [t.rank for t in self.signature.inputs + self.signature.outputs]
-        name = self.signature.name
+        sig = self.signature
+        ranks = [t.rank for t in sig.inputs] + [sig.outputs[j].rank for j in sig.allocated]
+        name = sig.name
         if abi.fast_entry_supported and variant.parallel:
             argtypes = [ctypes.py_object] * len(ranks) + [ctypes.c_int64]  # parts
             address = variant.loaded.address(abi.launch_name(name))
@@ -141,12 +161,23 @@ class Kernel:
         inputs = self._check(arrays)
         key = tuple(a.shape for a in inputs)
         shapes = self._shape_cache.get(key) or self._shapes_for(key)
-        outputs = [np.empty(shape, t.dtype) for shape, t in zip(shapes, self.signature.outputs, strict=True)]
+        sig = self.signature
+        outputs = [
+            inputs[i] if i is not None else np.empty(shape, t.dtype)
+            for shape, t, i in zip(shapes, sig.outputs, sig.inout, strict=True)
+        ]
+        allocated = [outputs[j] for j in sig.allocated]
         variant, function = self.variant(tuple(a.flags.c_contiguous for a in inputs))
         scratch = [np.zeros(slots, dtype) for slots, dtype in variant.scratch]
-        descriptors = [ctypes.byref(descriptor(a)) for a in inputs + outputs + scratch]
+        descriptors = [ctypes.byref(descriptor(a)) for a in inputs + allocated + scratch]
         function(*descriptors, *((0, 1) if variant.parallel else ()))  # this fallback runs on one thread
         return tuple(outputs)
+
+    @property
+    def written_inputs(self) -> dict[int, int]:
+        """output index -> input index: outputs the kernel writes into their input (the
+        caller's array), which the frontend then does not copy back."""
+        return self.signature.written_inputs
 
     @property
     def call_from_guarded_entry(self):

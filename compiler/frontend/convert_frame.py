@@ -18,13 +18,14 @@ from dataclasses import dataclass, field
 from compiler import config, logs
 from compiler.backends import EagerGraph, compile_graph
 from compiler.dialects.guard_metadata import GuardMetadata
+from compiler.dialects.write_in_place import mark_written_in_place
 from compiler.errors import BackendError, GraphBreakError, InvalidBackend, Location, Unsupported
-from compiler.frontend import entry_codegen, mutation
+from compiler.frontend import entry_codegen, graph_break, mutation
 from compiler.frontend import variables as v
 from compiler.frontend import wrap as wrapping
 from compiler.frontend.output_graph import TRACE_LOCK, OutputGraph, format_graph
 from compiler.frontend.sources import ClosureSource, LocalSource
-from compiler.frontend.symbolic_convert import InstructionTranslator
+from compiler.frontend.symbolic_convert import BreakHere, InstructionTranslator
 
 # Opcodes and their stack effects differ between CPython versions; tracing another
 # version's bytecode with 3.11's rules could mis-read it, so other versions fall back.
@@ -41,6 +42,8 @@ class Entry:
     fallback_reason: Unsupported | None = None
     op_count: int = 0
     compile_times: dict = field(default_factory=dict)
+    graph_break: Unsupported | None = None  # why the trace stopped before the code it hands to CPython
+    resumes: list = field(default_factory=list)  # the resume functions (compiled) the entry may call
 
 
 def convert(fn, args: tuple, kwargs: dict, options) -> Entry:
@@ -82,6 +85,11 @@ def convert(fn, args: tuple, kwargs: dict, options) -> Entry:
         except Unsupported as e:
             if options.fullgraph:
                 raise GraphBreakError(e) from None
+            point = graph_break.break_point(fn, e)
+            if point is not None:
+                entry = _trace_to_break(fn, args, kwargs, options, point)
+                if entry is not None:
+                    return entry
             return _fallback(fn, output, e, options, tx)
         except (GraphBreakError, BackendError):
             raise
@@ -131,50 +139,41 @@ def _wrap_argument(tx, param, name, value):
     return wrapping.wrap(tx, value, LocalSource(name))
 
 
-def _finish(fn, output: OutputGraph, result, options, start) -> Entry:
+def _finish(fn, output: OutputGraph, result, options, start, stopped=None) -> Entry:
+    """The entry for a finished trace (``result``: the return value's tracker) or, with
+    ``stopped`` (a BreakPoint and the translator stopped before it), for a trace that
+    ends in a graph break: the entry then runs the breaking instruction and returns
+    what the resume function returns (``graph_break.py``)."""
     plan = entry_codegen.ResultPlan(input_index=output.input_index, input_sources=[i.source for i in output.inputs])
-    reads, writes = entry_codegen.effect_lines(
-        plan, output.mutated, output.attribute_writes, output.global_writes, mutation.writebacks(output)
+    array_writes = mutation.writebacks(output)
+    effects = entry_codegen.effect_lines(
+        plan, output.mutated, output.attribute_writes, output.global_writes, array_writes
     )
-    result_expr = plan.expr(result)
+    resumes, break_lines = [], []
+    if stopped is None:
+        result_expr = plan.expr(result)
+    else:
+        break_lines, result_expr, resumes = graph_break.instruction_lines(fn, stopped[1], plan, options)
+    inout = entry_codegen.inout_outputs(plan, effects, array_writes, [i.type for i in output.inputs])
     trace_time = time.perf_counter() - start
-    graph, module = None, None
-    if plan.outputs:
-        module = output.builder.finish(
-            [t.tensor.value for t in plan.outputs],
-            GuardMetadata(
-                output.guards.records(), [], [i.source.name() for i in output.inputs], output.written_sources
-            ),
-        )
-        if logs.enabled("graph_code"):
-            logs.log(
-                "graph_code",
-                "TRACED GRAPH %s (%s:%d)\n%s",
-                fn.__qualname__,
-                fn.__code__.co_filename,
-                fn.__code__.co_firstlineno,
-                format_graph(module, output.inputs),
-            )
-        if logs.enabled("graph_sizes"):
-            logs.log(
-                "graph_sizes",
-                "GRAPH SIZES %s\n%s",
-                fn.__qualname__,
-                "\n".join(f"  {i.source.name()}: {i.type}" for i in output.inputs),
-            )
-        graph = _compile_graph(fn, module, output, options)
+    module = _finish_graph(fn, output, plan, inout) if plan.outputs else None
+    graph = _compile_graph(fn, module, output, options) if module is not None else None
+    effects = effects.without(getattr(graph, "written_inputs", {}))
     guards = output.guards.ordered()
     call = getattr(graph, "call_from_guarded_entry", graph)  # a CPU kernel: the guards did its checks
+    body, write_lines = effects.reads, effects.writes
+    if stopped is not None:  # effects first: the breaking instruction may read what they wrote
+        body, write_lines = effects.reads + effects.writes + break_lines, ()
     entry = entry_codegen.build_entry(
         fn,
         guards,
         output.guards.objects,
         [i.source.expr() for i in output.inputs],
         call,
-        reads,
+        body,
         result_expr,
         plan.namespace,
-        write_lines=writes,
+        write_lines=write_lines,
     )
     logs.log("guards", "GUARDS %s\n%s", fn.__qualname__, "\n".join(f"  - {g.text}" for g in guards))
     logs.log("output_code", "ENTRY CODE %s\n%s", fn.__qualname__, entry.__ember_source__)
@@ -191,6 +190,77 @@ def _finish(fn, output: OutputGraph, result, options, start) -> Entry:
         None,
         output.op_count() if module else 0,
         {"trace": trace_time, "total": total},
+        graph_break=stopped[0].reason if stopped is not None else None,
+        resumes=resumes,
+    )
+
+
+def _finish_graph(fn, output: OutputGraph, plan, inout):
+    """The traced graph as a module returning ``plan.outputs``, logged."""
+    module = output.builder.finish(
+        [t.tensor.value for t in plan.outputs],
+        GuardMetadata(output.guards.records(), [], [i.source.name() for i in output.inputs], output.written_sources),
+    )
+    with module.context:
+        mark_written_in_place(module.body.operations[0], inout)
+    if logs.enabled("graph_code"):
+        logs.log(
+            "graph_code",
+            "TRACED GRAPH %s (%s:%d)\n%s",
+            fn.__qualname__,
+            fn.__code__.co_filename,
+            fn.__code__.co_firstlineno,
+            format_graph(module, output.inputs),
+        )
+    if logs.enabled("graph_sizes"):
+        logs.log(
+            "graph_sizes",
+            "GRAPH SIZES %s\n%s",
+            fn.__qualname__,
+            "\n".join(f"  {i.source.name()}: {i.type}" for i in output.inputs),
+        )
+    return module
+
+
+def _trace_to_break(fn, args, kwargs, options, point) -> Entry | None:
+    """Trace ``fn`` again, stopping before the breaking instruction, and build the
+    entry that breaks there; None (the caller falls back to CPython) when the state at
+    the break cannot be handed to CPython."""
+    start = time.perf_counter()
+    budget = config.max_graph_ops if options.max_graph_ops is None else options.max_graph_ops
+    output = OutputGraph(_graph_name(fn), max_ops=budget)
+    tx = _root_translator(fn, args, kwargs, output)
+    tx.stop_at = point.index
+    try:
+        tx.run()
+    except BreakHere:
+        pass
+    except (Unsupported, v.UserError):
+        return None
+    else:
+        return None  # the second trace did not reach the break: it ran differently
+    frames = point.reason.frames
+    point.reason = graph_break.user_reason(fn, tx, point.reason)
+    try:
+        entry = _finish(fn, output, None, options, start, stopped=(point, tx))
+    except Unsupported as e:
+        logs.log("graph_breaks", "no graph break in %s: %s", fn.__qualname__, e.describe())
+        return None
+    _log_break(fn, point, frames)
+    return entry
+
+
+def _log_break(fn, point, frames) -> None:
+    if not logs.enabled("graph_breaks"):
+        return
+    stack = "\n".join(f"    {t.location()}" for t in reversed(frames))
+    logs.log(
+        "graph_breaks",
+        "Graph break in %s at %s: %s\n  user stack (outermost first):\n%s",
+        fn.__qualname__,
+        point.reason.location,
+        point.reason.reason,
+        stack,
     )
 
 

@@ -27,6 +27,7 @@ The source is kept (``entry.__ember_source__``) for logs and debugging.
 from __future__ import annotations
 
 import inspect
+import re
 from dataclasses import dataclass, field
 
 from compiler.errors import Unsupported
@@ -37,6 +38,7 @@ from compiler.frontend.sources import RESERVED_PREFIX, builtin_names, generated
 MISS = object()  # what an entry returns when its guards fail
 _OUT, _MISS, _GRAPH, _RESULT = generated("OUT"), generated("MISS"), generated("GRAPH"), generated("R")
 _LITERALS = (bool, int, float, str, type(None))
+_OUTPUT_EXPR = re.compile(re.escape(_OUT) + r"\[(\d+)\](?:\[\(\)\])?")
 
 
 @dataclass
@@ -47,6 +49,7 @@ class ResultPlan:
     namespace: dict = field(default_factory=dict)
     input_index: object = None  # callable: tracker -> graph input index or None
     input_sources: list = field(default_factory=list)
+    uses: dict = field(default_factory=dict)  # output index -> how many expressions read it
 
     def ref(self, obj) -> str:
         name = generated(f"CONST{len(self.namespace)}")
@@ -65,6 +68,7 @@ class ResultPlan:
             if k is None:
                 k = len(self.outputs)
                 self.outputs.append(tracker)
+            self.uses[k] = self.uses.get(k, 0) + 1
             return f"{_OUT}[{k}][()]" if returns_numpy_scalar(tracker) else f"{_OUT}[{k}]"
         if isinstance(tracker, v.ConstantVariable):
             value = tracker.value
@@ -90,12 +94,16 @@ class ResultPlan:
         obj = _python_object(tracker)
         if obj is not None:
             return self.ref(obj)
+        if isinstance(tracker, v.NumpyCallableVariable) and isinstance(tracker.fn, str):
+            return f"{self.expr(tracker.self_var)}.{tracker.fn}"  # a method of an array: ``x.item``
         raise Unsupported(f"returning {tracker} from a compiled function")
 
 
 def _python_object(tracker):
     """The Python object a function, module or class tracker stands for."""
     if isinstance(tracker, (v.PythonFunctionVariable, v.NumpyCallableVariable)) and tracker.self_var is None:
+        return tracker.fn
+    if isinstance(tracker, (v.BuiltinVariable, v.BoundBuiltinVariable)):
         return tracker.fn
     if isinstance(tracker, v.ModuleVariable):
         return tracker.module
@@ -112,17 +120,39 @@ def returns_numpy_scalar(tracker: v.TensorVariable) -> bool:
     return bool(getattr(tracker.tensor, "scalar", True))
 
 
-def effect_lines(
-    plan: ResultPlan, mutated, attribute_writes, global_writes, array_writes=()
-) -> tuple[list[str], list[str]]:
-    """(reads, writes): the lines that evaluate every new value and every object written
-    to, then the lines that write them. All reads come first: the traced code read the
-    objects before it changed them (``v = d['x']; d['x'] = 5`` reads the old value).
+@dataclass
+class Effects:
+    """The entry's effect lines (``effect_lines``): ``reads`` run before the result is
+    read, ``writes`` after; ``array_outputs[j]`` is the graph output that the write
+    ``writes[j]`` copies into a caller's array (None: no graph output)."""
+
+    reads: list
+    writes: list
+    array_outputs: list
+
+    def without(self, written_by_graph: dict) -> Effects:
+        """These effects less the copies of outputs the compiled graph already wrote into
+        their arrays (``written_by_graph``: output index -> input index, an in-out
+        kernel's ``written_inputs``); the first read of each array write fetches its
+        target."""
+        kept = [k not in written_by_graph for k in self.array_outputs]
+        n = len(kept)
+        return Effects(
+            [line for j, line in enumerate(self.reads) if j >= n or kept[j]],
+            [line for j, line in enumerate(self.writes) if j >= n or kept[j]],
+            [k for k, keep in zip(self.array_outputs, kept) if keep],
+        )
+
+
+def effect_lines(plan: ResultPlan, mutated, attribute_writes, global_writes, array_writes=()) -> Effects:
+    """The lines that evaluate every new value and every object written to, then the
+    lines that write them. All reads come first: the traced code read the objects
+    before it changed them (``v = d['x']; d['x'] = 5`` reads the old value).
 
     ``array_writes``: (source, final value tracker) of each caller's array the graph
     wrote (in-place NumPy): ``x[...] = OUT[k]`` into the array object the source named
     before any container was changed."""
-    reads, writes = [], []
+    reads, writes, array_outputs = [], [], []
 
     def read(expr: str) -> str:
         name = generated(f"E{len(reads)}")
@@ -131,7 +161,10 @@ def effect_lines(
 
     for source, value in array_writes:
         target = read(source.expr())
-        writes.append(f"    {target}[...] = {plan.expr(value)}")
+        expr = plan.expr(value)
+        match = _OUTPUT_EXPR.fullmatch(expr)
+        array_outputs.append(int(match[1]) if match else None)
+        writes.append(f"    {target}[...] = {expr}")
 
     for container in mutated:
         target = read(container.source.expr())
@@ -148,7 +181,22 @@ def effect_lines(
     for name, value in global_writes.items():
         new = read(plan.expr(value))
         writes.append(f"    {generated('G')}[{name!r}] = {new}")
-    return reads, writes
+    return Effects(reads, writes, array_outputs)
+
+
+def inout_outputs(plan: ResultPlan, effects: Effects, array_writes, input_types) -> dict[int, int]:
+    """output index -> input index, for each graph output that is the final value of a
+    written caller's array and read by nothing else: a backend may write it into that
+    array directly (``ember.inout``). An output also returned, or copied into two
+    arrays, must stay a fresh array."""
+    found = {}
+    for k, (source, _) in zip(effects.array_outputs, array_writes, strict=True):
+        if k is None or plan.uses.get(k) != 1 or source not in plan.input_sources:
+            continue
+        i = plan.input_sources.index(source)
+        if plan.outputs[k].tensor.type == input_types[i]:
+            found[k] = i
+    return found
 
 
 def reserved_parameter(fn) -> str | None:

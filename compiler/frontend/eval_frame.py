@@ -49,6 +49,7 @@ class CompiledFunction:
         self._fn = fn
         self._options = options
         self._entries: list = []
+        self.last_entry = None  # the entry the latest call ran (explain follows graph breaks with it)
         self._warned = False
         functools.update_wrapper(self, fn)
         _all_compiled.add(self)
@@ -57,6 +58,7 @@ class CompiledFunction:
         for entry in self._entries:
             result = entry.run(*args, **kwargs)
             if result is not MISS:
+                self.last_entry = entry
                 return result
         return self._miss(args, kwargs)
 
@@ -80,6 +82,7 @@ class CompiledFunction:
             self._log_recompile(args, kwargs)
         entry = convert(self._fn, args, kwargs, self._options)
         self._entries.insert(0, entry)
+        self.last_entry = entry
         result = entry.run(*args, **kwargs)
         return self._fn(*args, **kwargs) if result is MISS else result
 
@@ -163,6 +166,9 @@ def reset() -> None:
     """Drop every cached entry of every compiled function (and the in-memory artifacts)."""
     for compiled in list(_all_compiled):
         compiled.reset()
+    from compiler.frontend.resume import forget_resume_functions
     from runtime.cache import ARTIFACTS
+
+    forget_resume_functions()
 
     ARTIFACTS.clear_memory()

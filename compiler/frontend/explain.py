@@ -55,27 +55,54 @@ def explain(fn, *, backend=None):
     def run(*args, **kwargs) -> ExplainOutput:
         args = bound + args  # a compiled method traces its function with self first, as its calls do
         entry = convert(fn, args, kwargs, options)
+        _forget_runs(entry)
         result = entry.run(*args, **kwargs)
         if result is MISS:
             result = fn(*args, **kwargs)
-        breaks = []
-        if entry.fallback_reason is not None:
-            reason = entry.fallback_reason
-            breaks.append(
-                BreakReason(reason.reason + (f" ({reason.hint})" if reason.hint else ""), str(reason.location))
-            )
-        graphs = 1 if entry.graph_module is not None else 0
+        ran = _entries_run(entry)
+        breaks = [_break_reason(e.graph_break or e.fallback_reason) for e in ran if e.graph_break or e.fallback_reason]
+        graphs = [e for e in ran if e.graph_module is not None]
+        times: dict = {}
+        for e in ran:
+            for k, t in e.compile_times.items():
+                times[k] = times.get(k, 0.0) + t
         return ExplainOutput(
-            graphs,
+            len(graphs),
             len(breaks),
             breaks,
-            [entry.op_count] * graphs,
-            [g.text for g in entry.guards],
-            dict(entry.compile_times),
+            [e.op_count for e in graphs],
+            [g.text for e in ran for g in e.guards],
+            times,
             result,
         )
 
     return run
+
+
+def _forget_runs(entry, seen=None) -> None:
+    """Clear ``last_entry`` of every resume function ``entry`` may reach (resume
+    functions are shared with ``compile(fn)``'s entries, which may have run them)."""
+    seen = set() if seen is None else seen
+    for resume in entry.resumes:
+        if id(resume) not in seen:
+            seen.add(id(resume))
+            resume.last_entry = None
+            for e in resume.entries:
+                _forget_runs(e, seen)
+
+
+def _entries_run(entry) -> list:
+    """``entry`` and, following its graph break, the entries its resume functions ran
+    in this call (a jump's other branch has none)."""
+    ran = [entry]
+    for resume in entry.resumes:
+        if resume.last_entry is not None:
+            ran += _entries_run(resume.last_entry)
+    return ran
+
+
+def _break_reason(reason) -> BreakReason:
+    return BreakReason(reason.reason + (f" ({reason.hint})" if reason.hint else ""), str(reason.location))
 
 
 def _plain(fn) -> tuple:

@@ -73,7 +73,12 @@ class OutputGraph:
         from compiler.frontend.mutation import ArrayBase
         from compiler.frontend.numpy_semantics import Tensor
 
-        t = TensorType.of_array(array)
+        try:
+            t = TensorType.of_array(array)
+        except TypeError:  # the caller's guards already pin the dtype: this entry runs in CPython
+            raise Unsupported(
+                f"an array of dtype {array.dtype} ({source.name()})", hint="Ember does not compile that dtype yet"
+            ) from None
         value = self.builder.add_argument(t)
         graph_input = GraphInput(source, t, array)
         self.inputs.append(graph_input)

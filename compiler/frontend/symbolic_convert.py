@@ -32,6 +32,14 @@ class _Return(Exception):
         self.value = value
 
 
+class BreakHere(Exception):  # noqa: N818 - a control-flow signal, not an error
+    """Raised by the root translator on reaching its ``stop_at`` instruction."""
+
+    def __init__(self, tx):
+        super().__init__(tx.ip)
+        self.tx = tx
+
+
 class InstructionTranslator:
     def __init__(
         self,
@@ -63,6 +71,7 @@ class InstructionTranslator:
         self.kw_names: tuple = ()
         self.line = code.co_firstlineno
         self.steps = 0
+        self.stop_at: int | None = None  # the instruction index a graph break stops before
 
     # ------------------------------------------------------------------ driver
 
@@ -73,6 +82,8 @@ class InstructionTranslator:
         try:
             while True:
                 inst = self.instructions[self.ip]
+                if self.ip == self.stop_at:
+                    raise BreakHere(self)  # a graph break's second trace: the state before ``inst``
                 self.ip += 1
                 if inst.starts_line is not None:
                     self.line = inst.starts_line
@@ -89,6 +100,7 @@ class InstructionTranslator:
             return r.value
         except Unsupported as e:
             e.at(self.location())
+            e.frames.append(self)  # innermost first: the root translator is the last
             raise
 
     def _check_graph_size(self) -> None:

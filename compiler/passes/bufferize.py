@@ -13,6 +13,11 @@ bufferization do the rest:
 * every result becomes a trailing identity-layout memref argument, and the function
   returns nothing: ``f(in_0, ..., in_n, out_0, ..., out_m)``; every buffer argument
   is ``llvm.noalias`` (see ``_mark_noalias``);
+* except a result marked ``ember.inout = i`` (the new value of an input the
+  function writes, ``a += b``): it is written into input ``i``'s buffer, made
+  writable, with no output argument. One-shot analysis computes it there in place
+  when nothing later reads the input's old contents, otherwise in a temporary that
+  is then copied in (``a[1:] += a[:-1]``);
 * copies that remain are ``linalg.copy`` (see ``copies_to_linalg``);
 * ``eliminate-empty-tensors`` makes the final op of each result write straight into
   its output buffer; temporaries remain only where a fused kernel needs them, and
@@ -27,6 +32,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from compiler.dialects.write_in_place import inout_results
 from compiler.mlir import arith, bufferization, collect, func, functions, ir, linalg, operation_of, tensor
 from compiler.passes.base import EmberPass, PassFailure, run_upstream
 from compiler.passes.signature import add_arguments, sync_signature
@@ -48,7 +54,9 @@ def _arg_layouts(fn) -> list[str]:
     return [ir.StringAttr(d[LAYOUT_ATTR]).value if LAYOUT_ATTR in d else "strided" for d in _arg_attr_dicts(fn)]
 
 
-def _inputs_to_memrefs(fn, block) -> None:
+def _inputs_to_memrefs(fn, block, written: set[int]) -> None:
+    """Inputs in ``written`` (in-out: the function writes its new value into them) are
+    writable tensors; the others are read-only."""
     layouts = _arg_layouts(fn)
     for i, arg in enumerate(block.arguments):
         t = arg.type
@@ -58,20 +66,25 @@ def _inputs_to_memrefs(fn, block) -> None:
         memref_t = contiguous_memref(t) if contiguous else strided_memref(t)
         arg.set_type(memref_t)
         with ir.InsertionPoint.at_block_begin(block), arg.location:
-            as_tensor = bufferization.to_tensor(t, arg, restrict=True)
+            as_tensor = bufferization.to_tensor(t, arg, restrict=True, writable=i in written or None)
         arg.replace_all_uses_except(as_tensor, as_tensor.owner.operation)
 
 
-def _results_to_outputs(fn, ret) -> int:
+def _results_to_outputs(fn, ret, inout: dict[int, int]) -> int:
+    """Each result into its destination: a new trailing output buffer, or for an
+    in-out result its input's buffer. Returns the number of output buffers added."""
     results = list(ret.operands)
     for value in results:
         if not isinstance(value.type, ir.RankedTensorType):
             raise PassFailure(f"result of type {value.type} is not a tensor", ret)
-    outputs = add_arguments(fn, [contiguous_memref(v.type) for v in results])
-    for value, out in zip(results, outputs):
+    fresh = [k for k in range(len(results)) if k not in inout]
+    outputs = dict(zip(fresh, add_arguments(fn, [contiguous_memref(results[k].type) for k in fresh])))
+    arguments = fn.regions[0].blocks[0].arguments
+    for k, value in enumerate(results):
+        out = outputs[k] if k in outputs else arguments[inout[k]]
         with ir.InsertionPoint(ret), ret.location:
             bufferization.materialize_in_destination(None, value, out, restrict=True, writable=True)
-    return len(outputs)
+    return len(fresh)
 
 
 def has_tensors(fn) -> bool:
@@ -89,11 +102,14 @@ def to_destination_passing(fn) -> None:
     ret = block.operations[len(block.operations) - 1]
     if ret.operation.name != "func.return":
         raise PassFailure("function does not end in func.return", fn)
-    _inputs_to_memrefs(fn, block)
-    outputs = _results_to_outputs(fn, ret)
+    inout = inout_results(fn)
+    _inputs_to_memrefs(fn, block, set(inout.values()))
+    outputs = _results_to_outputs(fn, ret, inout)
     with ir.InsertionPoint(ret), ret.location:
         func.ReturnOp([])
     ret.operation.erase()
+    if "res_attrs" in fn.attributes:
+        del fn.attributes["res_attrs"]
     sync_signature(fn, results=[])
     _mark_noalias(fn)
     fn.attributes[NUM_OUTPUTS_ATTR] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), outputs)
@@ -218,6 +234,8 @@ def copy_read_only_update_targets(fn) -> int:
         owner = operation_of(dest.owner)
         if owner is not None and owner.name != "bufferization.to_tensor":
             continue  # a computed tensor: bufferization already updates it in place
+        if owner is not None and "writable" in owner.attributes:
+            continue  # an in-out input: the update goes into the caller's array
         block = dest.owner if owner is None else owner.parent.regions[0].blocks[0]
         if owner is None and block != fn.regions[0].blocks[0]:
             continue
@@ -232,6 +250,92 @@ def copy_read_only_update_targets(fn) -> int:
         op.operands[1] = copy
         made += 1
     return made
+
+
+def _slice_region(op) -> tuple:
+    """What fixes the region a ``tensor.extract_slice`` reads (as ``_region`` does for
+    an insert_slice: the dynamic operands follow its source)."""
+    static = tuple(str(op.attributes[a]) for a in ("static_offsets", "static_sizes", "static_strides"))
+    return static, tuple(op.operands[i] for i in range(1, len(op.operands)))
+
+
+def _init_operand(op) -> int | None:
+    """The operand number of the single destination (``outs``/``shared_outs``) of a
+    ``linalg`` op or ``scf.forall`` with one result, else None."""
+    if len(op.results) != 1:
+        return None
+    if op.name == "scf.forall" or op.name.startswith("linalg."):
+        return len(op.operands) - 1
+    return None
+
+
+def update_regions_in_place(fn) -> int:
+    """Compute an update of a region of an in-out input in that region itself.
+
+    ``a[1:-1] += 1`` is ``insert_slice(f(extract_slice(a, R)), a, R)``, ``f`` starting
+    from a ``tensor.empty``. ``eliminate-empty-tensors`` turns that empty into a new
+    ``extract_slice(a, R)``, but one-shot analysis does not see that it is the very
+    slice ``f`` reads and copies the region into a temporary first. Starting ``f``
+    from the slice it reads (the empty's contents are never read, so any tensor will
+    do) makes the read and the write one value, updated in place. Only for in-out
+    inputs: the frontend marks one only where every element of the new value depends
+    on the same element of the old (``dialects/write_in_place.py``), so writing in
+    place is right whatever order the loops run in. Returns the number rewritten."""
+    block = fn.regions[0].blocks[0]
+    ops = [o.operation for o in block.operations]
+    rewritten = 0
+    for op in ops:
+        if op.name != "tensor.insert_slice":
+            continue
+        dest = operation_of(op.operands[1].owner)
+        producer = operation_of(op.operands[0].owner)
+        if dest is None or dest.name != "bufferization.to_tensor" or "writable" not in dest.attributes:
+            continue
+        number = None if producer is None or producer.parent != fn else _init_operand(producer)
+        init = None if number is None else operation_of(producer.operands[number].owner)
+        if init is None or init.name != "tensor.empty":
+            continue
+        region = _region(op)
+        read = next(
+            (
+                o
+                for o in ops[: ops.index(producer)]
+                if o.name == "tensor.extract_slice" and o.operands[0] == op.operands[1] and _slice_region(o) == region
+            ),
+            None,
+        )
+        if read is not None:
+            producer.operands[number] = read.results[0]
+            if producer.name == "scf.forall":
+                _read_tiles_from_shared_output(producer, read.results[0])
+            rewritten += 1
+    return rewritten
+
+
+def _read_tiles_from_shared_output(loop, init) -> None:
+    """Inside ``loop`` (an ``scf.forall`` whose shared output starts as ``init``), each
+    tile of ``init`` the body reads is read from the shared output's block argument
+    instead, where the body takes the same tile of that: the same values (an
+    iteration sees the shared output as it started, but for what it writes itself),
+    and one-shot analysis then sees the tile read and written as one slice, not a
+    captured value the loop overwrites."""
+    body = loop.regions[0].blocks[0]
+    shared = body.arguments[len(body.arguments) - 1]
+    ops = [o.operation for o in body.operations]
+    for captured in [o for o in ops if o.name == "tensor.extract_slice" and o.operands[0] == init]:
+        own = next(
+            (
+                o
+                for o in ops
+                if o.name == "tensor.extract_slice"
+                and o.operands[0] == shared
+                and _slice_region(o) == _slice_region(captured)
+            ),
+            None,
+        )
+        if own is not None:
+            own.move_after(captured)
+            captured.results[0].replace_all_uses_with(own.results[0])
 
 
 def _after(op, block) -> ir.InsertionPoint:
@@ -260,8 +364,9 @@ def _mark_noalias(fn) -> None:
     """``llvm.noalias`` on every buffer argument; Ember's own argument attributes,
     consumed by now, are dropped (LLVM's translation would warn about them).
 
-    Outputs are fresh buffers the runtime allocates, and inputs are only read, so no
-    buffer that is written aliases another argument. Without the promise LLVM must
+    Outputs are fresh buffers the runtime allocates, and a written (in-out) input
+    shares no memory with any other input (the frontend guards it), so no buffer that
+    is written aliases another argument. Without the promise LLVM must
     assume an output store may change an input, keeps a reduction's accumulator in
     memory, and vectorizes nothing.
     """
@@ -286,6 +391,7 @@ class EmberBufferize(EmberPass):
             if NUM_OUTPUTS_ATTR not in fn.attributes and has_tensors(fn):
                 to_destination_passing(fn)
             unshare_inits(fn)
+            update_regions_in_place(fn)
             chain_updates(fn)
             read_updates_from_grid(fn)
             copy_read_only_update_targets(fn)

@@ -75,7 +75,7 @@ def empty(fn, zeros, *args):
 
 def falls_back(fn, *args):
     out = compiler.explain(fn)(*args)
-    assert out.graph_break_count == 1
+    assert 1 <= out.graph_break_count <= 2  # the call, perhaps what uses its result
     same(out.result, fn(*args))
     return str(out.break_reasons[0])
 
@@ -394,7 +394,8 @@ PROTOTYPE = np.ones(1)
 )
 def test_what_falls_back(fresh_compiler, fn):
     out = compiler.explain(fn)()
-    assert out.graph_break_count == 1, out
+    # one break at the call; the rest (returning its result) may run in CPython too
+    assert out.graph_count == 0 and 1 <= out.graph_break_count <= 2, out
     expected = fn()
     assert np.asarray(out.result).dtype == expected.dtype and np.array_equal(out.result, expected)
 

@@ -9,6 +9,7 @@ from compiler import logs
 from compiler.backends.llvm_cpu.codegen import emit_object, optimize
 from compiler.dialects.shapes import ShapeProgram
 from compiler.dialects.types import TensorType
+from compiler.dialects.write_in_place import inout_results
 from compiler.mlir import bindings_version, function_named, ir, translate_to_llvm_ir
 from compiler.passes.bufferize import set_contiguous
 from compiler.passes.pass_manager import expand, run_pipeline
@@ -33,6 +34,7 @@ def signature_of(func_op) -> Signature:
         ir.StringAttr(func_op.attributes["sym_name"]).value,
         tuple(spec(t) for t in fn_type.inputs),
         tuple(spec(t) for t in fn_type.results),
+        tuple(map(inout_results(func_op).get, range(len(fn_type.results)))),
     )
 
 
@@ -60,7 +62,8 @@ def lower_to_object(module: ir.Module, entry: str, contiguous: tuple[bool, ...] 
     scratch = _scratch(attrs, signature)
     _run_stages(lowered, "loops-to-llvm", entry)
     _one_copy_of_the_kernel(lowered, abi.kernel_symbol(entry))
-    glue = entry_glue.kernel_glue(entry, signature.inputs + signature.outputs, parallel, scratch)
+    arrays = signature.inputs + tuple(signature.outputs[j] for j in signature.allocated)
+    glue = entry_glue.kernel_glue(entry, arrays, parallel, scratch)
     llvm_ir = entry_glue.append_glue(translate_to_llvm_ir(lowered), glue)
     mlir_done = time.perf_counter()
     object_code = emit_object(optimize(llvm_ir))

@@ -1,0 +1,143 @@
+"""Which results a kernel may compute straight into the input array they replace.
+
+``a += b`` on a caller's array makes the graph return ``a``'s new value, marked
+``ember.inout`` (runtime/abi.py): the kernel then writes it into ``a`` itself rather
+than into a fresh array the entry copies back. That is only right when no element of
+``a`` is read after the kernel may have overwritten it. Bufferization cannot be
+trusted to see every such read: a gather (``a[:] = a[::-1]``) reads the input from
+inside the very loop that writes it, and one-shot analysis took that loop as
+in-place-safe (the reversed copy came out as a palindrome). So the frontend only
+marks a result when the graph itself shows the writes are safe, by this rule:
+
+*every value computed from the input's old contents maps index for index onto the
+input* — elementwise ops over same-shaped operands, a slice read back into the very
+region an ``update_slice`` writes, the update itself — *and is used only on the way
+to the new value, which nothing else reads either*. Then element ``i`` of the new
+value depends on element ``i`` of the old one alone, and nothing else reads either:
+in any loop order, fused or not, each element is read before (or as) it is written.
+(A reader of the new value is excluded because fusion may recompute a producer
+inside the reader's loop, which would then read the input after it was
+overwritten.) ``a[1:] += a[:-1]``, ``a -= a.mean()``, ``c = a * 2; a += 1; return c``
+or ``a += 1; return a.sum()`` fail the rule and keep the copy.
+"""
+
+from __future__ import annotations
+
+from compiler.dialects.ops import OPS
+from compiler.mlir import ir, operation_of
+from runtime.abi import INOUT_ATTR
+
+_ELEMENTWISE_FAMILIES = ("unary", "binary", "compare", "select", "cast")
+_IDENTITY = "identity"  # the value's index i is the input's index i
+
+
+def _region(op) -> tuple | None:
+    """``(starts, steps, shape)`` of a static slice or update region (None if dynamic)."""
+    if len(op.operands) > (2 if op.name == "ember.update_slice" else 1):
+        return None  # dynamic sizes: not compared
+    starts = tuple(ir.DenseI64ArrayAttr(op.attributes["starts"]))
+    steps = tuple(ir.DenseI64ArrayAttr(op.attributes["steps"]))
+    shaped = op.operands[1] if op.name == "ember.update_slice" else op.results[0]
+    return starts, steps, tuple(ir.RankedTensorType(shaped.type).shape)
+
+
+def _mapping(op, maps: dict):
+    """How ``op``'s result maps onto the input, given its operands' ``maps`` (an entry
+    per operand computed from the input); None when it does not map index for index."""
+    name = op.name.removeprefix("ember.")
+    spec = OPS.get(name)
+    if spec is None:
+        return None
+    operands = list(op.operands)
+    found = [maps[o] for o in operands if o in maps]
+    if spec.family in _ELEMENTWISE_FAMILIES:
+        shape = ir.RankedTensorType(op.results[0].type).shape
+        same = all(ir.RankedTensorType(o.type).shape == shape for o in operands if o in maps)
+        return found[0] if same and len(set(found)) == 1 else None
+    if name == "slice" and maps.get(operands[0]) == _IDENTITY:
+        return _region(op)
+    if name == "update_slice" and maps.get(operands[0]) == _IDENTITY:
+        src = maps.get(operands[1])
+        region = _region(op)
+        return _IDENTITY if src is None or (region is not None and src == region) else None
+    return None
+
+
+def writable_in_place(func_op, result: int, argument: int) -> bool:
+    """Whether result ``result`` of ``func_op`` (an Ember function) may be computed in
+    the buffer of argument ``argument``, by the rule in this module's docstring."""
+    block = func_op.regions[0].blocks[0]
+    ret = block.operations[len(block.operations) - 1]
+    new_value = ret.operands[result]
+    maps = {block.arguments[argument]: _IDENTITY}
+    live = _ancestors(list(ret.operands), lambda value: True)  # the tracer leaves dead ops behind
+    for op in block.operations:
+        op = op.operation
+        if op.name == "func.return" or not any(o in maps for o in op.operands) or op.results[0] not in live:
+            continue
+        if op.name == "ember.dim":
+            continue  # reads the size, not the contents
+        mapping = _mapping(op, maps)
+        if mapping is None:
+            return False
+        maps[op.results[0]] = mapping
+    if new_value in maps and maps[new_value] != _IDENTITY:
+        return False  # (a new value computed without the old one overwrites it whole)
+    return _feeds_only(maps, new_value, result, live)
+
+
+def _ancestors(values: list, follow) -> set:
+    """``values`` and every value they are computed from that ``follow`` accepts."""
+    found, stack = set(), list(values)
+    while stack:
+        value = stack.pop()
+        if value in found:
+            continue
+        found.add(value)
+        owner = operation_of(value.owner)
+        if owner is not None:
+            stack += [o for o in owner.operands if follow(o)]
+    return found
+
+
+def _feeds_only(maps: dict, new_value, result: int, live: set) -> bool:
+    """Every live value computed from the input is used only on the way to
+    ``new_value`` (which the function returns once, as result ``result``)."""
+    ancestors = _ancestors([new_value], lambda value: value in maps)
+    for value in maps:
+        for use in value.uses:
+            user = operation_of(use.owner)
+            if user.name == "func.return":
+                if value != new_value or use.operand_number != result:
+                    return False
+            elif user.name != "ember.dim" and user.results[0] in live and user.results[0] not in ancestors:
+                return False
+    return True
+
+
+def mark_written_in_place(func_op, candidates: dict[int, int]) -> dict[int, int]:
+    """Mark each result of ``candidates`` (result -> the argument whose new value it is)
+    that passes ``writable_in_place`` with ``ember.inout``; returns the marked ones."""
+    marked = {k: i for k, i in candidates.items() if writable_in_place(func_op, k, i)}
+    if marked:
+        count = len(ir.FunctionType(ir.TypeAttr(func_op.attributes["function_type"]).value).results)
+        i64 = ir.IntegerType.get_signless(64)
+        func_op.attributes["res_attrs"] = ir.ArrayAttr.get(
+            [
+                ir.DictAttr.get({INOUT_ATTR: ir.IntegerAttr.get(i64, marked[k])} if k in marked else {})
+                for k in range(count)
+            ]
+        )
+    return marked
+
+
+def inout_results(func_op) -> dict[int, int]:
+    """result index -> the input it is written into, from ``ember.inout``."""
+    if "res_attrs" not in func_op.attributes:
+        return {}
+    found = {}
+    for k, attrs in enumerate(ir.ArrayAttr(func_op.attributes["res_attrs"])):
+        attrs = ir.DictAttr(attrs)
+        if INOUT_ATTR in attrs:
+            found[k] = ir.IntegerAttr(attrs[INOUT_ATTR]).value
+    return found

@@ -1,0 +1,259 @@
+"""Graph breaks: the code before an untraceable instruction runs as one compiled graph,
+CPython runs the instruction, and a resume function continues into the next graph
+(``frontend/graph_break.py``, ``frontend/resume.py``).
+
+Every case compares with the plain function — result, printed text, arguments
+afterwards — and counts the compiled graphs through ``compiler.explain``.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import traceback
+
+import numpy as np
+import pytest
+
+import compiler
+from compiler import GraphBreakError
+
+pytestmark = pytest.mark.usefixtures("fresh_compiler")
+
+COUNTER = []
+
+
+def _both(fn, *make_args, calls=2, capsys=None):
+    """Run ``fn`` plain and compiled ``calls`` times on fresh arguments; returns the
+    compiled function after checking results, arguments and printed text agree."""
+    compiled = compiler.compile(fn)
+    for _ in range(calls):
+        want_args, got_args = [m() for m in make_args], [m() for m in make_args]
+        want = fn(*want_args)
+        want_out = capsys.readouterr().out if capsys else ""
+        got = compiled(*got_args)
+        got_out = capsys.readouterr().out if capsys else ""
+        assert type(got) is type(want)
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+        for g, w in zip(got_args, want_args):
+            np.testing.assert_array_equal(g, w)
+        assert got_out == want_out
+    return compiled
+
+
+def seeds_example(a):
+    b = a + 2
+    print("Hi")
+    return b + a
+
+
+def test_the_deep_dives_example_prints_once_and_compiles_two_graphs(capsys):
+    a = np.arange(5.0)
+    compiled = _both(seeds_example, lambda: a.copy(), capsys=capsys)
+    assert compiled(a) is not None and capsys.readouterr().out == "Hi\n"
+    out = compiler.explain(seeds_example)(a)
+    assert capsys.readouterr().out == "Hi\n"
+    assert (out.graph_count, out.graph_break_count) == (2, 1)
+    (reason,) = out.break_reasons
+    assert reason.reason == "`print` is a side effect Ember runs in Python"
+    assert reason.location.endswith(f"test_graph_breaks.py:{seeds_example.__code__.co_firstlineno + 2}")
+    np.testing.assert_array_equal(out.result, 2 * a + 2)
+
+
+def branchy(x):
+    y = x * 2
+    if y.sum() > 0:
+        z = y + 1
+    else:
+        z = y - 1
+    return z * 3
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_a_branch_on_array_data_compiles_each_side(sign):
+    x = sign * np.arange(1.0, 5.0)
+    compiled = _both(branchy, lambda: x.copy())
+    out = compiler.explain(branchy)(x)
+    assert (out.graph_count, out.graph_break_count) == (2, 1)
+    assert out.break_reasons[0].reason.startswith("branch on array data at ")
+    assert "(`if y.sum() > 0:`)" in out.break_reasons[0].reason
+    (entry,) = compiled.entries
+    taken = [r for r in entry.resumes if r.entries]
+    assert len(taken) == 1 and taken[0].entries[0].graph_module is not None
+
+
+def test_both_branches_compiled_after_calls_both_ways():
+    compiled = compiler.compile(branchy)
+    for x in (np.arange(1.0, 4.0), -np.arange(1.0, 4.0)):
+        np.testing.assert_array_equal(compiled(x), branchy(x))
+    (entry,) = compiled.entries
+    assert all(r.entries and r.entries[0].graph_module is not None for r in entry.resumes)
+
+
+def two_breaks(a):
+    b = np.sin(a)
+    print("one")
+    c = b * 2
+    print("two")
+    return c + b
+
+
+def test_two_breaks_make_three_graphs(capsys):
+    a = np.linspace(0, 1, 7)
+    _both(two_breaks, lambda: a.copy(), capsys=capsys)
+    out = compiler.explain(two_breaks)(a)
+    assert (out.graph_count, out.graph_break_count) == (3, 2)
+    assert capsys.readouterr().out == "one\ntwo\n"
+
+
+def _helper(x):
+    print("inside")
+    return x * 2
+
+
+def calls_a_breaking_helper(a):
+    b = a + 1
+    c = _helper(b)
+    return c - a
+
+
+def test_a_break_inside_a_helper_breaks_at_its_call(capsys):
+    _both(calls_a_breaking_helper, lambda: np.arange(3.0), capsys=capsys)
+    out = compiler.explain(calls_a_breaking_helper)(np.arange(3.0))
+    assert (out.graph_count, out.graph_break_count) == (2, 1)
+    assert out.break_reasons[0].reason.startswith("`_helper` runs in Python: inside it,")
+
+
+def writes_then_breaks(a, log):
+    a += 1
+    log.append(a.sum())
+    COUNTER.append(1)
+    print("total", a.sum())
+    a *= 2
+    return a - 1
+
+
+def test_side_effects_before_a_break_happen_once_and_are_seen_after_it(capsys):
+    COUNTER.clear()
+    compiled = compiler.compile(writes_then_breaks)
+    a, want_a, log, want_log = np.arange(4.0), np.arange(4.0), [], []
+    want = writes_then_breaks(want_a, want_log)
+    want_printed = capsys.readouterr().out
+    got = compiled(a, log)
+    assert capsys.readouterr().out == want_printed == "total 10.0\n"
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(a, want_a)
+    assert log == want_log and len(COUNTER) == 2  # once by the plain call, once compiled
+
+
+def raises_after_a_break(a):
+    b = a + 1
+    print("before")
+    return b[10]  # IndexError, on this line
+
+
+def test_an_exception_after_a_break_has_the_users_line_in_its_traceback(capsys):
+    compiled = compiler.compile(raises_after_a_break)
+    with pytest.raises(IndexError) as err:
+        compiled(np.arange(3.0))
+    frames = traceback.extract_tb(err.value.__traceback__)
+    assert frames[-1].lineno == raises_after_a_break.__code__.co_firstlineno + 3
+    assert frames[-1].filename == __file__ and frames[-1].line == "return b[10]  # IndexError, on this line"
+
+
+def breaks_in_a_loop(a):
+    for i in range(3):
+        a = a + i
+        print(i)
+    return a
+
+
+def test_a_break_inside_a_loop_runs_the_function_in_cpython(capsys):
+    compiled = _both(breaks_in_a_loop, lambda: np.arange(3.0), capsys=capsys)
+    assert compiled.entries[0].fallback_reason is not None
+
+
+def make_closure(k):
+    def inner(a):
+        b = a * k
+        print("k", k)
+        return b + k
+
+    return inner
+
+
+def generator(a):
+    yield a + 1
+    print("gen")
+    yield a + 2
+
+
+def test_closures_and_generators_stay_correct(capsys):
+    _both(make_closure(3.0), lambda: np.arange(3.0), capsys=capsys)
+    compiled = compiler.compile(generator)
+    assert [list(x) for x in compiled(np.arange(2.0))] == [list(x) for x in generator(np.arange(2.0))]
+
+
+def test_fullgraph_raises_before_running_anything(capsys):
+    compiled = compiler.compile(seeds_example, fullgraph=True)
+    with pytest.raises(GraphBreakError) as err:
+        compiled(np.arange(3.0))
+    assert capsys.readouterr().out == ""
+    assert err.value.location.line == seeds_example.__code__.co_firstlineno + 2
+    assert "CPython" not in str(err.value)
+
+
+def unsupported_numpy(a):
+    b = np.sin(a)
+    s = np.std(b)
+    return b / s
+
+
+def test_an_unsupported_numpy_function_is_a_break_in_the_users_words():
+    _both(unsupported_numpy, lambda: np.arange(1.0, 6.0))
+    out = compiler.explain(unsupported_numpy)(np.arange(1.0, 6.0))
+    assert out.break_reasons[0].reason == "`np.std` is not supported yet"
+    assert out.graph_count == 2
+
+
+def data_to_python(a):
+    m = a.max()
+    n = int(m)
+    return a[:n] * 2
+
+
+def test_a_value_converted_to_python_is_a_break():
+    _both(data_to_python, lambda: np.arange(5.0))
+
+
+def test_the_bytecode_log_shows_the_rewritten_resume_function(caplog):
+    compiler.set_logs("bytecode")
+    logging.getLogger("compiler.bytecode").propagate = True
+    try:
+        with caplog.at_level("INFO"):
+            compiler.compile(seeds_example)(np.arange(2.0))
+    finally:
+        compiler.set_logs("")
+    text = "\n".join(r.getMessage() for r in caplog.records)
+    assert "RESUME FUNCTION seeds_example" in text and "JUMP_FORWARD" in text
+
+
+@pytest.mark.skipif(sys.version_info[:2] != (3, 11), reason="the 3.11 encoding")
+def test_the_resume_prologue_shifts_the_exception_table():
+    from compiler.frontend.resume import shift_exception_table
+
+    def f(x):
+        try:
+            return x + 1
+        except TypeError:
+            return None
+
+    table = f.__code__.co_exceptiontable
+    moved = shift_exception_table(table, 5)
+    import dis
+
+    old = dis._parse_exception_table(f.__code__)
+    new = dis._parse_exception_table(f.__code__.replace(co_exceptiontable=moved))
+    assert [(e.start + 10, e.end + 10, e.target + 10, e.depth, e.lasti) for e in old] == [
+        (e.start, e.end, e.target, e.depth, e.lasti) for e in new
+    ]

@@ -1,0 +1,139 @@
+"""In-out kernels: a written argument's new value computed straight into the caller's
+array (``ember.inout``, ``dialects/write_in_place.py``).
+
+Each case checks which results the frontend marks, that the entry then copies
+nothing back, and the answer against NumPy at sizes that split across threads, where
+a wrong in-place decision would show (a part reading what another already wrote).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import compiler
+from compiler.backends import EagerGraph
+from compiler.backends.llvm_cpu import compile_module
+from compiler.dialects.write_in_place import inout_results
+
+pytestmark = pytest.mark.usefixtures("fresh_compiler", "two_threads")
+
+
+@pytest.fixture
+def two_threads():
+    before = compiler.config.num_threads
+    compiler.config.num_threads = 2
+    yield
+    compiler.config.num_threads = before
+
+
+BIG = 1 << 20  # 8 MiB of float64: well above the runtime's threshold for splitting a call
+
+
+def _define(source: str):
+    namespace = {"np": np}
+    exec(compile(source, "<test_write_in_place>", "exec"), namespace)  # noqa: S102 - test code
+    return next(v for k, v in namespace.items() if k not in ("np", "__builtins__"))
+
+
+def _traced(fn):
+    """The compiled function, and the list its backend appends each traced module to."""
+    modules = []
+
+    def backend(module, example_inputs):
+        modules.append(module)
+        return compile_module(module)
+
+    compiled = compiler.compile(fn, backend=backend)
+    return compiled, modules
+
+
+def _run_both(fn, *makers):
+    """Plain NumPy and compiled on arguments each made by ``makers``; returns (want,
+    got, want args, got args, the graph's in-out input per result)."""
+    compiled, modules = _traced(fn)
+    want_args = [make() for make in makers]
+    got_args = [make() for make in makers]
+    want = fn(*want_args)
+    got = compiled(*got_args)
+    results = len(modules[0].body.operations[0].type.results) if modules else 0
+    inout = tuple(map(inout_results(modules[0].body.operations[0]).get, range(results))) if modules else ()
+    return want, got, want_args, got_args, inout
+
+
+MARKED = {
+    "def f(a, b):\n    a += b\n": 1,
+    "def f(a):\n    a[1:-1] += 1.0\n": 1,
+    "def f(a):\n    a[::-1] *= 2\n": 1,
+    "def f(a, b):\n    a[2:5] = 7.0\n    a += b\n": 1,
+    "def f(a, b):\n    a[...] = np.sin(b) * 2\n": 1,
+    "def f(a, b):\n    np.multiply(a, b, out=a)\n    return b.sum()\n": 1,
+    "def f(a, b):\n    a *= 2\n    b -= a[::-1]\n": 1,  # a marked; b reads a's new value reversed
+}
+
+KEPT = (
+    "def f(a):\n    a[1:] += a[:-1]\n",  # reads what the same loop writes
+    "def f(a):\n    a[:] = a[::-1]\n",  # a gather from the written array
+    "def f(a):\n    a -= a.mean()\n",  # a reduction of the old value
+    "def f(a, b):\n    c = a * 2\n    a += b\n    return c\n",  # the old value read by another result
+    "def f(a, b):\n    a += b\n    return a.sum()\n",  # the new value read by another result
+)
+
+
+@pytest.mark.parametrize("source", list(MARKED))
+def test_aligned_updates_write_the_callers_array(source):
+    fn = _define(source)
+    args = (lambda: np.linspace(-3, 3, BIG), lambda: np.linspace(1, 2, BIG))[: fn.__code__.co_argcount]
+    want, got, want_args, got_args, inout = _run_both(fn, *args)
+    assert sum(i is not None for i in inout) == MARKED[source], inout
+    assert all(np.array_equal(g, w) for g, w in zip(got_args, want_args))
+    assert np.allclose(got, want, rtol=1e-9) if want is not None else got is None  # a split sum rounds apart
+
+
+@pytest.mark.parametrize("source", KEPT)
+def test_unaligned_updates_keep_the_copy_and_numpys_answer(source):
+    fn = _define(source)
+    args = (lambda: np.linspace(-3, 3, BIG), lambda: np.linspace(1, 2, BIG))[: fn.__code__.co_argcount]
+    want, got, want_args, got_args, inout = _run_both(fn, *args)
+    assert all(i is None for i in inout), inout
+    assert all(np.allclose(g, w, rtol=1e-12) for g, w in zip(got_args, want_args))
+    if want is not None:
+        assert np.allclose(got, want, rtol=1e-12)
+
+
+def test_the_entry_copies_nothing_back_and_the_array_is_the_callers():
+    fn = _define("def acc(a, b):\n    a += b\n    return a\n")
+    compiled = compiler.compile(fn)
+    a, b = np.arange(5.0), np.ones(5)
+    assert compiled(a, b) is a and np.array_equal(a, np.arange(5.0) + 1)
+    (entry,) = compiled.entries
+    assert "[...] =" not in entry.run.__ember_source__, entry.run.__ember_source__
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: np.arange(40.0).reshape(5, 8)[:, ::-2],  # negative strides: the strided kernel writes it
+        lambda: np.arange(40.0).reshape(8, 5).T,
+        lambda: np.arange(12, dtype=np.int32).reshape(3, 4),
+        lambda: np.array([2**30, -5, 0], dtype=np.int32),  # wraps around
+        lambda: np.array(3.5),  # 0-d
+        lambda: np.zeros((0, 3)),
+        lambda: np.array([np.nan, -0.0, np.inf, -np.inf]),
+    ],
+)
+def test_layouts_dtypes_and_odd_sizes(make):
+    fn = _define("def f(a):\n    a *= 3\n    a += a\n")
+    want, got, want_args, got_args, inout = _run_both(fn, make)
+    assert inout == (0,)
+    assert got_args[0].dtype == want_args[0].dtype
+    assert np.array_equal(got_args[0], want_args[0], equal_nan=True)
+    assert np.array_equal(np.signbit(got_args[0]), np.signbit(want_args[0]))
+
+
+def test_eager_and_custom_backends_still_get_the_copy_back():
+    fn = _define("def f(a, b):\n    a += b\n")
+    for backend in ("eager", lambda module, example_inputs: EagerGraph(module)):
+        a = np.arange(4.0)
+        compiler.compile(fn, backend=backend)(a, np.ones(4))
+        assert np.array_equal(a, np.arange(4.0) + 1)
