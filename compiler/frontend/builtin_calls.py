@@ -54,7 +54,7 @@ def call_builtin(tx, fn, args: list, kwargs: dict) -> v.VariableTracker:
     if special is not None:
         return special(tx, *args, **kwargs)
     if fn is print:
-        raise Unsupported("print()", hint="printing is a graph break: CPython runs the call")
+        raise Unsupported("`print` is a side effect Ember runs in Python")
     if fn in PURE and all(a.is_constant() for a in args) and all(k.is_constant() for k in kwargs.values()):
         try:
             return v.wrap_constant(

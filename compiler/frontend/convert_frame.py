@@ -15,6 +15,8 @@ import time
 import warnings
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from compiler import config, logs
 from compiler.backends import EagerGraph, compile_graph
 from compiler.dialects.guard_metadata import GuardMetadata
@@ -27,9 +29,9 @@ from compiler.frontend.output_graph import TRACE_LOCK, OutputGraph, format_graph
 from compiler.frontend.sources import ClosureSource, LocalSource
 from compiler.frontend.symbolic_convert import BreakHere, InstructionTranslator
 
-# Opcodes and their stack effects differ between CPython versions; tracing another
-# version's bytecode with 3.11's rules could mis-read it, so other versions fall back.
-SUPPORTED_BYTECODE = (3, 11)
+# Opcodes and their stack effects differ between CPython versions: the tracer reads the
+# versions of one table, frontend/bytecode_versions.py (SUPPORTED_VERSIONS, and a row of
+# differences for each); a call on any other version runs in CPython.
 
 
 @dataclass
@@ -62,12 +64,11 @@ def convert(fn, args: tuple, kwargs: dict, options) -> Entry:
         output = OutputGraph(_graph_name(fn), max_ops=budget)
         tx = None
         try:
-            if sys.version_info[:2] != SUPPORTED_BYTECODE:
-                raise Unsupported(
-                    f"Python {sys.version_info[0]}.{sys.version_info[1]} bytecode "
-                    f"(the tracer reads {SUPPORTED_BYTECODE[0]}.{SUPPORTED_BYTECODE[1]}'s)",
-                    hint="the function runs in CPython",
-                )
+            from compiler.frontend import bytecode_versions  # the versions' table
+
+            unsupported = bytecode_versions.unsupported_reason(sys.version_info)
+            if unsupported is not None:
+                raise Unsupported(unsupported, hint="the function runs in CPython")
             reserved = entry_codegen.reserved_parameter(fn)
             if reserved is not None:
                 raise Unsupported(
@@ -153,7 +154,7 @@ def _finish(fn, output: OutputGraph, result, options, start, stopped=None) -> En
     if stopped is None:
         result_expr = plan.expr(result)
     else:
-        break_lines, result_expr, resumes = graph_break.instruction_lines(fn, stopped[1], plan, options)
+        break_lines, result_expr, resumes = graph_break.instruction_lines(fn, stopped[0], stopped[1], plan, options)
     inout = entry_codegen.inout_outputs(plan, effects, array_writes, [i.type for i in output.inputs])
     trace_time = time.perf_counter() - start
     module = _finish_graph(fn, output, plan, inout) if plan.outputs else None
@@ -168,7 +169,7 @@ def _finish(fn, output: OutputGraph, result, options, start, stopped=None) -> En
         fn,
         guards,
         output.guards.objects,
-        [i.source.expr() for i in output.inputs],
+        [_input_expr(plan, i) for i in output.inputs],
         call,
         body,
         result_expr,
@@ -193,6 +194,13 @@ def _finish(fn, output: OutputGraph, result, options, start, stopped=None) -> En
         graph_break=stopped[0].reason if stopped is not None else None,
         resumes=resumes,
     )
+
+
+def _input_expr(plan, graph_input) -> str:
+    """How the entry fetches a graph input: a float argument as a 0-d array."""
+    if graph_input.scalar:
+        return f"{plan.ref(np.asarray)}({graph_input.source.expr()}, {plan.ref(graph_input.example.dtype)})"
+    return graph_input.source.expr()
 
 
 def _finish_graph(fn, output: OutputGraph, plan, inout):
@@ -240,7 +248,7 @@ def _trace_to_break(fn, args, kwargs, options, point) -> Entry | None:
     else:
         return None  # the second trace did not reach the break: it ran differently
     frames = point.reason.frames
-    point.reason = graph_break.user_reason(fn, tx, point.reason)
+    point.reason = graph_break.user_reason(fn, point, tx)
     try:
         entry = _finish(fn, output, None, options, start, stopped=(point, tx))
     except Unsupported as e:

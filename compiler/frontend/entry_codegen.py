@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import types
 from dataclasses import dataclass, field
 
 from compiler.errors import Unsupported
@@ -69,6 +70,8 @@ class ResultPlan:
                 k = len(self.outputs)
                 self.outputs.append(tracker)
             self.uses[k] = self.uses.get(k, 0) + 1
+            if getattr(tracker.tensor, "weak", False):  # a Python float computed in the graph
+                return f"{generated('float')}({_OUT}[{k}][()])"
             return f"{_OUT}[{k}][()]" if returns_numpy_scalar(tracker) else f"{_OUT}[{k}]"
         if isinstance(tracker, v.ConstantVariable):
             value = tracker.value
@@ -88,6 +91,9 @@ class ResultPlan:
             if tracker.source is not None:
                 return tracker.source.expr()
             return "{" + ", ".join(f"{k!r}: {self.expr(val)}" for k, val in tracker.items.items()) + "}"
+        if isinstance(tracker, v.PythonFunctionVariable) and tracker.self_var is not None:
+            function = tracker.source.expr() if tracker.source is not None else self.ref(tracker.fn)
+            return f"{self.ref(types.MethodType)}({function}, {self.expr(tracker.self_var)})"  # a bound method
         source = getattr(tracker, "source", None)
         if source is not None:
             return source.expr()

@@ -16,6 +16,8 @@ plain function.
 from __future__ import annotations
 
 import functools
+import sys
+import threading
 import types
 import warnings
 import weakref
@@ -23,9 +25,10 @@ from dataclasses import dataclass
 
 from compiler import config, logs
 from compiler.errors import InvalidArgument
+from compiler.frontend import bytecode_versions
 from compiler.frontend.convert_frame import convert
 from compiler.frontend.entry_codegen import MISS
-from compiler.frontend.guards import failing_guards
+from compiler.frontend.guards import failing_guards, now_value
 from compiler.frontend.sources import generated
 
 _KNOWN_OPTIONS = {"recompile_limit", "strict", "max_graph_ops"}
@@ -49,6 +52,7 @@ class CompiledFunction:
         self._fn = fn
         self._options = options
         self._entries: list = []
+        self._compile_lock = threading.RLock()  # reentrant: a compiled function may call itself
         self.last_entry = None  # the entry the latest call ran (explain follows graph breaks with it)
         self._warned = False
         functools.update_wrapper(self, fn)
@@ -75,27 +79,48 @@ class CompiledFunction:
         return config.recompile_limit if limit is None else limit
 
     def _miss(self, args, kwargs):
-        if len(self._entries) >= self._limit():
-            self._warn_limit()
-            return self._fn(*args, **kwargs)
-        if self._entries:
-            self._log_recompile(args, kwargs)
-        entry = convert(self._fn, args, kwargs, self._options)
-        self._entries.insert(0, entry)
+        """Trace and compile a new entry — once, whatever the threads: a thread that
+        misses while another compiles waits, then first tries the entries added
+        meanwhile (the same call's entry, most likely), so concurrent first calls make
+        one entry and the recompile limit counts distinct ones."""
+        seen = len(self._entries)
+        while True:
+            with self._compile_lock:
+                fresh = self._entries[: len(self._entries) - seen]  # added while this thread waited
+                seen = len(self._entries)
+                if not fresh:
+                    if len(self._entries) >= self._limit():
+                        self._warn_limit()
+                        return self._fn(*args, **kwargs)
+                    if self._entries:
+                        self._log_recompile(args, kwargs)
+                    entry = convert(self._fn, args, kwargs, self._options)
+                    self._entries = [entry, *self._entries]  # a new list: calls iterating the old one go on
+                    break
+            for entry in fresh:  # run outside the lock: a call may take long, or call this function
+                result = entry.run(*args, **kwargs)
+                if result is not MISS:
+                    self.last_entry = entry
+                    return result
         self.last_entry = entry
         result = entry.run(*args, **kwargs)
         return self._fn(*args, **kwargs) if result is MISS else result
 
     def _warn_limit(self) -> None:
-        if not self._warned:
-            self._warned = True
-            code = self._fn.__code__
-            warnings.warn(
-                f"ember: {self._fn.__qualname__} ({code.co_filename}:{code.co_firstlineno}) reached "
-                f"recompile_limit={self._limit()}; further new inputs run without compiling",
-                RuntimeWarning,
-                stacklevel=4,
-            )
+        """Once, and only for a function that compiled something: one whose every
+        entry runs in CPython loses nothing at the limit."""
+        if self._warned or not any(e.graph_module is not None or e.resumes for e in self._entries):
+            return
+        self._warned = True
+        code = self._fn.__code__
+        warnings.warn(
+            f"ember: {self._fn.__qualname__} ({code.co_filename}:{code.co_firstlineno}) reached "
+            f"recompile_limit={self._limit()}; further new inputs run without compiling. Raise the "
+            "limit with compile(..., options={'recompile_limit': N}) or compiler.config.recompile_limit, "
+            "or compile with dynamic=True if sizes change",
+            RuntimeWarning,
+            stacklevel=5,
+        )
 
     def _log_recompile(self, args, kwargs) -> None:
         if not logs.enabled("recompiles"):
@@ -106,9 +131,13 @@ class CompiledFunction:
         bound.apply_defaults()
         scope = {generated("G"): self._fn.__globals__, generated("CELLS"): self._fn.__closure__}
         entry = self._entries[0]
-        failed = failing_guards(entry.guards, {**entry.guard_namespace, **scope}, dict(bound.arguments))
+        values = dict(bound.arguments)
+        failed = failing_guards(entry.guards, {**entry.guard_namespace, **scope}, values)
         code = self._fn.__code__
-        lines = "\n".join(f"    - {g.text}" for g in failed[:1]) or "    - (no single guard; a new entry)"
+        lines = "\n".join(
+            f"    - {g.text} (now {now_value(g, {**entry.guard_namespace, **scope}, values)})" for g in failed[:1]
+        )
+        lines = lines or "    - (no single guard; a new entry)"
         logs.log(
             "recompiles",
             "Recompiling function %s in %s:%d\n    triggered by the following guard failure(s):\n%s",
@@ -149,6 +178,7 @@ def compile(fn=None, *, backend="cpu", dynamic=None, fullgraph=False, options=No
 def _compile_callable(fn, options: Options):
     if isinstance(fn, CompiledFunction):
         return fn
+    _warn_unsupported_version()
     if isinstance(fn, types.MethodType):
         return types.MethodType(_compile_callable(fn.__func__, options), fn.__self__)
     if isinstance(fn, types.FunctionType):
@@ -160,6 +190,33 @@ def _compile_callable(fn, options: Options):
         f"compile(): cannot compile {fn!r}: expected a Python function, method or an "
         f"object whose class defines __call__ in Python"
     )
+
+
+_version_warned = False
+
+
+def _warn_unsupported_version() -> None:
+    """On a Python whose bytecode the tracer does not read, say so once, when the first
+    function is compiled (its calls then run in CPython, each entry saying why)."""
+    global _version_warned
+    if _version_warned or bytecode_versions.rules_for() is not None:
+        return
+    _version_warned = True
+    warnings.warn(
+        f"ember: Python {bytecode_versions.describe(bytecode_versions.version_of())} is not supported "
+        f"(Ember traces the bytecode of CPython {bytecode_versions.describe_supported()}); "
+        "compiled functions run in CPython, uncompiled",
+        RuntimeWarning,
+        stacklevel=_user_stacklevel(),
+    )
+
+
+def _user_stacklevel() -> int:
+    """The ``stacklevel`` that points a warning at the first caller outside this module."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename == __file__:
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def reset() -> None:

@@ -12,46 +12,54 @@ trace may have half-executed it. The cache entry then:
 2. replays the side effects traced so far (array write-backs, list/dict/attribute
    and global writes), in order, once,
 3. runs the breaking instruction in Python — a call (``print(...)``, an unsupported
-   function) or a conditional jump on a value the graph computed
-   (``if x.sum() > 0:``) — on the values rebuilt from graph outputs, sources and
+   function), a conditional jump on a value the graph computed (``if x.sum() > 0:``),
+   or a subscript, operator or attribute store Ember cannot trace (``b[idx] = 0``
+   with an index array) — on the values rebuilt from graph outputs, sources and
    constants,
 4. returns the resume function's result (``resume.py``), called with the local
    variables and the stack as they are after the instruction. For a jump, the
    entry calls the resume function of the branch taken; each is compiled on its
    first call, so both directions end up compiled.
 
-Breaks are not taken inside loops (the loop would resume once per iteration, one
-call deeper each time): such a function runs in CPython, as TorchDynamo skips the
-frame. Nor in generators, coroutines, or functions whose locals are captured by an
-inner function (cells), nor where a value on the stack or a local cannot be rebuilt
-outside the trace (an iterator, say); those run in CPython too, with the reason.
+A failure inside a loop does not break there (the loop would resume once per
+iteration, one call deeper each time): the break moves to the statement that starts
+the outermost loop around it. The graph holds the work before the loop, the entry
+runs nothing of its own, and the resume function, entered at that statement, runs
+the loop in CPython (its trace fails inside the loop again, with nothing before it),
+as TorchDynamo runs such a frame in CPython; compiled functions the loop calls stay
+compiled. Generators, coroutines, functions whose locals are captured by an inner
+function (cells), and breaks where a value on the stack or a local cannot be rebuilt
+outside the trace (an iterator, say) run in CPython whole, with the reason.
 """
 
 from __future__ import annotations
 
 import linecache
-import sys
+import operator
 from dataclasses import dataclass
 
 from compiler.errors import Location, Unsupported
+from compiler.frontend import bytecode_versions
 from compiler.frontend import variables as v
-from compiler.frontend.resume import in_loop, resume_function
+from compiler.frontend.resume import is_resume_entry, line_at, loop_statement, resume_function
 from compiler.frontend.sources import generated
 
 _GENERATOR_FLAGS = 0x20 | 0x80 | 0x100 | 0x200  # generator, coroutine, iterable coroutine, async generator
 _VALUE = generated("V")
-
-# The stack below a CALL's arguments: 3.11 and 3.12 push (NULL, callable) or (method,
-# self); 3.13 pushes (callable, NULL) or (callable, self).
-_CALLABLE_FIRST = sys.version_info >= (3, 13)
+# Builtins that read the frame calling them: called from the entry, they would read the
+# entry's frame (``super()`` finds no ``__class__`` cell there).
+_FRAME_DEPENDENT = {super, locals, vars, dir, eval, exec, globals}
 
 
 @dataclass
 class BreakPoint:
-    """Where a trace breaks: the root translator stopped before instruction ``index``."""
+    """Where a trace breaks: the root translator stopped before instruction ``index``.
+    ``before_loop``: the failure was inside a loop, and the break is at the statement
+    that starts the loop — nothing runs there; the resume function runs the loop."""
 
     index: int
     reason: Unsupported
+    before_loop: bool = False
 
 
 def break_point(fn, error: Unsupported) -> BreakPoint | None:
@@ -65,33 +73,92 @@ def break_point(fn, error: Unsupported) -> BreakPoint | None:
         return None
     index = root.ip - 1
     inst = root.instructions[index]
-    if not breakable(inst.opname) or in_loop(code, inst.offset):
+    start = loop_statement(code, inst.offset)
+    if start is not None:
+        if is_resume_entry(code, start):
+            return None  # the loop is all there is: it runs in CPython
+        return BreakPoint(root.index_of[start], error, before_loop=True)
+    if not breakable(inst.opname):
         return None
     return BreakPoint(index, error)
 
 
 def breakable(opname: str) -> bool:
     return (
-        opname == "CALL"
-        or opname == "TO_BOOL"
+        opname in ("CALL", "CALL_KW", "TO_BOOL")
+        or opname in _STACK_OPS
         or (opname.startswith("POP_JUMP") and opname.endswith(("TRUE", "FALSE")))
     )
 
 
-def instruction_lines(fn, tx, plan, options) -> tuple[list[str], str, list]:
+# Instructions the entry runs as one Python statement on values popped off the stack
+# (top last): opname -> (values popped, statement template; {0}, {1}... the values,
+# {op} the operator function of the instruction, {name} its name argument). A
+# template with ``V =`` pushes ``V``.
+_STACK_OPS = {
+    "BINARY_SUBSCR": (2, "V = {0}[{1}]"),
+    "STORE_SUBSCR": (3, "{1}[{2}] = {0}"),
+    "DELETE_SUBSCR": (2, "del {0}[{1}]"),
+    "BINARY_OP": (2, "V = {op}({0}, {1})"),
+    "COMPARE_OP": (2, "V = {op}({0}, {1})"),
+    "CONTAINS_OP": (2, "V = {0} {name} {1}"),
+    "UNARY_NEGATIVE": (1, "V = -{0}"),
+    "UNARY_INVERT": (1, "V = ~{0}"),
+    "UNARY_NOT": (1, "V = not {0}"),
+    "STORE_ATTR": (2, "{1}.{name} = {0}"),
+}
+
+_BINARY_OPS = {
+    "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv, "//": operator.floordiv,
+    "%": operator.mod, "**": operator.pow, "@": operator.matmul, "&": operator.and_, "|": operator.or_,
+    "^": operator.xor, "<<": operator.lshift, ">>": operator.rshift,
+    "+=": operator.iadd, "-=": operator.isub, "*=": operator.imul, "/=": operator.itruediv,
+    "//=": operator.ifloordiv, "%=": operator.imod, "**=": operator.ipow, "@=": operator.imatmul,
+    "&=": operator.iand, "|=": operator.ior, "^=": operator.ixor, "<<=": operator.ilshift, ">>=": operator.irshift,
+    "<": operator.lt, "<=": operator.le, "==": operator.eq, "!=": operator.ne, ">": operator.gt, ">=": operator.ge,
+}  # fmt: skip
+
+
+def _operator(inst):
+    """The operator function of a BINARY_OP or COMPARE_OP instruction."""
+    return _BINARY_OPS[str(inst.argrepr).removeprefix("bool(").removesuffix(")")]
+
+
+def instruction_lines(fn, point: BreakPoint, tx, plan, options) -> tuple[list[str], str, list]:
     """(lines, result expression, resume functions): the entry's code from the
     breaking instruction on, for the root translator ``tx`` stopped before it.
     Raises Unsupported when a value cannot be rebuilt outside the trace."""
     inst = tx.instructions[tx.ip]
     after = tx.instructions[tx.ip + 1].offset
     stack = list(tx.stack)
-    if inst.opname == "CALL":
-        callee, positional, keywords = _call_parts(stack, inst.arg, tx.kw_names)
+    if point.before_loop:
+        resume, call = _resume_call(fn, tx, plan, options, inst.offset, stack)
+        return [], call, [resume]
+    if inst.opname in ("CALL", "CALL_KW"):
+        names = tx.kw_names
+        if inst.opname == "CALL_KW":  # 3.13: the keyword names are a tuple on top of the stack
+            names, stack = stack[-1].as_constant(), stack[:-1]
+        callee, positional, keywords = _call_parts(stack, inst.arg, names)
+        if any(getattr(callee, attr, None) in _FRAME_DEPENDENT for attr in ("fn", "cls")):
+            raise Unsupported(f"`{callee}` reads the calling frame: it cannot run from a graph break's entry")
         args = [plan.expr(a) for a in positional] + [f"{k}={plan.expr(a)}" for k, a in keywords]
         rest = stack[: len(stack) - inst.arg - 2]
         lines = [f"    {_VALUE} = {plan.expr(callee)}({', '.join(args)})"]
         resume, call = _resume_call(fn, tx, plan, options, after, rest, extra=_VALUE)
         return lines, call, [resume]
+    if inst.opname in _STACK_OPS:
+        popped, template = _STACK_OPS[inst.opname]
+        values = [plan.expr(item) for item in stack[len(stack) - popped :]]
+        fields = {"name": ("not in" if inst.arg else "in") if inst.opname == "CONTAINS_OP" else inst.argval}
+        if "{op}" in template:
+            fields["op"] = plan.ref(_operator(inst))
+            if str(inst.argrepr).startswith("bool("):  # 3.13: a comparison that converts to bool
+                template = template.replace("V = {op}({0}, {1})", "V = " + generated("bool") + "({op}({0}, {1}))")
+        statement = template.format(*values, **fields).replace("V =", f"{_VALUE} =")
+        pushes = statement.startswith(_VALUE)
+        rest = stack[: len(stack) - popped]
+        resume, call = _resume_call(fn, tx, plan, options, after, rest, extra=_VALUE if pushes else None)
+        return [f"    {statement}"], call, [resume]
     if inst.opname == "TO_BOOL":
         lines = [f"    {_VALUE} = {generated('bool')}({plan.expr(stack[-1])})"]
         resume, call = _resume_call(fn, tx, plan, options, after, stack[:-1], extra=_VALUE)
@@ -108,7 +175,7 @@ def _call_parts(stack: list, argc: int, kw_names: tuple) -> tuple:
     """(callee, positional arguments, (name, argument) pairs) of a CALL of ``argc``."""
     args = stack[len(stack) - argc :] if argc else []
     first, second = stack[len(stack) - argc - 2], stack[len(stack) - argc - 1]
-    if _CALLABLE_FIRST:
+    if bytecode_versions.current().callable_first:  # the stack layout of a call differs
         callee, self_value = first, second
     else:
         callee, self_value = (second, None) if isinstance(first, v.NullVariable) else (first, second)
@@ -131,6 +198,7 @@ def _resume_call(fn, tx, plan, options, offset: int, stack: list, extra: str | N
             local_exprs.append("None")
         else:
             local_exprs.append(plan.expr(tracker))
+    _no_shared_new_containers([tx.locals[n] for n in code.co_varnames if n in tx.locals] + stack)
     shape = [not isinstance(item, v.NullVariable) for item in stack]
     stack_exprs = [plan.expr(item) for item in stack if not isinstance(item, v.NullVariable)]
     if extra is not None:
@@ -141,15 +209,22 @@ def _resume_call(fn, tx, plan, options, offset: int, stack: list, extra: str | N
     return resume, f"{name}({', '.join(local_exprs + stack_exprs)})"
 
 
-def user_reason(fn, tx, error: Unsupported) -> Unsupported:
+def user_reason(fn, point: BreakPoint, tx) -> Unsupported:
     """The break's reason in the user's words, located at the breaking line of ``fn``
     (``tx``: the root translator stopped before the instruction)."""
+    error = point.reason
     inst = tx.instructions[tx.ip]
-    where = Location(tx.name, fn.__code__.co_filename, tx.line)
-    if inst.opname != "CALL":
-        code = linecache.getline(where.filename, where.line).strip()
+    where = Location(tx.name, fn.__code__.co_filename, line_at(fn.__code__, inst.offset))
+    if point.before_loop:
+        inner = f"{error.reason} at {error.location}"
+        return Unsupported(f"the loop starting at line {where.line} runs in Python (inside it: {inner})", where)
+    code = linecache.getline(where.filename, where.line).strip()
+    if inst.opname in _STACK_OPS:
+        return Unsupported(f"`{code}` runs in Python: {error.reason.removeprefix('NumPy operation: ')}", where)
+    if inst.opname not in ("CALL", "CALL_KW"):
         return Unsupported(f"branch on array data at {where} (`{code}`)", where)
-    callee, _, _ = _call_parts(list(tx.stack), inst.arg, tx.kw_names)
+    stack = list(tx.stack)[:-1] if inst.opname == "CALL_KW" else list(tx.stack)
+    callee, _, _ = _call_parts(stack, inst.arg, ())
     name = _callable_name(callee)
     if len(error.frames) > 1:  # it failed inside a function the call inlined
         inner = error.frames[0].location()
@@ -164,7 +239,7 @@ def user_reason(fn, tx, error: Unsupported) -> Unsupported:
 
 
 def _callable_name(tracker) -> str:
-    obj = getattr(tracker, "fn", None)
+    obj = getattr(tracker, "fn", None) or getattr(tracker, "cls", None) or getattr(tracker, "value", None)
     if isinstance(obj, str):  # an array method
         return f"ndarray.{obj}"
     name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None) or type(obj).__name__
@@ -180,3 +255,14 @@ def _callable_name(tracker) -> str:
             + name
         )
     return name
+
+
+def _no_shared_new_containers(values: list) -> None:
+    """A list or dict made by the traced code is rebuilt as a new object for the
+    resume function; two variables holding the same one would then hold two."""
+    seen = set()
+    for value in values:
+        if isinstance(value, (v.ListVariable, v.DictVariable)) and value.source is None:
+            if id(value) in seen:
+                raise Unsupported(f"{value} made before a graph break and held by two variables")
+            seen.add(id(value))

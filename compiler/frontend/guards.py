@@ -166,3 +166,18 @@ def failing_guards(guards: list[Guard], namespace: dict, local_values: dict) -> 
         if not ok:
             failed.append(g)
     return failed
+
+
+def now_value(guard: Guard, namespace: dict, local_values: dict) -> str:
+    """What the guarded value is in this call, in the guard's own terms (an array's
+    dtype and shape, else a short repr): the recompile log says what changed."""
+    from compiler.frontend.sources import builtin_names
+
+    try:
+        value = eval(guard.source.expr(), {**builtin_names(), **namespace, **local_values})  # noqa: S307
+    except Exception:
+        return "not readable"
+    if isinstance(value, np.ndarray):
+        return f"{type(value).__name__}, dtype={value.dtype}, shape={value.shape}"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."

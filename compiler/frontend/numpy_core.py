@@ -30,6 +30,7 @@ class Tensor:
     value: ir.Value
     type: TensorType
     scalar: bool = False  # a 0-d result NumPy gives as a NumPy scalar (ufuncs, reductions), not an array
+    weak: bool = False  # a Python float traced as a value (frontend/scalar_inputs.py): promotes weakly
 
     @property
     def dtype(self) -> np.dtype:

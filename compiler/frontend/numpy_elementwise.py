@@ -10,6 +10,7 @@ NumPy's answer so a lowering can never silently change it.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Callable
 
 import numpy as np
@@ -92,7 +93,10 @@ def _operand(em: EmitterCore, x, fname: str):
 
 
 def _key(x):
-    return x.dtype if isinstance(x, Tensor) else x
+    """What promotion sees: a dtype, or a Python value (a weak tensor is a Python float)."""
+    if isinstance(x, Tensor):
+        return 0.0 if x.weak else x.dtype
+    return x
 
 
 def apply_ufunc(em: EmitterCore, ufunc: np.ufunc, *args, **kwargs) -> Tensor:
@@ -114,6 +118,8 @@ def apply_ufunc(em: EmitterCore, ufunc: np.ufunc, *args, **kwargs) -> Tensor:
     tensors = em.broadcast([em.operand(x, d, fname) for x, d in zip(operands, in_dtypes)], fname)
     result = LOWERINGS[ufunc](em, *tensors)
     assert result.dtype == out_dtype, f"{fname}: lowering gave {result.dtype}, NumPy gives {out_dtype}"
+    if all(x.weak if isinstance(x, Tensor) else promotion.is_python_scalar(x) for x in operands):
+        result = replace(result, weak=True)  # Python floats in, a Python float out
     return result
 
 

@@ -61,7 +61,8 @@ def _kind(item) -> str:
         return "slice"
     if isinstance(item, (int, np.integer)) and not isinstance(item, (bool, np.bool_)):
         return "int"
-    raise NotImplementedError(f"indexing with {type(item).__name__} (advanced indexing) is not supported")
+    what = "an array" if isinstance(item, Tensor) else f"a {type(item).__name__}"
+    raise NotImplementedError(f"indexing with {what} (advanced indexing) is not supported yet")
 
 
 def _expand(items: tuple, ndim: int) -> list:

@@ -12,6 +12,7 @@ import operator
 
 from compiler.errors import Unsupported
 from compiler.frontend import variables as v
+from compiler.frontend.scalar_inputs import ScalarVariable, arithmetic, is_array
 
 
 def identical(a, b) -> bool:
@@ -55,8 +56,13 @@ _OPERATOR_NAMES = {
 
 
 def binary(tx, op: str, lhs, rhs):
-    if isinstance(lhs, v.TensorVariable) or isinstance(rhs, v.TensorVariable):
+    if is_array(lhs) or is_array(rhs):
         return tx.emit(_OPERATOR_NAMES[op], lhs, rhs)
+    if isinstance(lhs, ScalarVariable) or isinstance(rhs, ScalarVariable):
+        traced = arithmetic(tx, op, lhs, rhs)
+        if traced is not None:
+            return traced
+        lhs, rhs = (x.specialize() if isinstance(x, ScalarVariable) else x for x in (lhs, rhs))
     if isinstance(lhs, v.BaseListVariable) and isinstance(rhs, v.BaseListVariable) and op == "+":
         if type(lhs) is not type(rhs):  # [1] + (2,): Python's TypeError, raised again by CPython
             raise v.UserError(TypeError(f"can only concatenate {lhs.python_type().__name__} to the same type"))

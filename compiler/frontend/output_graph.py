@@ -39,6 +39,7 @@ class GraphInput:
     source: Source
     type: TensorType
     example: np.ndarray
+    scalar: bool = False  # a float argument: the entry passes it to the graph as a 0-d array
 
 
 @dataclass
@@ -65,6 +66,22 @@ class OutputGraph:
 
             self._emitter = Emitter(self.builder)
         return self._emitter
+
+    def add_scalar_input(self, source: Source, value) -> v.TensorVariable:
+        """A float argument as a 0-d input (``scalar_inputs.py``)."""
+        from compiler.frontend.numpy_semantics import Tensor
+        from compiler.frontend.scalar_inputs import ScalarVariable, weak_dtype
+
+        known = self._by_source.get(source)
+        if known is not None:
+            return known
+        example = np.asarray(value, dtype=weak_dtype(value))
+        t = TensorType.of_array(example)
+        graph_input = GraphInput(source, t, example, scalar=True)
+        self.inputs.append(graph_input)
+        tensor = Tensor(self.builder.add_argument(t), t, scalar=True, weak=type(value) is float)
+        tracker = self._by_source[source] = ScalarVariable(tensor, source, value, guards=self.guards)
+        return tracker
 
     def add_input(self, source: Source, array: np.ndarray) -> v.TensorVariable:
         known = self._by_source.get(source)

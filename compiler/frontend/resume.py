@@ -151,12 +151,12 @@ def resume_code(
     units = len(front) // 2
     varnames = code.co_varnames
     for i in range(sum(stack)):
-        name = f"stack{i}"
-        while name in varnames:  # a parameter name of the generated entry: not the prefixed kind
-            name = "_" + name
-        varnames += (name,)
+        parameter = f"stack{i}"
+        while parameter in varnames:  # a parameter name of the generated entry: not the prefixed kind
+            parameter = "_" + parameter
+        varnames += (parameter,)
     flags = code.co_flags & ~(inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)  # every parameter positional
-    return code.replace(
+    resumed = code.replace(
         co_code=front + body,
         co_varnames=varnames,
         co_nlocals=len(varnames),
@@ -170,9 +170,11 @@ def resume_code(
         co_name=name,
         co_qualname=name,
     )
+    _ENTRY_OFFSETS[resumed] = len(front) + offset
+    return resumed
 
 
-_RESUMES: dict = {}  # (code, offset, unbound, stack) -> the compiled resume function
+_RESUMES: dict = {}  # (function, offset, unbound, stack, options) -> the compiled resume function
 
 
 def resume_function(fn, offset: int, unbound: list[int], stack: list[bool], options):
@@ -180,10 +182,10 @@ def resume_function(fn, offset: int, unbound: list[int], stack: list[bool], opti
     and stack shape, shared by every entry that breaks there)."""
     from compiler.frontend.eval_frame import CompiledFunction
 
-    key = (fn.__code__, offset, tuple(unbound), tuple(stack), options)
+    key = (fn, offset, tuple(unbound), tuple(stack), options)  # fn: its closure and globals too
     found = _RESUMES.get(key)
     if found is None:
-        line = _line_at(fn.__code__, offset)
+        line = line_at(fn.__code__, offset)
         name = f"{fn.__code__.co_name}_resume_at_line_{line}"
         code = resume_code(fn.__code__, offset, unbound, stack, name)
         if code is None:
@@ -201,7 +203,7 @@ def forget_resume_functions() -> None:
     _RESUMES.clear()
 
 
-def _line_at(code: types.CodeType, offset: int) -> int:
+def line_at(code: types.CodeType, offset: int) -> int:
     line = code.co_firstlineno
     for start, number in dis.findlinestarts(code):
         if start > offset:
@@ -210,14 +212,29 @@ def _line_at(code: types.CodeType, offset: int) -> int:
     return line
 
 
-def in_loop(code: types.CodeType, offset: int) -> bool:
-    """Whether byte ``offset`` lies inside a loop (between a backward jump and its
-    target): a break there would resume the loop once per iteration, each resume a
-    deeper call, so such a function runs in CPython (as TorchDynamo skips the frame)."""
-    for inst in dis.get_instructions(code):
-        if "BACKWARD" in inst.opname and inst.argval <= offset <= inst.offset:
-            return True
-    return False
+def loop_statement(code: types.CodeType, offset: int) -> int | None:
+    """The byte offset of the statement starting the outermost loop around byte
+    ``offset`` (the line start at or before the loop's head, the target of its
+    backward jump); None outside loops."""
+    heads = [
+        inst.argval
+        for inst in dis.get_instructions(code)
+        if "BACKWARD" in inst.opname and inst.argval <= offset <= inst.offset
+    ]
+    if not heads:
+        return None
+    head = min(heads)
+    starts = [start for start, _ in dis.findlinestarts(code) if start <= head]
+    return max(starts) if starts else head
+
+
+_ENTRY_OFFSETS: dict = {}  # resume code object -> the byte offset its prologue jumps to
+
+
+def is_resume_entry(code: types.CodeType, offset: int) -> bool:
+    """Whether ``code`` is a resume function's and ``offset`` where its prologue jumps:
+    a break there would resume at the same place again, for ever."""
+    return _ENTRY_OFFSETS.get(code) == offset
 
 
 def has_inline_caches(name: str) -> bool:

@@ -28,7 +28,7 @@ def generated(name: str) -> str:
 
 def builtin_names() -> dict:
     """The builtins the generated code calls, under their generated names."""
-    return {generated(n): getattr(builtins, n) for n in ("type", "len", "tuple", "Exception")}
+    return {generated(n): getattr(builtins, n) for n in ("type", "len", "tuple", "Exception", "float", "bool")}
 
 
 class Source:

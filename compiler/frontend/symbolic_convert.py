@@ -1,4 +1,4 @@
-"""The symbolic bytecode interpreter (CPython 3.11), one method per opcode.
+"""The symbolic bytecode interpreter (CPython 3.11, 3.12, 3.13), one method per opcode.
 
 Like TorchDynamo's InstructionTranslator: the function's bytecode runs with
 trackers (``variables.py``) instead of values. Array operations become graph ops,
@@ -6,17 +6,21 @@ everything computable from constants is computed, control flow follows the branc
 the known values take, calls into Python functions are inlined (a nested
 translator on the callee's code). Anything else raises ``Unsupported``; until
 graph breaks exist the whole call then runs in CPython.
+
+What the versions' bytecodes do differently (the stack layout of a call, oparg bits,
+loops' ends, ``dis``'s fields) is read from one table, ``bytecode_versions.py``; an
+opcode of only some versions just has its method here.
 """
 
 from __future__ import annotations
 
 import builtins
-import dis
+import dataclasses
 import inspect
 import types
 
 from compiler.errors import Location, Unsupported
-from compiler.frontend import mutation
+from compiler.frontend import bytecode_versions, mutation
 from compiler.frontend import variables as v
 from compiler.frontend import wrap as wrapping
 from compiler.frontend.binding import bind_arguments
@@ -64,7 +68,8 @@ class InstructionTranslator:
         self.closure_source = closure_source
         self.name = name or code.co_name
         self.depth = depth
-        self.instructions = list(dis.get_instructions(code))
+        self.bytecode = bytecode_versions.current()  # this version's reading of the shared opcodes
+        self.instructions = bytecode_versions.instructions(code)
         self.index_of = {inst.offset: i for i, inst in enumerate(self.instructions)}
         self.stack: list[v.VariableTracker] = []
         self.ip = 0
@@ -288,11 +293,14 @@ class InstructionTranslator:
 
     # ------------------------------------------------------------------ loads and stores
 
+    def EXTENDED_ARG(self, inst):
+        """A prefix widening the next instruction's argument; ``dis`` has already folded it in."""
+
     def RESUME(self, inst):
         pass
 
     NOP = RESUME
-    PRECALL = RESUME
+    PRECALL = RESUME  # 3.11
     COPY_FREE_VARS = RESUME
 
     def LOAD_CONST(self, inst):
@@ -303,27 +311,80 @@ class InstructionTranslator:
         )
 
     def LOAD_FAST(self, inst):
-        if inst.argval not in self.locals:
-            raise v.UserError(UnboundLocalError(f"local variable {inst.argval!r} referenced before assignment"))
-        self.push(self.locals[inst.argval])
+        self.push(self._load_fast(inst.argval))
+
+    LOAD_FAST_CHECK = LOAD_FAST  # 3.12+: a LOAD_FAST that may find the variable unbound
+
+    def _load_fast(self, name):
+        if self.bytecode.closure_by_load_fast and name not in self.locals:
+            if name in self.cells or name in self.code.co_freevars:
+                return self._cell(name)  # 3.13: LOAD_CLOSURE is LOAD_FAST of the cell's slot
+        if name not in self.locals:
+            raise v.UserError(UnboundLocalError(f"local variable {name!r} referenced before assignment"))
+        return self.locals[name]
 
     def STORE_FAST(self, inst):
-        self.locals[inst.argval] = self.pop()
+        self._store_fast(inst.argval, self.pop())
+
+    def _store_fast(self, name, value):
+        if isinstance(value, (v.NullVariable, v.CellVariable)):
+            # 3.12+: the end of an inlined comprehension puts back what LOAD_FAST_AND_CLEAR
+            # saved: nothing (the name is unbound again) or the slot's cell
+            self.locals.pop(name, None)
+            if isinstance(value, v.CellVariable):
+                self.cells[name] = value
+            return
+        self.locals[name] = value
+
+    def LOAD_FAST_AND_CLEAR(self, inst):
+        """3.12+ (PEP 709): an inlined comprehension saves the variable it reuses (NULL
+        when unbound; the cell itself for a cell variable) and starts it unbound."""
+        name = inst.argval
+        if name in self.cells:
+            self.push(self.cells.pop(name))
+        else:
+            self.push(self.locals.pop(name, v.NullVariable()))
+
+    def LOAD_FAST_LOAD_FAST(self, inst):  # 3.13: argval is the two names
+        first, second = inst.argval
+        self.push(self._load_fast(first))
+        self.push(self._load_fast(second))
+
+    def STORE_FAST_LOAD_FAST(self, inst):  # 3.13
+        store, load = inst.argval
+        self._store_fast(store, self.pop())
+        self.push(self._load_fast(load))
+
+    def STORE_FAST_STORE_FAST(self, inst):  # 3.13: STACK[-1] to the first name, STACK[-2] to the second
+        first, second = inst.argval
+        self._store_fast(first, self.pop())
+        self._store_fast(second, self.pop())
 
     def DELETE_FAST(self, inst):
         self.locals.pop(inst.argval, None)
 
     def LOAD_GLOBAL(self, inst):
-        if inst.arg & 1:
-            self.push(v.NullVariable())
         name = inst.argval
         if name in self.f_globals:
             source = GlobalSource(name) if self.depth == 0 else _module_global_source(self.f_globals, name)
-            self.push(self.wrap_global_like(self.f_globals[name], source))
+            value = self.wrap_global_like(self.f_globals[name], source)
         elif name in self.f_builtins:
-            self.push(wrapping.wrap_identity(self, self.f_builtins[name], None))
+            value = wrapping.wrap_identity(self, self.f_builtins[name], None)
         else:
             raise v.UserError(NameError(f"name {name!r} is not defined"))
+        if self.bytecode.load_global_null_bit and inst.arg & 1:
+            self._push_callable(value)
+        else:
+            self.push(value)
+
+    def _push_callable(self, fn):
+        """``fn`` and the NULL that tells ``CALL`` there is no ``self``, in this version's order."""
+        if self.bytecode.callable_first:
+            self.push(fn)
+            self.push(v.NullVariable())
+        else:
+            self.push(v.NullVariable())
+            self.push(fn)
 
     def STORE_GLOBAL(self, inst):
         if self.depth != 0:
@@ -380,12 +441,17 @@ class InstructionTranslator:
 
     def LOAD_ATTR(self, inst):
         obj = self.pop()
-        self.push(obj.getattr(self, inst.argval))
+        if self.bytecode.load_attr_method_bit and inst.arg & 1:
+            self._push_callable(obj.getattr(self, inst.argval))  # 3.12+: a method load, as LOAD_METHOD
+        else:
+            self.push(obj.getattr(self, inst.argval))
 
-    def LOAD_METHOD(self, inst):
+    def LOAD_METHOD(self, inst):  # 3.11
         obj = self.pop()
-        self.push(v.NullVariable())
-        self.push(obj.getattr(self, inst.argval))
+        self._push_callable(obj.getattr(self, inst.argval))
+
+    def LOAD_SUPER_ATTR(self, inst):  # 3.12+; 3.11 falls back at the call of super() too
+        raise Unsupported("super()", hint="a method that calls super() runs in CPython")
 
     def STORE_ATTR(self, inst):
         obj, value = self.pop(), self.pop()
@@ -400,9 +466,26 @@ class InstructionTranslator:
 
     def STORE_SUBSCR(self, inst):
         index, obj, value = self.pop(), self.pop(), self.pop()
+        self._store_subscr(obj, index, value)
+
+    def BINARY_SLICE(self, inst):  # 3.12+: container[start:end]
+        end, start, obj = self.pop(), self.pop(), self.pop()
+        self.push(subscript(self, obj, v.SliceVariable(start, end, v.ConstantVariable(None))))
+
+    def STORE_SLICE(self, inst):  # 3.12+: container[start:end] = value
+        end, start, obj, value = self.pop(), self.pop(), self.pop(), self.pop()
+        self._store_subscr(obj, v.SliceVariable(start, end, v.ConstantVariable(None)), value)
+
+    def _store_subscr(self, obj, index, value):
         if isinstance(obj, v.ListVariable):
+            key = index.as_constant()
+            if isinstance(key, slice):  # items[1:3] = iterable: its items, as Python assigns them
+                value = value.iterate(self)
             self.mark_mutated(obj)
-            obj.items[index.as_constant()] = value
+            try:
+                obj.items[key] = value
+            except (TypeError, ValueError, IndexError) as e:  # Python's own error: CPython raises it again
+                raise v.UserError(e) from None
         elif isinstance(obj, v.DictVariable):
             self.mark_mutated(obj)
             obj.items[index.as_constant()] = value
@@ -444,7 +527,13 @@ class InstructionTranslator:
 
     def COMPARE_OP(self, inst):
         rhs, lhs = self.pop(), self.pop()
-        self.push(binary(self, inst.argval, lhs, rhs))
+        result = binary(self, inst.argval, lhs, rhs)  # dis decodes the operator of every version's oparg
+        bool_bit = self.bytecode.compare_bool_bit
+        if bool_bit and inst.arg & bool_bit and not isinstance(result, v.TensorVariable):
+            # 3.13: the result goes straight to a conditional jump, as bool. An array's truth
+            # is left to that jump, which breaks the graph there, as in 3.11 and 3.12.
+            result = v.ConstantVariable(result.truth(self))
+        self.push(result)
 
     def IS_OP(self, inst):
         rhs, lhs = self.pop(), self.pop()
@@ -473,6 +562,17 @@ class InstructionTranslator:
 
     def UNARY_NOT(self, inst):
         self.push(v.ConstantVariable(not self.pop().truth(self)))
+
+    def TO_BOOL(self, inst):  # 3.13: bool() before a conditional jump or ``not``
+        self.push(v.ConstantVariable(self.pop().truth(self)))
+
+    def CALL_INTRINSIC_1(self, inst):  # 3.12+
+        if inst.argrepr == bytecode_versions.INTRINSIC_LIST_TO_TUPLE:
+            self.LIST_TO_TUPLE(inst)
+        elif inst.argrepr == bytecode_versions.INTRINSIC_UNARY_POSITIVE:
+            self.UNARY_POSITIVE(inst)
+        else:
+            raise Unsupported(f"the intrinsic {inst.argrepr or inst.arg}")
 
     # ------------------------------------------------------------------ building
 
@@ -503,11 +603,22 @@ class InstructionTranslator:
     def BUILD_STRING(self, inst):
         self.push(v.ConstantVariable("".join(p.as_constant() for p in self.popn(inst.arg))))
 
-    def FORMAT_VALUE(self, inst):
+    def FORMAT_VALUE(self, inst):  # 3.11, 3.12
         spec = self.pop().as_constant() if inst.arg & 0x04 else ""
         value = self.pop().as_constant()
-        convert = {0x01: str, 0x02: repr, 0x03: ascii}.get(inst.arg & 0x03)
+        convert = bytecode_versions.CONVERSIONS.get(inst.arg & 0x03)
         self.push(v.ConstantVariable(format(convert(value) if convert else value, spec)))
+
+    def CONVERT_VALUE(self, inst):  # 3.13: ``!s``, ``!r``, ``!a``
+        convert = bytecode_versions.CONVERSIONS[inst.arg]
+        self.push(v.ConstantVariable(convert(self.pop().as_constant())))
+
+    def FORMAT_SIMPLE(self, inst):  # 3.13
+        self.push(v.ConstantVariable(format(self.pop().as_constant(), "")))
+
+    def FORMAT_WITH_SPEC(self, inst):  # 3.13
+        spec = self.pop().as_constant()
+        self.push(v.ConstantVariable(format(self.pop().as_constant(), spec)))
 
     def LIST_APPEND(self, inst):
         item = self.pop()
@@ -567,8 +678,9 @@ class InstructionTranslator:
     def POP_JUMP_FORWARD_IF_FALSE(self, inst):
         self._pop_jump(inst, False)
 
-    POP_JUMP_BACKWARD_IF_TRUE = POP_JUMP_FORWARD_IF_TRUE
-    POP_JUMP_BACKWARD_IF_FALSE = POP_JUMP_FORWARD_IF_FALSE
+    # 3.11 has forward and backward variants; 3.12+ one of each (dis gives the target either way)
+    POP_JUMP_BACKWARD_IF_TRUE = POP_JUMP_IF_TRUE = POP_JUMP_FORWARD_IF_TRUE
+    POP_JUMP_BACKWARD_IF_FALSE = POP_JUMP_IF_FALSE = POP_JUMP_FORWARD_IF_FALSE
 
     def _pop_jump_none(self, inst, when_none: bool):
         value = self.pop()
@@ -582,8 +694,8 @@ class InstructionTranslator:
     def POP_JUMP_FORWARD_IF_NOT_NONE(self, inst):
         self._pop_jump_none(inst, False)
 
-    POP_JUMP_BACKWARD_IF_NONE = POP_JUMP_FORWARD_IF_NONE
-    POP_JUMP_BACKWARD_IF_NOT_NONE = POP_JUMP_FORWARD_IF_NOT_NONE
+    POP_JUMP_BACKWARD_IF_NONE = POP_JUMP_IF_NONE = POP_JUMP_FORWARD_IF_NONE
+    POP_JUMP_BACKWARD_IF_NOT_NONE = POP_JUMP_IF_NOT_NONE = POP_JUMP_FORWARD_IF_NOT_NONE
 
     def JUMP_IF_TRUE_OR_POP(self, inst):
         if self.stack[-1].truth(self):
@@ -605,25 +717,42 @@ class InstructionTranslator:
         if item is None:
             self.pop()
             self.jump(inst)
+            self.ip += self.bytecode.for_iter_exit_skip  # 3.12+: past the END_FOR (and POP_TOP) there
         else:
             self.push(item)
+
+    def END_FOR(self, inst):  # 3.12+ (skipped by an exhausted FOR_ITER)
+        self.popn(self.bytecode.end_for_pops)
 
     def RETURN_VALUE(self, inst):
         raise _Return(self.pop())
 
+    def RETURN_CONST(self, inst):  # 3.12+
+        raise _Return(v.wrap_constant(inst.argval))
+
     # ------------------------------------------------------------------ calls
 
-    def KW_NAMES(self, inst):
+    def KW_NAMES(self, inst):  # 3.11, 3.12
         self.kw_names = self.code.co_consts[inst.arg]  # dis leaves argval unresolved for KW_NAMES
 
     def CALL(self, inst):
-        args = self.popn(inst.arg)
+        names, self.kw_names = self.kw_names, ()
+        self._call(inst.arg, names)
+
+    def CALL_KW(self, inst):  # 3.13: the keyword names are a tuple on top of the arguments
+        self._call(inst.arg, self.pop().as_constant())
+
+    def _call(self, argc: int, names: tuple):
+        args = self.popn(argc)
         second, first = self.pop(), self.pop()
-        if isinstance(first, v.NullVariable):
+        if self.bytecode.callable_first:  # 3.13: callable, then self or NULL
+            fn = first
+            if not isinstance(second, v.NullVariable):
+                args = [second] + args
+        elif isinstance(first, v.NullVariable):  # 3.11, 3.12: NULL, callable / method, self
             fn = second
         else:
             fn, args = first, [second] + args
-        names, self.kw_names = self.kw_names, ()
         kwargs = dict(zip(names, args[len(args) - len(names) :])) if names else {}
         if names:
             args = args[: len(args) - len(names)]
@@ -632,21 +761,38 @@ class InstructionTranslator:
     def CALL_FUNCTION_EX(self, inst):
         kwargs = self.pop() if inst.arg & 1 else v.DictVariable({})
         args = self.pop()
-        fn = self.pop()
-        if self.stack and isinstance(self.stack[-1], v.NullVariable):
+        if self.bytecode.callable_first:  # 3.13: callable, NULL, args[, kwargs]
             self.pop()
+            fn = self.pop()
+        else:  # 3.11, 3.12: NULL, callable, args[, kwargs]
+            fn = self.pop()
+            if self.stack and isinstance(self.stack[-1], v.NullVariable):
+                self.pop()
         if not isinstance(kwargs, v.DictVariable):
             raise Unsupported("** with a non-dict")
         self.push(fn.call(self, args.iterate(self), dict(kwargs.items)))
 
     def MAKE_FUNCTION(self, inst):
         code = self.pop().as_constant()
-        closure = tuple(self.pop().items) if inst.arg & 0x08 else ()
-        if inst.arg & 0x04:
+        flags = inst.arg if self.bytecode.make_function_flags else 0  # 3.13: SET_FUNCTION_ATTRIBUTE instead
+        closure = tuple(self.pop().items) if flags & 0x08 else ()
+        if flags & 0x04:
             self.pop()  # annotations
-        kwdefaults = self.pop().items if inst.arg & 0x02 else {}
-        defaults = tuple(self.pop().items) if inst.arg & 0x01 else ()
+        kwdefaults = self.pop().items if flags & 0x02 else {}
+        defaults = tuple(self.pop().items) if flags & 0x01 else ()
         self.push(v.NestedFunctionVariable(code, self.f_globals, code.co_qualname, defaults, kwdefaults, closure))
+
+    def SET_FUNCTION_ATTRIBUTE(self, inst):  # 3.13: the function on top, the attribute's value below
+        fn, value = self.pop(), self.pop()
+        if inst.arg == 0x08:
+            fn = dataclasses.replace(fn, closure=tuple(value.items))
+        elif inst.arg == 0x02:
+            fn = dataclasses.replace(fn, kwdefaults=value.items)
+        elif inst.arg == 0x01:
+            fn = dataclasses.replace(fn, defaults=tuple(value.items))
+        elif inst.arg != 0x04:  # 0x04: annotations, unused
+            raise Unsupported(f"the function attribute flag {inst.arg:#x}")
+        self.push(fn)
 
     # ------------------------------------------------------------------ unsupported on purpose
 

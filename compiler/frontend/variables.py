@@ -50,6 +50,50 @@ class VariableTracker:
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
 
+    def __str__(self) -> str:
+        """What the value is, in the user's words: error messages and break reasons
+        quote trackers, and a tracker's class name means nothing to the user."""
+        return describe(self)
+
+
+def describe(tracker) -> str:
+    """``an array of float64 with shape (4,)``, ``a list``, ``the function f``..."""
+    value = getattr(tracker, "value", None)
+    if isinstance(tracker, TensorVariable):
+        t = tracker.tensor.type
+        return f"an array of {t.numpy_dtype} with shape {tuple('?' if d is None else d for d in t.shape)}"
+    if isinstance(tracker, ConstantVariable):
+        text = repr(value)
+        return text if len(text) <= 40 else text[:37] + "..."
+    if isinstance(tracker, UserObjectVariable):
+        return f"an instance of {type(value).__qualname__}"
+    named = {
+        PythonFunctionVariable: ("the function", "fn"),
+        BuiltinVariable: ("the builtin", "fn"),
+        ClassVariable: ("the class", "cls"),
+        ModuleVariable: ("the module", "module"),
+    }
+    for cls, (what, attr) in named.items():
+        if isinstance(tracker, cls):
+            obj = getattr(tracker, attr)
+            return f"{what} {getattr(obj, '__qualname__', None) or getattr(obj, '__name__', '?')}"
+    kind = type(tracker).__name__.removesuffix("Variable")
+    words = "".join(f" {c.lower()}" if c.isupper() else c for c in kind).strip()
+    return f"{'an' if words[:1] in 'aeiou' else 'a'} {words}"
+
+
+@dataclass(repr=False)
+class OpaqueCallableVariable(VariableTracker):
+    """A C function or bound method Ember cannot trace (``np.random.rand``): guarded by
+    identity, and calling it is a graph break (the entry makes the call)."""
+
+    fn: Any
+    source: Any = None
+
+    def call(self, tx, args, kwargs):
+        name = getattr(self.fn, "__qualname__", None) or getattr(self.fn, "__name__", "a function")
+        raise Unsupported(f"`{name}` is a call Ember runs in Python")
+
 
 @dataclass(repr=False)
 class ConstantVariable(VariableTracker):
@@ -125,9 +169,7 @@ class TensorVariable(VariableTracker):
         return tx.array_attribute(self, name)
 
     def truth(self, tx):
-        raise Unsupported(
-            "the truth value of an array", hint="control flow that depends on array data is a graph break"
-        )
+        raise Unsupported("a branch on array data", hint="control flow that depends on array data is a graph break")
 
     def iterate(self, tx):
         t = self.tensor.type
@@ -303,7 +345,10 @@ class IteratorVariable(VariableTracker):
 
 @dataclass(repr=False)
 class NullVariable(VariableTracker):
-    """The NULL that 3.11 pushes below a callable (``PUSH_NULL``, ``LOAD_GLOBAL`` with NULL)."""
+    """The NULL a call's stack holds where it has no ``self`` (``PUSH_NULL``, ``LOAD_GLOBAL``
+    and, from 3.12, ``LOAD_ATTR`` with their NULL bit): below the callable in 3.11 and 3.12,
+    above it in 3.13 (``bytecode_versions.py``). From 3.12 also what ``LOAD_FAST_AND_CLEAR``
+    saves for an unbound variable."""
 
 
 @dataclass(repr=False)

@@ -19,7 +19,8 @@ import numpy as np
 from compiler.errors import Unsupported
 from compiler.frontend import numpy_semantics
 from compiler.frontend import variables as v
-from compiler.frontend.sources import AttrSource, ItemSource, Source
+from compiler.frontend.scalar_inputs import unspecialized
+from compiler.frontend.sources import AttrSource, ItemSource, LocalSource, Source
 
 SCALAR_TYPES = (bool, int, float, str, type(None), bytes, complex)
 _BUILTIN_FUNCTIONS = {getattr(builtins, n) for n in dir(builtins) if callable(getattr(builtins, n))}
@@ -45,6 +46,9 @@ def wrap(tx, value, source: Source) -> v.VariableTracker:
             )
         g.tensor_match(source, value)
         return tx.output.add_input(source, value)
+    if unspecialized(value) and isinstance(source, LocalSource):  # an argument, not a list's item
+        g.type_match(source, value)
+        return tx.output.add_scalar_input(source, value)
     if isinstance(value, SCALAR_TYPES) or isinstance(value, np.generic):
         g.constant_match(source, value)
         return v.ConstantVariable(value, source)
@@ -80,7 +84,7 @@ def wrap_identity(tx, value, source: Source | None) -> v.VariableTracker:
         fn = wrap_identity(tx, value.__func__, AttrSource(source, "__func__"))
         if isinstance(fn, v.PythonFunctionVariable):
             return v.PythonFunctionVariable(fn.fn, fn.source, self_var)
-        raise Unsupported(f"calling the method {value!r}")
+        return v.OpaqueCallableVariable(value, source)
     if isinstance(value, functools.partial):
         g.type_match(source, value)  # and which positional/keyword arguments it binds:
         g.length_match(AttrSource(source, "args"), value.args)
@@ -99,11 +103,8 @@ def wrap_identity(tx, value, source: Source | None) -> v.VariableTracker:
         return v.ClassVariable(value, source)
     if isinstance(value, types.BuiltinFunctionType) and value in _BUILTIN_FUNCTIONS:
         return v.BuiltinVariable(value)
-    if isinstance(value, types.BuiltinFunctionType):
-        raise Unsupported(
-            f"calling the C function {getattr(value, '__qualname__', value)!r}",
-            hint="unknown C functions are graph breaks",
-        )
+    if isinstance(value, types.BuiltinFunctionType):  # an unknown C function: calling it is a graph break
+        return v.OpaqueCallableVariable(value, source)
     if source is None:
         raise Unsupported(f"a {type(value).__name__} object reached without a source")
     g.type_match(source, value)

@@ -14,15 +14,30 @@ Generation *runs* each statement on the first argument set while it is chosen, s
 most programs are valid (ops are picked to fit the actual shapes and dtypes); a
 statement that raises is retried, and now and then kept on purpose, so that programs
 which raise are generated too (the compiled function must raise the same).
+
+``programs(breaks=True)`` inserts *graph-break statements* at random points
+(``_BreakBody``): ``print`` of constants and of array data, branches on array data
+(``if a.sum() > c:``, ``elif``, conditional expressions, with statements in the arms),
+data turned into Python values (``float(a.max())``, ``.item()``, ``.tolist()``), NumPy
+functions Ember does not compile (``np.std``, ``np.median``, ...), helpers that print or
+call those inside, seeded ``np.random`` and loops that print. While it generates, it
+follows the path the first arguments take and counts the *segments* between the
+breaks that must compile to a graph: ``Program.min_graphs`` (None where the count
+cannot be known: loops, cells, a statement that raises, a dtype Ember does not
+compile, a statement Ember is documented to run in CPython).
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import dis
+import io
+import re
 import sys
 import types
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from hypothesis import strategies as st
@@ -89,6 +104,30 @@ def h_weighted(values, weights=WEIGHTS):
 
 
 PARTIAL = functools.partial(h_affine, k=3.0)
+
+
+def h_show(a, label="h"):
+    print(label, a.shape, a.dtype)
+    return a * 2
+
+
+def h_spread(a):
+    return (a - a.mean()) / (np.std(a) + 1)
+
+
+def h_sign(a):
+    if a.sum() > 0:
+        return a
+    return -a
+
+
+class Logger:
+    def log(self, a):
+        print("log", a.shape)
+        return a + 1
+
+
+LOG = Logger()
 """
 
 DTYPES = ("float32", "float64", "int32", "int64", "bool")
@@ -103,6 +142,10 @@ class Program:
     args: tuple  # first argument set
     other_args: tuple  # same types, other values (and other ints/strs/bools)
     arg_names: tuple
+    # graph-break programs (``programs(breaks=True)``) only:
+    min_graphs: int | None = None  # graphs the first call must compile at least; None: not known
+    unchecked: str = ""  # why min_graphs is None
+    break_lines: frozenset = field(default_factory=frozenset)  # lines of f (in source) that break or may
 
     def __str__(self):
         return self.source
@@ -707,17 +750,594 @@ class _Body:
         )
 
 
+# ----------------------------------------------------------------------------- graph breaks
+
+# Whether to generate a break at a method call of a Python object (``LOG.log(a)``).
+METHOD_CALL_BREAKS = True
+# Whether to generate a bound method on the stack across a break (``LOG.log(b * float(a.max()))``).
+METHOD_ON_STACK_BREAKS = True
+
+_EMBER_DTYPES = frozenset(np.dtype(d) for d in DTYPES)
+# NumPy functions that make views or read metadata: no work of their own in a graph.
+_NO_WORK = frozenset(
+    [np.shape, np.ndim, np.size, np.transpose, np.reshape, np.expand_dims, np.squeeze, np.ravel, np.copyto]
+)
+# A name bound by plain assignment (``v1 = ...``, ``v1, v2 = ...``): the left side is no read.
+_TARGETS = re.compile(r"^\s*\(?\s*\*?\w+(?:\s*,\s*\*?\w+)*\s*\)?\s*=(?!=)")
+
+
+def _reads_data(line: str, name: str) -> bool:
+    """Whether ``line`` reads the data of the value bound to ``name`` (not only binds the
+    name or writes into it, nor reads only its shape, dtype or length)."""
+    line = _TARGETS.sub("", line)
+    line = re.sub(rf"^\s*{name}\s*\[[^\]]*\]\s*=(?!=)", "", line)  # a write into it
+    line = re.sub(rf"\b{name}\s*\.\s*(?:shape|ndim|dtype|size|fill)\b", "", line)
+    line = re.sub(rf"\b(?:len|np\.ndim|np\.shape|np\.size|np\.\w+_like)\(\s*{name}\s*[,)]", "", line)
+    return re.search(rf"\b{name}\b", line) is not None
+
+
+class _Tracker:
+    """What NumPy did to ``Tracked`` arrays during
+    one measured run: whether its latest operation had non-empty tracked inputs
+    (``live``: a graph must compute that value), and whether any value had a dtype
+    Ember does not compile (``exotic``: such work runs in CPython)."""
+
+    def __init__(self):
+        self.reset()
+
+    def reset(self):
+        self.live = False
+        self.exotic = False
+
+
+_TRACK = _Tracker()
+
+
+def _flat(values):
+    for v in values:
+        if isinstance(v, (list, tuple)):
+            yield from _flat(v)
+        else:
+            yield v
+
+
+def _note(inputs, result, work: bool = True):
+    for v in _flat([inputs, result]):
+        if isinstance(v, (np.ndarray, np.generic)) and v.dtype not in _EMBER_DTYPES:
+            _TRACK.exotic = True
+    _TRACK.live = work and any(isinstance(v, Tracked) and v.size for v in _flat(inputs))
+
+
+def _plain(value):
+    return value.view(np.ndarray) if isinstance(value, Tracked) else value
+
+
+def _wrap(value):
+    if isinstance(value, np.ndarray) and not isinstance(value, Tracked):
+        return value.view(Tracked)
+    if isinstance(value, tuple):
+        return tuple(_wrap(v) for v in value)
+    return value
+
+
+def _track(value):
+    """``value`` with its arrays (in lists, tuples and dicts too) made ``Tracked`` views."""
+    if isinstance(value, np.ndarray):
+        return value if isinstance(value, Tracked) else value.view(Tracked)
+    if isinstance(value, list):
+        value[:] = [_track(v) for v in value]
+    elif isinstance(value, dict):
+        for k in list(value):
+            value[k] = _track(value[k])
+    elif type(value) is tuple:
+        return tuple(_track(v) for v in value)
+    return value
+
+
+class Tracked(np.ndarray):
+    """An array of ``f``'s, during generation only: the arguments and every array a kept
+    statement leaves behind (Ember compiles work on arrays made in the function too: it
+    folds no constants). Each NumPy operation on it is noted in ``_TRACK``. NumPy scalars
+    stay untracked: Ember hands one computed before a break to the resume function as a
+    guarded constant, so work on it there is no graph's."""
+
+    def __array_ufunc__(self, ufunc, method, *inputs, out=None, **kwargs):
+        if out is not None:
+            kwargs["out"] = tuple(_plain(o) for o in out)
+        result = getattr(ufunc, method)(*(_plain(i) for i in inputs), **kwargs)
+        _note(inputs, result)
+        if out is not None:
+            return out[0] if len(out) == 1 else out
+        return _wrap(result)
+
+    def __array_function__(self, func, types, args, kwargs):
+        result = super().__array_function__(func, types, args, kwargs)
+        _note((args, tuple(kwargs.values())), result, work=func not in _NO_WORK)
+        return _wrap(result)
+
+
+class _BreakBody(_Body):
+    """A ``_Body`` that also writes graph-break statements and, along the path the first
+    arguments take, counts the segments between breaks that must compile to a graph.
+
+    A segment counts when a value computed in it from the arguments (``Tracked``, non-empty,
+    in a dtype Ember compiles) is *live* at its end: handed to the breaking instruction
+    (``print(a.sum())``, ``if a.sum() > c:``, ``float(a.max())``), returned, or assigned
+    by ``v = <expr>`` and read after the segment. Only statements that break by Ember's
+    documented rules close a segment (``print``, a jump on array data, array data turned
+    into a Python value); those that break today but may be compiled one day (``np.std``,
+    a helper calling it) do not, so the count is a lower bound either way."""
+
+    def __init__(self, draw, namespace: dict, arg_names):
+        super().__init__(draw, namespace, arg_names)
+        self.work = [False]  # per segment on the path: a graph must run in it
+        self.ends: list[int] = []  # index in lines of the break that closed each segment
+        self.candidates: list[tuple[int, str]] = []  # (segment, name bound there to live-if-read work)
+        self.break_lines: set[int] = set()  # indices in lines that break, or may
+        self.unchecked = ""  # why the graph count is not known
+        self.exotic = False  # the latest run saw a dtype Ember does not compile
+        self.last_live = False  # the latest run's last operation was live work
+        self.pending_exotic = False  # an expression a break statement reads has such a dtype
+        self._assigned = None  # the lines of the latest assign(), to recognise it when kept
+        self._closure = None  # and of the latest closure()
+
+    # -- plumbing
+
+    def run(self, lines: list[str]) -> bool:
+        _TRACK.reset()
+        ok = super().run(lines)
+        self.exotic = _TRACK.exotic
+        self.last_live = _TRACK.live
+        if ok:  # arrays the statement made from constants are the function's work too
+            for name, value in self.ns.items():
+                self.ns[name] = _track(value)
+        return ok
+
+    def loop(self):
+        """Loops (which leave the graph count unknown) half as often as the frontend fuzzer."""
+        return self.assign() if not self.draw(st.booleans()) else super().loop()
+
+    def closure(self):
+        """Local functions half as often: Ember cannot hand one to a resume function, so
+        a break after it runs the whole function in CPython."""
+        if not self.draw(st.booleans()):
+            return self.assign()
+        self._closure = super().closure()
+        return self._closure
+
+    def live(self, text: str, extra: dict | None = None) -> bool:
+        """Whether the value of expression ``text`` is work a graph must do (see the class)."""
+        namespace = dict(self.ns)
+        namespace.update(extra or {})
+        _TRACK.reset()
+        try:
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore")
+                value = eval(text, namespace)  # noqa: S307 - our own generated text
+        except Exception:
+            return False
+        if _TRACK.exotic:
+            self.pending_exotic = True
+        return _TRACK.live and not (isinstance(value, np.ndarray) and value.size == 0)
+
+    def uncheck(self, why: str):
+        self.unchecked = self.unchecked or why
+
+    def assign(self):
+        self._assigned = super().assign()
+        return self._assigned
+
+    def statement(self):
+        before = len(self.lines)
+        self._assigned = self._closure = None
+        super().statement()
+        added = self.lines[before:]
+        if self.failed:
+            self.uncheck("a statement raises")
+        elif added and added == self._closure:
+            self.uncheck("a local function (f runs in CPython from a break on)")
+        elif added and self.exotic:
+            self.uncheck("a dtype Ember does not compile")
+        elif added and added == self._assigned:
+            name = added[0].split(" = ")[0]
+            if self.last_live and np.size(self.ns[name]):
+                self.candidates.append((len(self.work) - 1, name))
+
+    def break_statement(self):
+        makers = [
+            lambda: self.guarded(self.print_constants()),
+            lambda: self.guarded(self.print_data()),
+            self.print_data,
+            self.aliased_write,
+            self.data_branch,
+            self.data_branch,
+            self.data_branch,
+            self.to_python,
+            self.unsupported,
+            self.breaking_helper,
+        ]
+        if self.draw(st.integers(0, 19)) == 7:  # rarely (not 0: Hypothesis favours it): the count is unknown
+            makers = [self.break_in_loop, self.random_numbers, self.format_data]
+        for _ in range(MAX_TRIES):
+            self.pending_exotic = False
+            made = self.choice(makers)()
+            if made is None:
+                continue
+            lines, events = made
+            if self.run(lines):
+                self.accept(lines, events)
+                return
+        # no break statement that runs here: the program goes on without one
+
+    def accept(self, lines: list[str], events: list[tuple]):
+        """Append a break statement's lines; ``events``, in the order the first arguments
+        run into them: ``("break", line, live)`` a break after live work (or not),
+        ``("may", line)`` a call that breaks today, ``("bind", name, live)`` a name bound
+        to live-if-read work, ``("uncheck", why)``."""
+        base = len(self.lines)
+        self.lines += lines
+        if self.exotic or self.pending_exotic:
+            self.uncheck("a dtype Ember does not compile")
+        for event in events:
+            if event[0] == "break":
+                self.work[-1] |= event[2]
+                self.ends.append(base + event[1])
+                self.work.append(False)
+                self.break_lines.add(base + event[1])
+            elif event[0] == "may":
+                self.break_lines.add(base + event[1])
+            elif event[0] == "bind":
+                if event[2]:
+                    self.candidates.append((len(self.work) - 1, event[1]))
+            else:
+                self.uncheck(event[1])
+
+    def min_graphs(self, returned: str) -> int:
+        """Segments on the first arguments' path that must run a graph."""
+        work = list(self.work)
+        work[-1] |= self.live(returned)
+        ends = self.ends + [len(self.lines)]
+        text = self.lines + [f"return {returned}"]
+        for segment, name in self.candidates:
+            if any(_reads_data(line, name) for line in text[ends[segment] :]):
+                work[segment] = True
+        return sum(work)
+
+    def data(self) -> str | None:
+        """A non-empty array expression (a jump on it or a conversion of it cannot be
+        decided while tracing)."""
+        for _ in range(MAX_TRIES):
+            a = self.expr(1) if self.draw(st.booleans()) else self.leaf()
+            value = self.value(a)
+            if isinstance(value, Tracked) and value.size and value.dtype in _EMBER_DTYPES:
+                return a
+        return None
+
+    def threshold(self, value) -> str:
+        """A constant away from ``value``: no rounding difference may flip the comparison."""
+        value = float(value)
+        if not np.isfinite(value):
+            return "0.5"
+        c = round(round(value, 1) + self.choice([-0.0137, 0.0213, -0.5137, 1.0213]), 4)
+        if abs(c - value) < 1e-3 * (1 + abs(value)):
+            c = round(c + 0.5, 4)
+        return repr(c)
+
+    # -- break statements
+
+    def guarded(self, made):
+        """``made`` (a one-line ``print`` and its events), now and then under a Python-level
+        condition: it breaks only when the first arguments make the condition hold."""
+        if made is None or self.draw(st.integers(0, 3)) != 1:
+            return made
+        (line,), events = made
+        condition = self.condition()
+        if self.value(condition):
+            return [f"if {condition}:", f"    {line}"], [(kind, 1, *rest) for kind, _, *rest in events]
+        return [f"if {condition}:", f"    {line}"], [("may", 1)]
+
+    def print_constants(self):
+        options = [
+            'print("step")',
+            'print("a b", OFFSET, sep="-")',
+            "print(OFFSET, TAG, SCALE)",
+            "print(x0.shape, x0.dtype, x0.ndim)",
+            'print(f"{TAG}-{OFFSET}", end="|\\n")',
+            "print()",
+            'print(len(x0.shape), "dims", CFG)',
+            'print(WEIGHTS[1:], (1, "two"), None)',
+        ]
+        if self.has("n"):
+            options.append("print(n, n * 2)")
+        if self.has("mode"):
+            options.append('print(mode, mode == "a")')
+        if self.has("flag"):
+            options.append("print(not flag)")
+        if self.has("cfg"):
+            options.append('print(cfg["scale"], cfg)')
+        return [self.choice(options)], [("break", 0, False)]
+
+    def print_data(self):
+        """``print`` of array data: the values printed (the array itself, reductions, a
+        count, a repr) are computed by the graph before it."""
+        a = self.data()
+        if a is None:
+            return None
+        args = self.choice(
+            [
+                [(f"{a}.sum()", True)],
+                [('"sum:"', False), (f"np.sum({a})", True)],
+                [(f"{a}.max()", True), (f"{a}.min()", True)],
+                [(f"({a} > 0).sum()", True), ('"positive"', False)],
+                [(a, True)],
+                [(f"{a}.mean()", True)],
+                [(f"{a}.shape", False), (f"{a}.sum()", True)],
+                [(f"repr({a}.max())", True)],
+                [(f"float({a}.sum())", True)],
+                [(f"{a}.astype(np.int64).sum()", True), ('"ints"', False)],
+            ]
+        )
+        live = any(self.live(text) for text, data in args if data)
+        return [f"print({', '.join(text for text, _ in args)})"], [("break", 0, live)]
+
+    def format_data(self):
+        """An f-string of array data: FORMAT_VALUE is no break point, Ember runs the rest in CPython."""
+        a = self.data()
+        if a is None:
+            return None
+        return [f'print(f"{{TAG}}={{{a}.sum()}}")'], [("may", 0), ("uncheck", "an f-string of array data")]
+
+    def data_condition(self) -> tuple[str, bool] | None:
+        """(condition on array data, whether it reads live work)."""
+        a = self.data()
+        if a is None:
+            return None
+        form = self.choice(["sum", "max", "mean", "count", "not", "and"])
+        if form == "sum":
+            cond = f"{a}.sum() > {self.threshold(self.value(f'{a}.sum()'))}"
+        elif form == "max":
+            cond = f"{a}.max() < {self.threshold(self.value(f'{a}.max()'))}"
+        elif form == "mean":
+            cond = f"{a}.mean() >= {self.threshold(self.value(f'{a}.mean()'))}"
+        elif form == "count":
+            count = int(self.value(f"({a} > 0).sum()"))
+            cond = f"({a} > 0).sum() > {count + self.choice([-0.5, 0.5])}"
+        elif form == "not":
+            cond = f"not {a}.min() > {self.threshold(self.value(f'{a}.min()'))}"
+        else:  # two jumps: the second only when the first holds (its break is not counted)
+            cond = (
+                f"{a}.sum() > {self.threshold(self.value(f'{a}.sum()'))} "
+                f"and {a}.max() < {self.threshold(self.value(f'{a}.max()'))}"
+            )
+        return cond, self.live(cond)
+
+    def arm_values(self, count: int) -> list[str]:
+        """``count`` expressions, of one shape and dtype where a few tries find them."""
+        for _ in range(3):
+            exprs = [self.expr() for _ in range(count)]
+            values = [np.asarray(self.value(e)) for e in exprs]
+            if all(v.shape == values[0].shape and v.dtype == values[0].dtype for v in values):
+                break
+        return exprs
+
+    def data_branch(self):
+        """A branch on array data, with a statement (and maybe a ``print``) in each arm."""
+        first = self.data_condition()
+        if first is None:
+            return None
+        cond, cond_live = first
+        x = self.fresh()
+        shape = self.choice(["if-else", "if-else", "if", "if-elif-else", "ternary"])
+        taken = bool(self.value(cond))
+        if shape == "ternary":
+            e1, e2 = self.arm_values(2)
+            return [f"{x} = {e1} if {cond} else {e2}"], [
+                ("break", 0, cond_live),
+                ("bind", x, self.live(e1 if taken else e2)),
+            ]
+        conds = [(cond, cond_live, taken)]
+        if shape == "if-elif-else":
+            second = self.data_condition()
+            if second is None:
+                return None
+            conds.append((second[0], second[1], bool(self.value(second[0]))))
+        exprs = self.arm_values(len(conds) + (shape != "if"))
+        lines, events = [], []
+        if shape == "if":
+            e0 = self.expr()
+            lines.append(f"{x} = {e0}")
+            if not taken:
+                events.append(("bind", x, self.live(e0)))
+        arms = [(f"{'if' if i == 0 else 'elif'} {c}:", c_live, c_taken) for i, (c, c_live, c_taken) in enumerate(conds)]
+        if shape != "if":
+            arms.append(("else:", None, True))
+        on_path = True  # the first arguments reach this arm's test
+        for i, (head, c_live, c_taken) in enumerate(arms):
+            lines.append(head)
+            if on_path and c_live is not None:
+                events.append(("break", len(lines) - 1, c_live))
+            runs = on_path and c_taken
+            lines.append(f"    {x} = {exprs[i]}")
+            value = self.value(exprs[i]) if runs else None
+            if runs:
+                events.append(("bind", x, self.live(exprs[i])))
+            if self.draw(st.integers(0, 2)) == 0:
+                shown = self.choice([('"then"', False), (f"{x}.sum()", True), (f"{x}.shape", False)])
+                lines.append(f"    print({i}, {shown[0]})")
+                if runs:
+                    events.append(("break", len(lines) - 1, shown[1] and self.live(shown[0], {x: value})))
+                else:
+                    events.append(("may", len(lines) - 1))
+            on_path = on_path and not c_taken
+        return lines, events
+
+    def to_python(self):
+        """Array data turned into a Python value, then used with arrays: on a line of its
+        own, or inside an expression (values already on the stack cross the break), or
+        inside a tuple being built."""
+        a = self.data()
+        if a is None:
+            return None
+        x, y, b = self.fresh(), self.fresh(), self.expr(1)
+        read, convert, use = self.choice(
+            [
+                (f"{a}.max()", f"float({a}.max())", "{B} * {X}"),
+                (f"np.sum({a})", f"float(np.sum({a}))", "{B} - {X}"),
+                (f"{a}.sum()", f"{a}.sum().item()", "{B} + {X}"),
+                (f"({a} > 0).sum()", f"int(({a} > 0).sum())", "{B} * {X}"),
+                (f"{a}.reshape(-1)", f"{a}.reshape(-1).tolist()", "{B} + len({X})"),
+                (f"{a}.min()", f"{a}.min().tolist()", "{B} / (abs({X}) + 1)"),
+            ]
+        )
+        try:
+            value = self.value(convert)
+        except Exception:
+            return None
+        used = self.live(use.format(B=b, X=x), {x: value})
+        shape = self.choice(
+            ["lines", "inline", "tuple", "dict", "call", "keyword"] + ["method"] * METHOD_ON_STACK_BREAKS
+        )
+        if shape == "lines":
+            lines = [f"{x} = {convert}", f"{y} = {use.format(B=b, X=x)}"]
+            return lines, [("break", 0, self.live(read)), ("bind", y, used)]
+        before = self.live(read) or self.live(b)  # b is computed before the break, handed across it
+        if shape == "inline":
+            return [f"{y} = {use.format(B=b, X=f'({convert})')}"], [("break", 0, before), ("bind", y, used)]
+        if shape == "tuple":
+            lines = [f"{x} = ({b}, {convert})", f"{y} = {use.format(B=f'{x}[0]', X=f'{x}[1]')}"]
+        elif shape == "dict":
+            item_b, item_x = x + "['b']", x + "['x']"
+            lines = [f"{x} = {{'b': {b}, 'x': {convert}}}", f"{y} = {use.format(B=item_b, X=item_x)}"]
+        elif shape == "call":  # the callee and b on the stack across the break
+            lines = [f"{y} = h_pair({b}, {convert})[0]"]
+        elif shape == "keyword":
+            lines = [f"{y} = h_affine({b}, shift=0.5, k={convert})"]
+        else:  # a bound method on the stack across the break
+            lines = [f"{y} = LOG.log({use.format(B=b, X=f'({convert})')})"]
+        return lines, [("break", 0, before)]
+
+    def unsupported(self):
+        """A NumPy function Ember does not compile today (a break), its result then used."""
+        a = self.data()
+        if a is None:
+            return None
+        s, y = self.fresh(), self.fresh()
+        ndim = np.ndim(self.value(a))
+        call, array = self.choice(
+            [
+                (f"np.std({a})", False),
+                (f"np.var({a})", False),
+                (f"np.median({a})", False),
+                (f"np.percentile({a}, 75)", False),
+                (f"np.linalg.norm({a})", False),
+                (f"np.cumsum({a})", True),
+                (f"np.sort({a}, axis=-1)" if ndim else f"np.std({a})", bool(ndim)),
+                (f"np.unique({a})", True),
+                (f"np.std({a}, axis=0)" if ndim else f"np.var({a})", bool(ndim)),
+            ]
+        )
+        use = f"{s} * 2 - 1" if array else f"{self.expr(1)} / ({s} + 1)"
+        try:
+            value = self.value(call)
+        except Exception:
+            return None
+        return [f"{s} = {call}", f"{y} = {use}"], [
+            ("may", 0),
+            ("bind", s, self.live(a)),
+            ("bind", y, self.live(use, {s: value})),
+        ]
+
+    def breaking_helper(self):
+        """A prelude helper that breaks inside: Ember breaks at its call and runs it in Python."""
+        a, x = self.expr(1), self.fresh()
+        options = [
+            ([f"{x} = h_show({a})"], True),
+            ([f"{x} = h_show({a}, label=TAG)"], True),
+            ([f"{x} = h_spread({a})"], False),
+            ([f"{x} = h_sign({a})"], False),  # a jump on data inside: breaks unless Ember folds it
+        ]
+        if METHOD_CALL_BREAKS:
+            options.append(([f"{x} = LOG.log({a})"], True))
+        lines, prints = self.choice(options)
+        if prints:
+            return lines, [("break", 0, self.live(a))]
+        return lines, [("may", 0), ("bind", x, self.live(a))]
+
+    def aliased_write(self):
+        """A view taken, a break, then a write through the view (into an argument, maybe)."""
+        target, x, view = self.leaf(), self.expr(1), self.fresh()
+        op = self.choice(["+=", "-=", "*=", "="])
+        write = f"{view}[...] = {x}" if op == "=" else f"{view} {op} {x}"
+        return [f"{view} = {target}[{self._slice()}]", 'print("view")', write], [("break", 1, False)]
+
+    def break_in_loop(self):
+        """A ``print`` in a loop (Ember runs the loop, or the function, in CPython)."""
+        x, a = self.fresh(), self.expr(1)
+        return [f"{x} = {a}", "for i in range(2):", f"    {x} = {x} + i", f"    print(i, {x}.sum())"], [
+            ("may", 3),
+            ("uncheck", "a break inside a loop"),
+        ]
+
+    def random_numbers(self):
+        """Seeded ``np.random``, then a draw (bound methods of NumPy's global generator)."""
+        x, a = self.fresh(), self.expr(1)
+        seed = self.draw(st.integers(0, 9))
+        return [f"np.random.seed({seed})", f"{x} = {a} * np.random.uniform(0.5, 1.5)"], [
+            ("may", 0),
+            ("may", 1),
+            ("uncheck", "np.random"),
+        ]
+
+
 @st.composite
-def programs(draw, max_statements: int = 6) -> Program:
+def programs(draw, max_statements: int = 6, breaks: bool = False) -> Program:
+    """A program of 1..``max_statements`` statements; with ``breaks``, of 0..``max_statements - 1``
+    statements with 1..3 graph-break statements placed among them at random."""
     names, first, other = draw(arguments())
     module = make_module(PRELUDE, "_ember_fuzz_generation")
     namespace = dict(module.__dict__)
     namespace.update(zip(names, copy.deepcopy(first)))  # statements may write into them
-    body = _Body(draw, namespace, names)
-    for _ in range(draw(st.integers(1, max_statements))):
-        body.statement()
-        if body.failed:
-            break
-    lines = body.lines + [f"return {body.returned()}"]
-    source = PRELUDE + f"\n\ndef f({', '.join(names)}):\n" + "".join(f"    {line}\n" for line in lines)
-    return Program(source, first, other, names)
+    if not breaks:
+        body = _Body(draw, namespace, names)
+        for _ in range(draw(st.integers(1, max_statements))):
+            body.statement()
+            if body.failed:
+                break
+        lines = body.lines + [f"return {body.returned()}"]
+        return Program(_source(names, lines), first, other, names)
+    for name in names:  # the function's arrays are tracked (``_BreakBody``)
+        if isinstance(namespace[name], np.ndarray):
+            namespace[name] = namespace[name].view(Tracked)
+    body = _BreakBody(draw, namespace, names)
+    kinds = draw(st.permutations(["s"] * draw(st.integers(0, max_statements - 1)) + ["b"] * draw(st.integers(1, 3))))
+    with contextlib.redirect_stdout(io.StringIO()):  # the statements run while they are chosen
+        for kind in kinds:
+            body.break_statement() if kind == "b" else body.statement()
+            if body.failed:
+                break
+        returned = body.returned()
+        min_graphs = body.min_graphs(returned)
+    lines = body.lines + [f"return {returned}"]
+    source = _source(names, lines)
+    fn_code = compile(source, "<program>", "exec")
+    fn_code = next(c for c in fn_code.co_consts if isinstance(c, types.CodeType) and c.co_name == "f")
+    unchecked = body.unchecked
+    if not unchecked and fn_code.co_cellvars:
+        unchecked = "an inner function reads f's locals (cells): f runs in CPython"
+    if not unchecked and any("BACKWARD" in inst.opname for inst in dis.get_instructions(fn_code)):
+        unchecked = "a loop"
+    def_line = source.splitlines().index(f"def f({', '.join(names)}):") + 1
+    break_lines = frozenset(def_line + 1 + i for i in body.break_lines | {len(lines) - 1})
+    return Program(
+        source,
+        first,
+        other,
+        names,
+        min_graphs=None if unchecked else min_graphs,
+        unchecked=unchecked,
+        break_lines=break_lines,
+    )
+
+
+def _source(names, lines) -> str:
+    return PRELUDE + f"\n\ndef f({', '.join(names)}):\n" + "".join(f"    {line}\n" for line in lines)

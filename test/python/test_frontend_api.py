@@ -268,12 +268,31 @@ def test_other_with_blocks_fall_back():
 
 
 def test_bytecode_of_another_python_version_is_not_traced(monkeypatch):
-    from compiler.frontend import convert_frame
+    from compiler.frontend import bytecode_versions, eval_frame
 
-    monkeypatch.setattr(convert_frame, "SUPPORTED_BYTECODE", (3, 99))
-    f = compile(lambda x: x + 1)
+    monkeypatch.setattr(bytecode_versions, "SUPPORTED_VERSIONS", ((3, 99),))
+    monkeypatch.setattr(eval_frame, "_version_warned", False)
+    with pytest.warns(RuntimeWarning, match=r"not supported \(Ember traces the bytecode of CPython 3\.99\)") as caught:
+        f = compile(lambda x: x + 1)
+        g = compile(lambda x: x - 1)  # one warning, not one per function or per call
+    assert len(caught) == 1 and caught[0].filename == __file__  # it points at the decoration
     np.testing.assert_array_equal(f(X), X + 1)
+    np.testing.assert_array_equal(g(X), X - 1)
     assert "bytecode" in f.entries[0].fallback_reason.reason
+    assert "3.99" in f.entries[0].fallback_reason.reason
+
+
+def test_the_supported_versions_compile_without_a_warning():
+    import warnings
+
+    from compiler.frontend import bytecode_versions
+
+    assert bytecode_versions.rules_for() is not None  # 3.11, 3.12 and 3.13 are traced
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        f = compile(lambda x: x * 2)
+    np.testing.assert_array_equal(f(X), X * 2)
+    assert f.entries[0].fallback_reason is None
 
 
 @pytest.mark.parametrize("view", ["reversed", "strided", "broadcast", "transposed", "size0", "zero_d"])
@@ -300,3 +319,17 @@ def test_odd_array_views_through_compile(view):
             got = c(x)
             assert type(got) is type(want) and got.dtype == want.dtype and got.shape == want.shape
             np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12, equal_nan=True)
+
+
+def test_slice_assignment_into_a_list_is_traced_without_an_internal_error():
+    def f(x):
+        items = [x, x, x, x]
+        items[1:3] = [x * 2, x * 3]
+        items[3:] = x[:1]
+        return items[1] + items[2] + items[3]
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # an internal error would warn
+        compiled = compile(f)
+        np.testing.assert_array_equal(compiled(np.ones(2)), f(np.ones(2)))
+    assert compiled.entries[0].graph_module is not None

@@ -9,14 +9,19 @@ Python types (``np.float32`` scalar vs 0-d array), dtypes, shapes, values (exact
 ints and bools, NaN where NumPy has NaN), and the same exception type when the plain
 function raises. Programs write into their arguments and into views of them, so each
 call gets copies of the arguments, which must afterwards hold what the plain call left
-in its own, and a result must share memory with the same arguments NumPy's does. A failure prints the generated source.
+in its own, and a result must share memory with the same arguments NumPy's does. What
+a program prints (graph-break programs do, ``test_graph_break_fuzz.py``) must be the
+same text, numbers within the result's tolerance. A failure prints the generated source.
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import io
 import itertools
 import math
+import re
 import warnings
 
 import numpy as np
@@ -35,16 +40,17 @@ RTOL = {np.dtype(np.float16): 1e-3, np.dtype(np.float32): 1e-5, np.dtype(np.floa
 
 def _call(fn, args):
     """``("ok", (result, arguments after the call, which arrays the result shares memory
-    with))`` or ``("raised", exception)``, on a copy of ``args`` (the program may write
-    into them), NumPy's warnings silenced."""
+    with), printed)`` or ``("raised", exception, printed)``, on a copy of ``args`` (the
+    program may write into them), NumPy's warnings silenced, what it prints captured."""
     args = copy.deepcopy(args)
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
+    printed = io.StringIO()
+    with warnings.catch_warnings(), np.errstate(all="ignore"), contextlib.redirect_stdout(printed):
         warnings.simplefilter("ignore")
         try:
             result = fn(*args)
         except Exception as e:  # the plain function may raise: the compiled one must too
-            return "raised", e
-    return "ok", (result, list(args), _shared(result, args))
+            return "raised", e, printed.getvalue()
+    return "ok", (result, list(args), _shared(result, args)), printed.getvalue()
 
 
 def _shared(result, args) -> list:
@@ -104,8 +110,31 @@ def _assert_values(want: np.ndarray, got: np.ndarray, path: str, rtol: float):
         np.testing.assert_allclose(got[finite], want[finite], rtol=rtol, atol=64 * rtol * scale, err_msg=path)
 
 
+_NUMBER = re.compile(r"([-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?)")
+
+
+def assert_same_text(want: str, got: str, what: str, rtol: float):
+    """The same printed text; where it differs, the numbers in it may differ within the
+    result's tolerance (a sum printed from a graph is summed in another order), and the
+    spaces NumPy pads array columns with may differ with them; all else is exact."""
+    if got == want:
+        return
+    w_parts, g_parts = _NUMBER.split(want), _NUMBER.split(got)
+    message = f"{what}: printed {got!r}, plain Python prints {want!r}"
+    assert len(g_parts) == len(w_parts), message
+    numbers = [float(w) for w in w_parts[1::2]]
+    scale = max([1.0] + [abs(n) for n in numbers if math.isfinite(n)])
+    rtol = max(rtol, 1e-7)  # NumPy prints arrays to 8 digits: a last-bit difference may round either way
+    for i, (w, g) in enumerate(zip(w_parts, g_parts)):
+        if i % 2 == 0:
+            assert "".join(g.split()) == "".join(w.split()), message
+        else:
+            assert math.isclose(float(g), float(w), rel_tol=rtol, abs_tol=64 * rtol * scale), message
+
+
 def _assert_same_outcome(plain, compiled, what, rtol):
-    (p_kind, p_value), (c_kind, c_value) = plain, compiled
+    (p_kind, p_value, p_printed), (c_kind, c_value, c_printed) = plain, compiled
+    assert_same_text(p_printed, c_printed, what, rtol)
     if p_kind == "raised":
         assert c_kind == "raised", f"{what}: plain Python raised {p_value!r}, compiled returned {c_value!r}"
         assert type(c_value) is type(p_value), f"{what}: compiled raised {c_value!r}, plain Python {p_value!r}"
@@ -117,7 +146,11 @@ def _assert_same_outcome(plain, compiled, what, rtol):
     assert c_shared == p_shared, f"{what}: results share memory with arguments {c_shared}, NumPy's {p_shared}"
 
 
-def check_program(program, backend="cpu"):
+def check_program(program, backend="cpu", also=None):
+    """``program``'s ``f`` compiled must do what it does plainly: on the first arguments
+    (tracing), on them again (a cache hit), and on the other arguments. ``also(plain,
+    compiled, want, rtol)`` runs further checks (``want``: the plain outcome on the
+    first arguments); a failure prints the program."""
     name = f"_ember_fuzz_{next(_modules)}"
     plain_fn = make_module(program.source, name).f
     compiled_fn = compile(make_module(program.source, name + "_c").f, backend=backend)
@@ -135,6 +168,8 @@ def check_program(program, backend="cpu"):
             "call with other arguments",
             rtol,
         )
+        if also is not None:
+            also(plain_fn, compiled_fn, want, rtol)
     except AssertionError as e:
         function = program.source[len(PRELUDE) :].strip()
         raise AssertionError(

@@ -162,15 +162,33 @@ def test_an_exception_after_a_break_has_the_users_line_in_its_traceback(capsys):
 
 
 def breaks_in_a_loop(a):
+    b = a * 2
     for i in range(3):
-        a = a + i
+        b = b + i
         print(i)
-    return a
+    return b - a
 
 
-def test_a_break_inside_a_loop_runs_the_function_in_cpython(capsys):
-    compiled = _both(breaks_in_a_loop, lambda: np.arange(3.0), capsys=capsys)
-    assert compiled.entries[0].fallback_reason is not None
+def test_a_break_inside_a_loop_compiles_the_work_before_it_and_runs_the_loop_in_python(capsys):
+    _both(breaks_in_a_loop, lambda: np.arange(3.0), capsys=capsys)
+    out = compiler.explain(breaks_in_a_loop)(np.arange(3.0))
+    assert capsys.readouterr().out == "0\n1\n2\n"
+    assert out.graph_count == 1  # a * 2
+    line = breaks_in_a_loop.__code__.co_firstlineno + 2
+    assert out.break_reasons[0].reason.startswith(f"the loop starting at line {line} runs in Python")
+    assert out.break_reasons[0].location.endswith(f":{line}")
+
+
+def while_on_data(x):
+    y = x + 1
+    while y.sum() < 20:
+        y = y * 2
+    return y - 1
+
+
+def test_a_while_loop_on_array_data(capsys):
+    _both(while_on_data, lambda: np.arange(3.0))
+    _both(while_on_data, lambda: np.arange(30.0))  # the loop never runs
 
 
 def make_closure(k):
@@ -257,3 +275,115 @@ def test_the_resume_prologue_shifts_the_exception_table():
     assert [(e.start + 10, e.end + 10, e.target + 10, e.depth, e.lasti) for e in old] == [
         (e.start, e.end, e.target, e.depth, e.lasti) for e in new
     ]
+
+
+class _Thing:
+    pass
+
+
+def _unsupported_programs():
+    def item_assignment_on_object(a, t):
+        t[0] = a  # an object without __setitem__ support in the tracer
+        return a
+
+    def iterate_an_object(a, t):
+        for x in t:
+            a = a + x
+        return a
+
+    def call_a_method_of_an_object(a, t):
+        return t.missing(a)
+
+    def branch(a, t):
+        if a:
+            return a
+        return a + 1
+
+    return [item_assignment_on_object, iterate_an_object, call_a_method_of_an_object, branch]
+
+
+@pytest.mark.parametrize("fn", _unsupported_programs(), ids=lambda f: f.__name__)
+def test_break_reasons_are_in_the_users_words(fn):
+    from compiler.frontend.convert_frame import convert  # traces without running: the calls would raise
+    from compiler.frontend.eval_frame import Options
+
+    entry = convert(fn, (np.ones(1), _Thing()), {}, Options())
+    reasons = [r for r in (entry.fallback_reason, entry.graph_break) if r is not None]
+    assert reasons
+    for reason in reasons:
+        text = reason.describe()
+        assert "Variable" not in text and " at 0x" not in text, text
+
+
+def advanced_read(a, idx):
+    b = a * 2
+    c = b[idx]
+    return c + 1
+
+
+def advanced_write(a, idx):
+    b = a + 1
+    b[idx] = 0.0
+    a[idx] += 1.0
+    return b * 3
+
+
+@pytest.mark.parametrize("fn", [advanced_read, advanced_write])
+def test_an_unsupported_statement_runs_in_python_between_two_graphs(fn):
+    idx = np.array([0, 2, 5])
+    _both(fn, lambda: np.arange(6.0), lambda: idx)
+    out = compiler.explain(fn)(np.arange(6.0), idx)
+    assert out.graph_count >= 2
+    assert "runs in Python: indexing with an array (advanced indexing)" in out.break_reasons[0].reason
+
+
+def shared_list(a):
+    items = [a]
+    same = items
+    print("break")
+    same.append(a + 1)
+    return items
+
+
+def test_a_list_held_twice_across_a_break_stays_one_list(capsys):
+    a = np.arange(3.0)
+    got = compiler.compile(shared_list)(a)
+    want = shared_list(a)
+    assert len(got) == len(want) == 2
+
+
+class _Box:
+    value = 0
+
+
+BOX = _Box()
+GLOBAL_TOTAL = 0
+
+
+def writes_attributes_and_globals(a):
+    global GLOBAL_TOTAL
+    BOX.value = 7
+    GLOBAL_TOTAL = 3
+    print("mid")
+    return a * BOX.value + GLOBAL_TOTAL
+
+
+def test_attribute_and_global_writes_before_a_break_are_seen_after_it(capsys):
+    global GLOBAL_TOTAL
+    BOX.value, GLOBAL_TOTAL = 0, 0
+    got = compiler.compile(writes_attributes_and_globals)(np.arange(3.0))
+    np.testing.assert_array_equal(got, np.arange(3.0) * 7 + 3)
+    assert (BOX.value, GLOBAL_TOTAL) == (7, 3) and capsys.readouterr().out == "mid\n"
+
+
+def test_resume_code_keeps_the_users_positions():
+    from compiler.frontend.resume import prologue, resume_code
+
+    code = seeds_example.__code__
+    offset = next(i.offset for i in __import__("dis").get_instructions(code) if i.opname == "POP_TOP")
+    resumed = resume_code(code, offset, [], [True], "resumed")
+    front = len(prologue(code, offset, [], [True])) // 2
+    original = list(code.co_positions())
+    moved = list(resumed.co_positions())
+    assert moved[front:] == original
+    assert all(p == (None, None, None, None) for p in moved[:front])

@@ -130,7 +130,8 @@ def reasons(fn, *args) -> str:
     from compiler.frontend.eval_frame import Options
 
     entry = convert(fn, _copy(args), {}, Options())
-    return entry.fallback_reason.reason if entry.fallback_reason is not None else ""
+    reason = entry.fallback_reason or entry.graph_break  # a graph break runs that part in CPython
+    return reason.reason if reason is not None else ""
 
 
 FL = np.arange(1.0, 5.0).reshape(2, 2)

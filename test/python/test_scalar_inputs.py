@@ -1,0 +1,100 @@
+"""Unspecialized float arguments (``frontend/scalar_inputs.py``): a learning rate that
+changes every call is a graph input, not a constant, and never recompiles."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import compiler
+
+pytestmark = pytest.mark.usefixtures("fresh_compiler")
+
+W = np.linspace(-1, 1, 7, dtype=np.float32)
+G = np.arange(7, dtype=np.float32)
+
+
+def sgd(w, g, lr):
+    return w - lr * g
+
+
+def scaled(w, g, lr):
+    return w - (lr * 2 - 0.5) * g + (-lr)
+
+
+def returns_python_float(lr):
+    return lr * 3 + 1
+
+
+def test_a_learning_rate_over_100_values_compiles_once(compile_counter):
+    compiled = compiler.compile(sgd, backend=compile_counter)
+    for lr in np.linspace(1e-4, 1.0, 100):
+        lr = float(lr)
+        got = compiled(W, G, lr)
+        want = sgd(W, G, lr)
+        assert got.dtype == want.dtype == np.float32  # a Python float is weak (NEP 50)
+        np.testing.assert_array_equal(got, want)
+    assert compile_counter.graphs == 1 and len(compiled.entries) == 1
+
+
+def test_arithmetic_on_the_scalar_stays_in_the_graph(compile_counter):
+    compiled = compiler.compile(scaled, backend=compile_counter)
+    for lr in (0.1, 0.25, -3.0, 1e30):
+        np.testing.assert_array_equal(compiled(W, G, lr), scaled(W, G, lr))
+    assert compile_counter.graphs == 1
+
+
+def test_scalar_only_arithmetic_returns_a_python_float():
+    compiled = compiler.compile(returns_python_float)
+    for lr in (0.5, -2.25, float("inf")):
+        got = compiled(lr)
+        assert type(got) is float and got == returns_python_float(lr)
+    assert len(compiled.entries) == 1
+
+
+def test_a_numpy_scalar_is_strong_and_unspecialized(compile_counter):
+    compiled = compiler.compile(sgd, backend=compile_counter)
+    for s in (np.float64(0.5), np.float64(0.25)):
+        got = compiled(W, G, s)
+        assert got.dtype == np.float64 and np.array_equal(got, sgd(W, G, s))  # NumPy scalars promote
+    assert compile_counter.graphs == 1
+
+
+def branch_on_the_value(x, t):
+    if t > 0.5:
+        return x * t
+    return x - t
+
+
+def divides(x, t):
+    return x * (1.0 / t)
+
+
+def test_a_python_level_use_specializes_the_value():
+    compiled = compiler.compile(branch_on_the_value)
+    for t in (0.1, 0.9, 0.2):
+        np.testing.assert_array_equal(compiled(W, t), branch_on_the_value(W, t))
+    assert len(compiled.entries) == 3  # guarded by value once Python needs it
+    compiled = compiler.compile(divides)
+    np.testing.assert_array_equal(compiled(W, 4.0), divides(W, 4.0))
+    with pytest.raises(ZeroDivisionError):  # Python's, not NumPy's inf
+        compiled(W, 0.0)
+
+
+def from_a_list(x, ks):
+    return x * ks[0]
+
+
+def test_floats_in_lists_stay_constants():
+    compiled = compiler.compile(from_a_list)
+    np.testing.assert_array_equal(compiled(W, [0.5]), W * 0.5)
+    np.testing.assert_array_equal(compiled(W, [0.25]), W * 0.25)
+    assert len(compiled.entries) == 2
+
+
+def test_nan_inf_and_negative_zero_flow_through():
+    compiled = compiler.compile(sgd)
+    with np.errstate(invalid="ignore"):  # inf * 0: NumPy's own warning, both ways
+        for lr in (float("nan"), float("inf"), -0.0):
+            np.testing.assert_array_equal(compiled(W, G, lr), sgd(W, G, lr))
+    assert len(compiled.entries) == 1
