@@ -249,7 +249,8 @@ class InstructionTranslator:
     def inline_call(self, fn, args: list, kwargs: dict, source: Source | None = None) -> v.VariableTracker:
         """Trace a call of the Python function ``fn`` (reached through ``source``, if known)."""
         if not isinstance(fn, types.FunctionType):
-            raise Unsupported(f"calling {fn!r}")
+            name = getattr(fn, "__qualname__", None) or type(fn).__qualname__
+            raise Unsupported(f"calling `{name}`")  # its name: a repr may show a memory address
         closure_source = AttrSource(source, "__closure__") if source is not None else None
         defaults, kwdefaults = self._sourced_defaults(fn, source)
         return self.inline_code(
