@@ -189,3 +189,37 @@ class Kernel:
         if len(arrays) != len(self.signature.inputs):
             raise TypeError(f"{self.signature.name} takes {len(self.signature.inputs)} arrays, got {len(arrays)}")
         return self._call(*arrays)
+
+
+class KernelPair:
+    """Two kernels run one after the other as one graph (``partition.py`` in the CPU
+    backend): ``first`` computes the array results from the inputs, ``second`` the 0-d
+    results from the inputs and ``first``'s results. ``scalar_positions[j]``: where
+    ``second``'s result ``j`` goes among the graph's results."""
+
+    written_inputs: dict = {}  # a graph with in-out results is never split
+
+    def __init__(self, first: Kernel, second: Kernel, scalar_positions: list[int]):
+        self.first, self.second = first, second
+        count = len(first.signature.outputs) + len(second.signature.outputs)
+        array_positions = [k for k in range(count) if k not in scalar_positions]
+        self._order = [
+            ("a", array_positions.index(k)) if k in array_positions else ("s", scalar_positions.index(k))
+            for k in range(count)
+        ]
+        self._call_first, self._call_second = first.call_from_guarded_entry, second.call_from_guarded_entry
+
+    def _assemble(self, arrays: tuple, scalars: tuple) -> tuple:
+        return tuple(arrays[i] if kind == "a" else scalars[i] for kind, i in self._order)
+
+    def __call__(self, *inputs) -> tuple:
+        arrays = self.first(*inputs)
+        return self._assemble(arrays, self.second(*inputs, *arrays))
+
+    def call_from_guarded_entry(self, *inputs) -> tuple:
+        arrays = self._call_first(*inputs)
+        return self._assemble(arrays, self._call_second(*inputs, *arrays))
+
+    @property
+    def parallel(self) -> bool:
+        return self.first.parallel or self.second.parallel

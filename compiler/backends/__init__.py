@@ -35,9 +35,9 @@ def compile_graph(
     if callable(backend):
         return backend(module, example_inputs)
     if backend == "cpu":
-        from compiler.backends.llvm_cpu import compile_module
+        from compiler.backends.llvm_cpu import compile_graph_module
 
-        return compile_module(module, entry)
+        return compile_graph_module(module, entry)
     if backend == "eager":
         return EagerGraph(module, entry)
     raise ValueError(f"unknown backend {backend!r} (expected 'cpu', 'eager' or a callable)")

@@ -6,6 +6,7 @@ import time
 from dataclasses import dataclass
 
 from compiler import logs
+from compiler.backends.llvm_cpu import partition
 from compiler.backends.llvm_cpu.codegen import emit_object, optimize
 from compiler.dialects.shapes import ShapeProgram
 from compiler.dialects.types import TensorType
@@ -17,7 +18,7 @@ from compiler.passes.pipeline_syntax import Element
 from runtime import abi, blas_symbols, entry_glue
 from runtime.abi import ArraySpec
 from runtime.cache import ARTIFACTS, Artifact, artifact_key
-from runtime.kernel import Kernel, Signature, Variant, load_variant
+from runtime.kernel import Kernel, KernelPair, Signature, Variant, load_variant
 from runtime.target import host_target
 from runtime.version import __version__
 
@@ -189,3 +190,13 @@ def compile_module(module: ir.Module, entry: str | None = None) -> Kernel:
     kernel = Kernel(signature, ShapeProgram(func_op), build)
     kernel.variant((True,) * len(signature.inputs))
     return kernel
+
+
+def compile_graph_module(module: ir.Module, entry: str | None = None):
+    """``compile_module``, or two kernels run in turn where a graph returns arrays and
+    reductions of them (``partition.py``: each kernel then runs on every thread)."""
+    parts = partition.split(module, entry)
+    if parts is None:
+        return compile_module(module, entry)
+    arrays, scalars, positions = parts
+    return KernelPair(compile_module(arrays), compile_module(scalars), positions)
