@@ -94,17 +94,17 @@ def breakable(opname: str) -> bool:
 # Instructions the entry runs as one Python statement on values popped off the stack
 # (top last): opname -> (values popped, statement template; {0}, {1}... the values,
 # {op} the operator function of the instruction, {name} its name argument). A
-# template with ``V =`` pushes ``V``.
+# template assigning ``{V}`` pushes that value.
 _STACK_OPS = {
-    "BINARY_SUBSCR": (2, "V = {0}[{1}]"),
+    "BINARY_SUBSCR": (2, "{V} = {0}[{1}]"),
     "STORE_SUBSCR": (3, "{1}[{2}] = {0}"),
     "DELETE_SUBSCR": (2, "del {0}[{1}]"),
-    "BINARY_OP": (2, "V = {op}({0}, {1})"),
-    "COMPARE_OP": (2, "V = {op}({0}, {1})"),
-    "CONTAINS_OP": (2, "V = {0} {name} {1}"),
-    "UNARY_NEGATIVE": (1, "V = -{0}"),
-    "UNARY_INVERT": (1, "V = ~{0}"),
-    "UNARY_NOT": (1, "V = not {0}"),
+    "BINARY_OP": (2, "{V} = {op}({0}, {1})"),
+    "COMPARE_OP": (2, "{V} = {op}({0}, {1})"),
+    "CONTAINS_OP": (2, "{V} = {0} {name} {1}"),
+    "UNARY_NEGATIVE": (1, "{V} = -{0}"),
+    "UNARY_INVERT": (1, "{V} = ~{0}"),
+    "UNARY_NOT": (1, "{V} = not {0}"),
     "STORE_ATTR": (2, "{1}.{name} = {0}"),
 }
 
@@ -149,13 +149,16 @@ def instruction_lines(fn, point: BreakPoint, tx, plan, options) -> tuple[list[st
     if inst.opname in _STACK_OPS:
         popped, template = _STACK_OPS[inst.opname]
         values = [plan.expr(item) for item in stack[len(stack) - popped :]]
-        fields = {"name": ("not in" if inst.arg else "in") if inst.opname == "CONTAINS_OP" else inst.argval}
+        fields = {
+            "V": _VALUE,
+            "name": ("not in" if inst.arg else "in") if inst.opname == "CONTAINS_OP" else inst.argval,
+        }
         if "{op}" in template:
             fields["op"] = plan.ref(_operator(inst))
             if str(inst.argrepr).startswith("bool("):  # 3.13: a comparison that converts to bool
-                template = template.replace("V = {op}({0}, {1})", "V = " + generated("bool") + "({op}({0}, {1}))")
-        statement = template.format(*values, **fields).replace("V =", f"{_VALUE} =")
-        pushes = statement.startswith(_VALUE)
+                template = "{V} = " + generated("bool") + "({op}({0}, {1}))"
+        statement = template.format(*values, **fields)
+        pushes = template.startswith("{V}")
         rest = stack[: len(stack) - popped]
         resume, call = _resume_call(fn, tx, plan, options, after, rest, extra=_VALUE if pushes else None)
         return [f"    {statement}"], call, [resume]

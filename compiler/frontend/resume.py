@@ -201,6 +201,7 @@ def resume_function(fn, offset: int, unbound: list[int], stack: list[bool], opti
 def forget_resume_functions() -> None:
     """Drop every resume function (``compiler.reset()``)."""
     _RESUMES.clear()
+    _ENTRY_OFFSETS.clear()
 
 
 def line_at(code: types.CodeType, offset: int) -> int:
