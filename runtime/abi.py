@@ -20,9 +20,10 @@ backend, the entry glue (``runtime/entry_glue.py``) and the runtime import it.
    A result that is the new value of an input array the function writes (in-place
    NumPy: ``a += b``) carries the result attribute ``INOUT_ATTR = i`` (the input's
    index) and gets no output buffer: the kernel writes it into input ``i`` itself,
-   the caller's array, so nothing is copied back. Bufferization decides how: in
-   place where no later read of the input needs its old contents, otherwise through
-   a temporary inside the kernel. No other argument shares memory with a written
+   the caller's array, so nothing is copied back. The frontend marks only results
+   whose every element depends on the same element of the input alone, read by
+   nothing else (``compiler/dialects/write_in_place.py``), so computing them in the
+   input's buffer is right in any loop order. No other argument shares memory with a written
    input (the frontend guards that), so every buffer argument stays ``noalias``.
    The runtime returns input ``i`` in that result's place.
 3. one descriptor per scratch buffer, where the function has ``SCRATCH_ATTR``

@@ -202,15 +202,13 @@ class KernelPair:
     def __init__(self, first: Kernel, second: Kernel, scalar_positions: list[int]):
         self.first, self.second = first, second
         count = len(first.signature.outputs) + len(second.signature.outputs)
-        array_positions = [k for k in range(count) if k not in scalar_positions]
-        self._order = [
-            ("a", array_positions.index(k)) if k in array_positions else ("s", scalar_positions.index(k))
-            for k in range(count)
-        ]
+        produced = [k for k in range(count) if k not in scalar_positions] + list(scalar_positions)
+        self._take = [produced.index(k) for k in range(count)]  # result k in (first's + second's results)
         self._call_first, self._call_second = first.call_from_guarded_entry, second.call_from_guarded_entry
 
     def _assemble(self, arrays: tuple, scalars: tuple) -> tuple:
-        return tuple(arrays[i] if kind == "a" else scalars[i] for kind, i in self._order)
+        results = arrays + scalars
+        return tuple(results[i] for i in self._take)
 
     def __call__(self, *inputs) -> tuple:
         arrays = self.first(*inputs)

@@ -22,7 +22,7 @@ from compiler.backends import EagerGraph, compile_graph
 from compiler.dialects.guard_metadata import GuardMetadata
 from compiler.dialects.write_in_place import mark_written_in_place
 from compiler.errors import BackendError, GraphBreakError, InvalidBackend, Location, Unsupported
-from compiler.frontend import entry_codegen, graph_break, mutation
+from compiler.frontend import bytecode_versions, entry_codegen, graph_break, mutation
 from compiler.frontend import variables as v
 from compiler.frontend import wrap as wrapping
 from compiler.frontend.output_graph import TRACE_LOCK, OutputGraph, format_graph
@@ -60,12 +60,9 @@ def convert(fn, args: tuple, kwargs: dict, options) -> Entry:
         )
     with TRACE_LOCK:
         start = time.perf_counter()
-        budget = config.max_graph_ops if options.max_graph_ops is None else options.max_graph_ops
-        output = OutputGraph(_graph_name(fn), max_ops=budget)
+        output = _new_output(fn, options)
         tx = None
         try:
-            from compiler.frontend import bytecode_versions  # the versions' table
-
             unsupported = bytecode_versions.unsupported_reason(sys.version_info)
             if unsupported is not None:
                 raise Unsupported(unsupported, hint="the function runs in CPython")
@@ -108,6 +105,11 @@ def convert(fn, args: tuple, kwargs: dict, options) -> Entry:
             return _fallback(fn, output, Unsupported(f"internal error {type(bug).__name__}: {bug}", where), options, tx)
 
 
+def _new_output(fn, options) -> OutputGraph:
+    budget = config.max_graph_ops if options.max_graph_ops is None else options.max_graph_ops
+    return OutputGraph(_graph_name(fn), max_ops=budget)
+
+
 def _graph_name(fn) -> str:
     return "".join(c if c.isalnum() else "_" for c in fn.__qualname__)
 
@@ -140,21 +142,21 @@ def _wrap_argument(tx, param, name, value):
     return wrapping.wrap(tx, value, LocalSource(name))
 
 
-def _finish(fn, output: OutputGraph, result, options, start, stopped=None) -> Entry:
+def _finish(fn, output: OutputGraph, result, options, start, point=None, tx=None) -> Entry:
     """The entry for a finished trace (``result``: the return value's tracker) or, with
-    ``stopped`` (a BreakPoint and the translator stopped before it), for a trace that
-    ends in a graph break: the entry then runs the breaking instruction and returns
-    what the resume function returns (``graph_break.py``)."""
+    ``point`` (a BreakPoint) and ``tx`` (the translator stopped before it), for a trace
+    that ends in a graph break: the entry then runs the breaking instruction and
+    returns what the resume function returns (``graph_break.py``)."""
     plan = entry_codegen.ResultPlan(input_index=output.input_index, input_sources=[i.source for i in output.inputs])
     array_writes = mutation.writebacks(output)
     effects = entry_codegen.effect_lines(
         plan, output.mutated, output.attribute_writes, output.global_writes, array_writes
     )
     resumes, break_lines = [], []
-    if stopped is None:
+    if point is None:
         result_expr = plan.expr(result)
     else:
-        break_lines, result_expr, resumes = graph_break.instruction_lines(fn, stopped[0], stopped[1], plan, options)
+        break_lines, result_expr, resumes = graph_break.instruction_lines(fn, point, tx, plan, options)
     inout = entry_codegen.inout_outputs(plan, effects, array_writes, [i.type for i in output.inputs])
     trace_time = time.perf_counter() - start
     module = _finish_graph(fn, output, plan, inout) if plan.outputs else None
@@ -163,7 +165,7 @@ def _finish(fn, output: OutputGraph, result, options, start, stopped=None) -> En
     guards = output.guards.ordered()
     call = getattr(graph, "call_from_guarded_entry", graph)  # a CPU kernel: the guards did its checks
     body, write_lines = effects.reads, effects.writes
-    if stopped is not None:  # effects first: the breaking instruction may read what they wrote
+    if point is not None:  # effects first: the breaking instruction may read what they wrote
         body, write_lines = effects.reads + effects.writes + break_lines, ()
     entry = entry_codegen.build_entry(
         fn,
@@ -191,7 +193,7 @@ def _finish(fn, output: OutputGraph, result, options, start, stopped=None) -> En
         None,
         output.op_count() if module else 0,
         {"trace": trace_time, "total": total},
-        graph_break=stopped[0].reason if stopped is not None else None,
+        graph_break=point.reason if point is not None else None,
         resumes=resumes,
     )
 
@@ -235,8 +237,7 @@ def _trace_to_break(fn, args, kwargs, options, point) -> Entry | None:
     entry that breaks there; None (the caller falls back to CPython) when the state at
     the break cannot be handed to CPython."""
     start = time.perf_counter()
-    budget = config.max_graph_ops if options.max_graph_ops is None else options.max_graph_ops
-    output = OutputGraph(_graph_name(fn), max_ops=budget)
+    output = _new_output(fn, options)
     tx = _root_translator(fn, args, kwargs, output)
     tx.stop_at = point.index
     try:
@@ -250,7 +251,7 @@ def _trace_to_break(fn, args, kwargs, options, point) -> Entry | None:
     frames = point.reason.frames
     point.reason = graph_break.user_reason(fn, point, tx)
     try:
-        entry = _finish(fn, output, None, options, start, stopped=(point, tx))
+        entry = _finish(fn, output, None, options, start, point, tx)
     except Unsupported as e:
         logs.log("graph_breaks", "no graph break in %s: %s", fn.__qualname__, e.describe())
         return None

@@ -53,7 +53,7 @@ class CompiledFunction:
         self._options = options
         self._entries: list = []
         self._compile_lock = threading.RLock()  # reentrant: a compiled function may call itself
-        self.last_entry = None  # the entry the latest call ran (explain follows graph breaks with it)
+        self.last_entry = None  # the entry the latest miss made (a resume function's: of any call)
         self._warned = False
         functools.update_wrapper(self, fn)
         _all_compiled.add(self)
@@ -62,7 +62,6 @@ class CompiledFunction:
         for entry in self._entries:
             result = entry.run(*args, **kwargs)
             if result is not MISS:
-                self.last_entry = entry
                 return result
         return self._miss(args, kwargs)
 
@@ -129,14 +128,16 @@ class CompiledFunction:
 
         bound = inspect.signature(self._fn).bind(*args, **kwargs)
         bound.apply_defaults()
-        scope = {generated("G"): self._fn.__globals__, generated("CELLS"): self._fn.__closure__}
         entry = self._entries[0]
+        namespace = {
+            **entry.guard_namespace,
+            generated("G"): self._fn.__globals__,
+            generated("CELLS"): self._fn.__closure__,
+        }
         values = dict(bound.arguments)
-        failed = failing_guards(entry.guards, {**entry.guard_namespace, **scope}, values)
+        failed = failing_guards(entry.guards, namespace, values)
         code = self._fn.__code__
-        lines = "\n".join(
-            f"    - {g.text} (now {now_value(g, {**entry.guard_namespace, **scope}, values)})" for g in failed[:1]
-        )
+        lines = "\n".join(f"    - {g.text} (now {now_value(g, namespace, values)})" for g in failed[:1])
         lines = lines or "    - (no single guard; a new entry)"
         logs.log(
             "recompiles",
@@ -150,6 +151,20 @@ class CompiledFunction:
     def reset(self) -> None:
         self._entries.clear()
         self._warned = False
+
+
+class ResumeFunction(CompiledFunction):
+    """A compiled resume function (``resume.py``). It remembers the entry each call
+    ran (``last_entry``), for ``explain`` to follow a graph break into the next graph;
+    a user's compiled function pays nothing for that on its calls."""
+
+    def __call__(self, *args, **kwargs):
+        for entry in self._entries:
+            result = entry.run(*args, **kwargs)
+            if result is not MISS:
+                self.last_entry = entry
+                return result
+        return self._miss(args, kwargs)
 
 
 def compile(fn=None, *, backend="cpu", dynamic=None, fullgraph=False, options=None):

@@ -108,20 +108,16 @@ _STACK_OPS = {
     "STORE_ATTR": (2, "{1}.{name} = {0}"),
 }
 
-_BINARY_OPS = {
-    "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv, "//": operator.floordiv,
-    "%": operator.mod, "**": operator.pow, "@": operator.matmul, "&": operator.and_, "|": operator.or_,
-    "^": operator.xor, "<<": operator.lshift, ">>": operator.rshift,
-    "+=": operator.iadd, "-=": operator.isub, "*=": operator.imul, "/=": operator.itruediv,
-    "//=": operator.ifloordiv, "%=": operator.imod, "**=": operator.ipow, "@=": operator.imatmul,
-    "&=": operator.iand, "|=": operator.ior, "^=": operator.ixor, "<<=": operator.ilshift, ">>=": operator.irshift,
-    "<": operator.lt, "<=": operator.le, "==": operator.eq, "!=": operator.ne, ">": operator.gt, ">=": operator.ge,
-}  # fmt: skip
-
 
 def _operator(inst):
-    """The operator function of a BINARY_OP or COMPARE_OP instruction."""
-    return _BINARY_OPS[str(inst.argrepr).removeprefix("bool(").removesuffix(")")]
+    """The operator function of a BINARY_OP or COMPARE_OP instruction (``+=``: the
+    in-place ``operator.iadd``, as CPython calls ``__iadd__``)."""
+    op = str(inst.argrepr).removeprefix("bool(").removesuffix(")")  # 3.13: COMPARE_OP's bool() form
+    if op in v.COMPARE_OPERATORS:
+        return v.COMPARE_OPERATORS[op]
+    if op.endswith("="):
+        return getattr(operator, "i" + v.BINARY_OPERATORS[op[:-1]].__name__.rstrip("_"))
+    return v.BINARY_OPERATORS[op]
 
 
 def instruction_lines(fn, point: BreakPoint, tx, plan, options) -> tuple[list[str], str, list]:
@@ -135,11 +131,8 @@ def instruction_lines(fn, point: BreakPoint, tx, plan, options) -> tuple[list[st
         resume, call = _resume_call(fn, tx, plan, options, inst.offset, stack)
         return [], call, [resume]
     if inst.opname in ("CALL", "CALL_KW"):
-        names = tx.kw_names
-        if inst.opname == "CALL_KW":  # 3.13: the keyword names are a tuple on top of the stack
-            names, stack = stack[-1].as_constant(), stack[:-1]
-        callee, positional, keywords = _call_parts(stack, inst.arg, names)
-        if any(getattr(callee, attr, None) in _FRAME_DEPENDENT for attr in ("fn", "cls")):
+        stack, callee, positional, keywords = _call_parts(tx, inst)
+        if _callee_object(callee) in _FRAME_DEPENDENT:
             raise Unsupported(f"`{callee}` reads the calling frame: it cannot run from a graph break's entry")
         args = [plan.expr(a) for a in positional] + [f"{k}={plan.expr(a)}" for k, a in keywords]
         rest = stack[: len(stack) - inst.arg - 2]
@@ -174,8 +167,12 @@ def instruction_lines(fn, point: BreakPoint, tx, plan, options) -> tuple[list[st
     return lines, fall_call, [taken, fall]
 
 
-def _call_parts(stack: list, argc: int, kw_names: tuple) -> tuple:
-    """(callee, positional arguments, (name, argument) pairs) of a CALL of ``argc``."""
+def _call_parts(tx, inst) -> tuple:
+    """(the stack below the keyword names, callee, positional arguments, (name,
+    argument) pairs) of the CALL or CALL_KW ``inst`` the translator ``tx`` stopped at."""
+    stack, kw_names, argc = list(tx.stack), tx.kw_names, inst.arg
+    if inst.opname == "CALL_KW":  # 3.13: the keyword names are a tuple on top of the stack
+        kw_names, stack = stack[-1].as_constant(), stack[:-1]
     args = stack[len(stack) - argc :] if argc else []
     first, second = stack[len(stack) - argc - 2], stack[len(stack) - argc - 1]
     if bytecode_versions.current().callable_first:  # the stack layout of a call differs
@@ -186,22 +183,16 @@ def _call_parts(stack: list, argc: int, kw_names: tuple) -> tuple:
         args = [self_value] + args
     names = list(kw_names)
     split = len(args) - len(names)
-    return callee, args[:split], list(zip(names, args[split:]))
+    return stack, callee, args[:split], list(zip(names, args[split:]))
 
 
 def _resume_call(fn, tx, plan, options, offset: int, stack: list, extra: str | None = None):
     """The resume function at ``offset`` and the expression calling it with the
     locals and ``stack`` (plus ``extra``, an expression pushed last)."""
-    code = fn.__code__
-    local_exprs, unbound = [], []
-    for slot, name in enumerate(code.co_varnames):
-        tracker = tx.locals.get(name)
-        if tracker is None:
-            unbound.append(slot)
-            local_exprs.append("None")
-        else:
-            local_exprs.append(plan.expr(tracker))
-    _no_shared_new_containers([tx.locals[n] for n in code.co_varnames if n in tx.locals] + stack)
+    locals_ = [tx.locals.get(name) for name in fn.__code__.co_varnames]  # None: unbound
+    _no_shared_new_containers([t for t in locals_ if t is not None] + stack)
+    unbound = [slot for slot, t in enumerate(locals_) if t is None]
+    local_exprs = ["None" if t is None else plan.expr(t) for t in locals_]
     shape = [not isinstance(item, v.NullVariable) for item in stack]
     stack_exprs = [plan.expr(item) for item in stack if not isinstance(item, v.NullVariable)]
     if extra is not None:
@@ -226,9 +217,7 @@ def user_reason(fn, point: BreakPoint, tx) -> Unsupported:
         return Unsupported(f"`{code}` runs in Python: {error.reason.removeprefix('NumPy operation: ')}", where)
     if inst.opname not in ("CALL", "CALL_KW"):
         return Unsupported(f"branch on array data at {where} (`{code}`)", where)
-    stack = list(tx.stack)[:-1] if inst.opname == "CALL_KW" else list(tx.stack)
-    callee, _, _ = _call_parts(stack, inst.arg, ())
-    name = _callable_name(callee)
+    name = _callable_name(_call_parts(tx, inst)[1])
     if len(error.frames) > 1:  # it failed inside a function the call inlined
         inner = error.frames[0].location()
         return Unsupported(f"`{name}` runs in Python: inside it, {error.reason} at {inner}", where)
@@ -241,23 +230,24 @@ def user_reason(fn, point: BreakPoint, tx) -> Unsupported:
     return Unsupported(f"`{name}` is a call Ember runs in Python ({error.reason})", where)
 
 
+def _callee_object(tracker):
+    """The Python object a callee tracker stands for (a method name for an array's)."""
+    return getattr(tracker, "fn", None) or getattr(tracker, "cls", None) or getattr(tracker, "value", None)
+
+
 def _callable_name(tracker) -> str:
-    obj = getattr(tracker, "fn", None) or getattr(tracker, "cls", None) or getattr(tracker, "value", None)
+    """``print``, ``np.std``, ``np.linalg.norm``: as the user would write it."""
+    obj = _callee_object(tracker)
     if isinstance(obj, str):  # an array method
         return f"ndarray.{obj}"
     name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None) or type(obj).__name__
     module = getattr(obj, "__module__", None) or ""
-    if module == "numpy" or module.startswith("numpy."):
-        return (
-            "np."
-            + (
-                module.removeprefix("numpy").lstrip(".") + "."
-                if module != "numpy" and "._" not in module and not module.startswith("numpy._")
-                else ""
-            )
-            + name
-        )
-    return name
+    if module != "numpy" and not module.startswith("numpy."):
+        return name
+    public = module.removeprefix("numpy").lstrip(".")  # numpy.linalg -> linalg
+    if not public or public.startswith("_") or "._" in public:  # numpy itself, or a private module
+        return f"np.{name}"
+    return f"np.{public}.{name}"
 
 
 def _no_shared_new_containers(values: list) -> None:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from compiler.dialects.guard_metadata import Guard as GuardRecord
-from compiler.frontend.sources import Source, generated
+from compiler.frontend.sources import Source, builtin_names, generated
 
 _TYPE, _LEN, _TUPLE = generated("type"), generated("len"), generated("tuple")
 
@@ -153,11 +153,8 @@ def _describe(value) -> str:
 
 def failing_guards(guards: list[Guard], namespace: dict, local_values: dict) -> list[Guard]:
     """The guards that do not hold for a call (slow path: explains a recompile)."""
-    from compiler.frontend.sources import builtin_names
-
     failed = []
-    scope = {**builtin_names(), **namespace}
-    scope.update(local_values)
+    scope = _scope(namespace, local_values)
     for g in guards:
         try:
             ok = eval(g.expr, scope)  # noqa: S307 - our own generated guard text
@@ -168,13 +165,17 @@ def failing_guards(guards: list[Guard], namespace: dict, local_values: dict) -> 
     return failed
 
 
+def _scope(namespace: dict, local_values: dict) -> dict:
+    """What a guard's text is evaluated in, off the entry: the generated builtins, the
+    guard objects and globals, and the call's arguments."""
+    return {**builtin_names(), **namespace, **local_values}
+
+
 def now_value(guard: Guard, namespace: dict, local_values: dict) -> str:
     """What the guarded value is in this call, in the guard's own terms (an array's
     dtype and shape, else a short repr): the recompile log says what changed."""
-    from compiler.frontend.sources import builtin_names
-
     try:
-        value = eval(guard.source.expr(), {**builtin_names(), **namespace, **local_values})  # noqa: S307
+        value = eval(guard.source.expr(), _scope(namespace, local_values))  # noqa: S307 - a source's own text
     except Exception:
         return "not readable"
     if isinstance(value, np.ndarray):

@@ -12,7 +12,7 @@ import operator
 
 from compiler.errors import Unsupported
 from compiler.frontend import variables as v
-from compiler.frontend.scalar_inputs import ScalarVariable, arithmetic, is_array
+from compiler.frontend.scalar_inputs import EXACT_OPERATORS, ScalarVariable, is_array
 
 
 def identical(a, b) -> bool:
@@ -59,7 +59,7 @@ def binary(tx, op: str, lhs, rhs):
     if is_array(lhs) or is_array(rhs):
         return tx.emit(_OPERATOR_NAMES[op], lhs, rhs)
     if isinstance(lhs, ScalarVariable) or isinstance(rhs, ScalarVariable):
-        traced = arithmetic(tx, op, lhs, rhs)
+        traced = _scalar_arithmetic(tx, op, lhs, rhs)
         if traced is not None:
             return traced
         lhs, rhs = (x.specialize() if isinstance(x, ScalarVariable) else x for x in (lhs, rhs))
@@ -79,6 +79,25 @@ def binary(tx, op: str, lhs, rhs):
         raise
     except Exception as e:  # the user's error (1 / 0): CPython raises it again
         raise v.UserError(e) from None
+
+
+def _scalar_arithmetic(tx, op: str, lhs, rhs):
+    """``lhs op rhs`` with a ScalarVariable and no array: in the graph when Python and
+    NumPy agree on the result (``EXACT_OPERATORS``) and the other side is a number,
+    else None (the caller specializes)."""
+    if op not in EXACT_OPERATORS:
+        return None
+    values = []
+    for x in (lhs, rhs):
+        if isinstance(x, ScalarVariable):
+            values.append(x.value)
+        elif x.is_constant() and type(x.as_constant()) in (int, float):
+            values.append(x.as_constant())
+        else:
+            return None
+    traced = tx.emit(_OPERATOR_NAMES[op], lhs, rhs)
+    inputs = tuple(dict.fromkeys(a for x in (lhs, rhs) if isinstance(x, ScalarVariable) for a in x.inputs))
+    return ScalarVariable(traced.tensor, None, v.BINARY_OPERATORS[op](*values), inputs)
 
 
 def inplace_binary(tx, op: str, lhs, rhs):

@@ -67,6 +67,18 @@ class OutputGraph:
             self._emitter = Emitter(self.builder)
         return self._emitter
 
+    def _argument(self, source: Source, example: np.ndarray, scalar: bool = False):
+        """(the new graph argument for ``source``, its GraphInput)."""
+        try:
+            t = TensorType.of_array(example)
+        except TypeError:  # the caller's guards already pin the dtype: this entry runs in CPython
+            raise Unsupported(
+                f"an array of dtype {example.dtype} ({source.name()})", hint="Ember does not compile that dtype yet"
+            ) from None
+        graph_input = GraphInput(source, t, example, scalar)
+        self.inputs.append(graph_input)
+        return self.builder.add_argument(t), graph_input
+
     def add_scalar_input(self, source: Source, value) -> v.TensorVariable:
         """A float argument as a 0-d input (``scalar_inputs.py``)."""
         from compiler.frontend.numpy_semantics import Tensor
@@ -75,11 +87,8 @@ class OutputGraph:
         known = self._by_source.get(source)
         if known is not None:
             return known
-        example = np.asarray(value, dtype=weak_dtype(value))
-        t = TensorType.of_array(example)
-        graph_input = GraphInput(source, t, example, scalar=True)
-        self.inputs.append(graph_input)
-        tensor = Tensor(self.builder.add_argument(t), t, scalar=True, weak=type(value) is float)
+        arg, graph_input = self._argument(source, np.asarray(value, dtype=weak_dtype(value)), scalar=True)
+        tensor = Tensor(arg, graph_input.type, scalar=True, weak=type(value) is float)
         tracker = self._by_source[source] = ScalarVariable(tensor, source, value, guards=self.guards)
         return tracker
 
@@ -90,16 +99,8 @@ class OutputGraph:
         from compiler.frontend.mutation import ArrayBase
         from compiler.frontend.numpy_semantics import Tensor
 
-        try:
-            t = TensorType.of_array(array)
-        except TypeError:  # the caller's guards already pin the dtype: this entry runs in CPython
-            raise Unsupported(
-                f"an array of dtype {array.dtype} ({source.name()})", hint="Ember does not compile that dtype yet"
-            ) from None
-        value = self.builder.add_argument(t)
-        graph_input = GraphInput(source, t, array)
-        self.inputs.append(graph_input)
-        tracker = self._by_source[source] = v.TensorVariable(Tensor(value, t), source)
+        arg, graph_input = self._argument(source, array)
+        tracker = self._by_source[source] = v.TensorVariable(Tensor(arg, graph_input.type), source)
         tracker.base = ArrayBase(self, tracker.tensor, tracker, graph_input)
         for written in self.input_bases:
             if written.mutated:

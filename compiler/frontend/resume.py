@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import dis
 import inspect
-import opcode
 import types
 
 from compiler import logs
@@ -49,12 +48,6 @@ def _op(name: str, arg: int = 0) -> bytes:
     return out + bytes([code, arg & 0xFF])
 
 
-def _jump_forward(units: int) -> bytes:
-    """``JUMP_FORWARD`` over ``units`` code units after itself; its own length depends
-    on the argument's size, which does not change how far it jumps."""
-    return _op("JUMP_FORWARD", units)
-
-
 def prologue(code: types.CodeType, offset: int, unbound: list[int], stack: list[bool]) -> bytes:
     """The instructions in front of ``code``: ``unbound`` local slots deleted, the
     stack rebuilt (``stack[i]`` false for a NULL), then a jump to byte ``offset`` of
@@ -72,7 +65,7 @@ def prologue(code: types.CodeType, offset: int, unbound: list[int], stack: list[
             arg += 1
         else:
             out += _op("PUSH_NULL")
-    return out + _jump_forward(offset // 2)
+    return out + _op("JUMP_FORWARD", offset // 2)  # counted from its own end, prefixes or not
 
 
 def _read_varint(data: bytes, i: int) -> tuple[int, int]:
@@ -180,7 +173,7 @@ _RESUMES: dict = {}  # (function, offset, unbound, stack, options) -> the compil
 def resume_function(fn, offset: int, unbound: list[int], stack: list[bool], options):
     """The compiled resume function of ``fn`` at byte ``offset`` (one per break point
     and stack shape, shared by every entry that breaks there)."""
-    from compiler.frontend.eval_frame import CompiledFunction
+    from compiler.frontend.eval_frame import ResumeFunction  # eval_frame imports this module's users
 
     key = (fn, offset, tuple(unbound), tuple(stack), options)  # fn: its closure and globals too
     found = _RESUMES.get(key)
@@ -192,7 +185,7 @@ def resume_function(fn, offset: int, unbound: list[int], stack: list[bool], opti
             raise Unsupported("a graph break in a function with more than 255 local and closure variables")
         plain = types.FunctionType(code, fn.__globals__, name, None, fn.__closure__)
         plain.__qualname__ = f"{fn.__qualname__}.<resume at line {line}>"
-        found = _RESUMES[key] = CompiledFunction(plain, options)
+        found = _RESUMES[key] = ResumeFunction(plain, options)
         if logs.enabled("bytecode"):
             logs.log("bytecode", "RESUME FUNCTION %s\n%s", plain.__qualname__, dis.Bytecode(code).dis())
     return found
@@ -236,12 +229,3 @@ def is_resume_entry(code: types.CodeType, offset: int) -> bool:
     """Whether ``code`` is a resume function's and ``offset`` where its prologue jumps:
     a break there would resume at the same place again, for ever."""
     return _ENTRY_OFFSETS.get(code) == offset
-
-
-def has_inline_caches(name: str) -> bool:
-    """Whether instruction ``name`` is followed by inline cache entries (the prologue
-    uses only instructions that are not)."""
-    entries = getattr(opcode, "_inline_cache_entries", {})
-    if isinstance(entries, dict):
-        return bool(entries.get(name, 0))
-    return bool(entries[dis.opmap[name]])

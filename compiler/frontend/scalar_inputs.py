@@ -77,25 +77,3 @@ class ScalarVariable(v.TensorVariable):
 def is_array(tracker) -> bool:
     """A traced array proper, not a number standing in for a Python or NumPy scalar."""
     return isinstance(tracker, v.TensorVariable) and not isinstance(tracker, ScalarVariable)
-
-
-def arithmetic(tx, op: str, lhs, rhs):
-    """``lhs op rhs`` where one side is a ScalarVariable and neither an array: in the
-    graph when Python and NumPy agree on the result, else on specialized values."""
-    import operator
-
-    values = []
-    for x in (lhs, rhs):
-        if isinstance(x, ScalarVariable):
-            values.append(x.value)
-        elif x.is_constant() and type(x.as_constant()) in (int, float):
-            values.append(x.as_constant())
-        else:
-            values = None
-            break
-    if values is None or op not in EXACT_OPERATORS:
-        return None  # the caller specializes
-    result = {"+": operator.add, "-": operator.sub, "*": operator.mul}[op](*values)
-    traced = tx.emit({"+": "add", "-": "sub", "*": "mul"}[op], lhs, rhs)
-    inputs = tuple(dict.fromkeys(a for x in (lhs, rhs) if isinstance(x, ScalarVariable) for a in x.inputs))
-    return ScalarVariable(traced.tensor, None, result, inputs)

@@ -137,10 +137,12 @@ def unshare_inits(fn) -> None:
 
 
 def _region(op) -> tuple:
-    """What fixes the region a ``tensor.insert_slice`` writes: its static offsets,
-    sizes and strides and its dynamic ones (the operands after source and dest)."""
+    """What fixes the region a ``tensor.insert_slice`` writes or a
+    ``tensor.extract_slice`` reads: its static offsets, sizes and strides and its
+    dynamic ones (the operands after source and dest, or after source)."""
     static = tuple(str(op.attributes[a]) for a in ("static_offsets", "static_sizes", "static_strides"))
-    return static, tuple(op.operands[i] for i in range(2, len(op.operands)))
+    first = 2 if op.name == "tensor.insert_slice" else 1
+    return static, tuple(op.operands[i] for i in range(first, len(op.operands)))
 
 
 def chain_updates(fn) -> int:
@@ -252,13 +254,6 @@ def copy_read_only_update_targets(fn) -> int:
     return made
 
 
-def _slice_region(op) -> tuple:
-    """What fixes the region a ``tensor.extract_slice`` reads (as ``_region`` does for
-    an insert_slice: the dynamic operands follow its source)."""
-    static = tuple(str(op.attributes[a]) for a in ("static_offsets", "static_sizes", "static_strides"))
-    return static, tuple(op.operands[i] for i in range(1, len(op.operands)))
-
-
 def _init_operand(op) -> int | None:
     """The operand number of the single destination (``outs``/``shared_outs``) of a
     ``linalg`` op or ``scf.forall`` with one result, else None."""
@@ -300,7 +295,7 @@ def update_regions_in_place(fn) -> int:
             (
                 o
                 for o in ops[: ops.index(producer)]
-                if o.name == "tensor.extract_slice" and o.operands[0] == op.operands[1] and _slice_region(o) == region
+                if o.name == "tensor.extract_slice" and o.operands[0] == op.operands[1] and _region(o) == region
             ),
             None,
         )
@@ -327,9 +322,7 @@ def _read_tiles_from_shared_output(loop, init) -> None:
             (
                 o
                 for o in ops
-                if o.name == "tensor.extract_slice"
-                and o.operands[0] == shared
-                and _slice_region(o) == _slice_region(captured)
+                if o.name == "tensor.extract_slice" and o.operands[0] == shared and _region(o) == _region(captured)
             ),
             None,
         )
