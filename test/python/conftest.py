@@ -52,3 +52,14 @@ class CompileCounter:
 @pytest.fixture
 def compile_counter():
     return CompileCounter()
+
+
+@pytest.fixture
+def two_threads():
+    """Parallel kernels split across two threads, whatever the machine; restored after."""
+    import compiler
+
+    before = compiler.config.num_threads
+    compiler.config.num_threads = 2
+    yield
+    compiler.config.num_threads = before

@@ -13,14 +13,6 @@ from runtime.kernel import Kernel, KernelPair
 pytestmark = pytest.mark.usefixtures("fresh_compiler")
 
 
-@pytest.fixture
-def two_threads():
-    before = compiler.config.num_threads
-    compiler.config.num_threads = 2
-    yield
-    compiler.config.num_threads = before
-
-
 def array_and_loss(x):
     y = np.tanh(x) * 2.0 - x
     return y, (y * y).sum(), y.max() > 0.5

@@ -19,14 +19,6 @@ from compiler.dialects.write_in_place import inout_results
 pytestmark = pytest.mark.usefixtures("fresh_compiler", "two_threads")
 
 
-@pytest.fixture
-def two_threads():
-    before = compiler.config.num_threads
-    compiler.config.num_threads = 2
-    yield
-    compiler.config.num_threads = before
-
-
 BIG = 1 << 20  # 8 MiB of float64: well above the runtime's threshold for splitting a call
 
 
