@@ -19,6 +19,8 @@ _EXPORTS = {
     "compile": "compiler.frontend.eval_frame",
     "reset": "compiler.frontend.eval_frame",
     "explain": "compiler.frontend.explain",
+    "mark_dynamic": "compiler.frontend.dynamic_policy",
+    "mark_static": "compiler.frontend.dynamic_policy",
     "set_logs": "compiler.logs",
     "EmberError": "compiler.errors",
     "GraphBreakError": "compiler.errors",

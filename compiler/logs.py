@@ -1,6 +1,6 @@
 """``EMBER_LOGS`` / ``compiler.set_logs``: what Ember prints while it works, like TORCH_LOGS.
 
-Channels: graph_code, guards, recompiles, bytecode, graph_breaks, graph_sizes, ir,
+Channels: graph_code, guards, recompiles, bytecode, graph_breaks, graph_sizes, dynamic, ir,
 output_code, perf (``+all`` or ``all`` for every one). Each message goes to the
 ``compiler.<channel>`` logger, which prints to stderr when the channel is on.
 """
@@ -18,6 +18,7 @@ CHANNELS = (
     "bytecode",
     "graph_breaks",
     "graph_sizes",
+    "dynamic",
     "ir",
     "output_code",
     "perf",

@@ -3,7 +3,8 @@
 A warm call of a small kernel is dominated by Python, not by the kernel: loops over
 arguments, generic checks and list building each cost a fraction of a microsecond.
 ``make_call`` writes, for one signature, a function with one line per argument
-(type, dtype, rank and static-size checks), a memoized shape lookup, the output
+(type, dtype, rank and static-size checks), a memoized shape lookup (keyed by the
+input shapes and the ints of the signature's ``value_inputs``), the output
 allocations (not of in-out outputs: their inputs are returned) and the foreign call — the same thing a person would write by hand.
 The generated source is kept on the function (``__ember_source__``) for reading.
 """
@@ -35,6 +36,7 @@ def call_source(signature, trusted_shapes: list | None = None) -> str:
     else:
         lines += [_check_line(i, t) for i, t in enumerate(signature.inputs)]
         shapes = "".join(f"a{i}.shape, " for i in range(n_in))
+        shapes += "".join(f"int(a{i}), " for i in signature.value_inputs)
         lines += [
             f"    key = ({shapes})",
             "    shapes = shape_cache.get(key)",

@@ -5,7 +5,8 @@ The kernel takes its inputs, then its outputs (destination passing), as
 call returns in its place. A call checks the inputs against the graph's
 signature, picks the code variant compiled for its inputs' layouts, allocates the
 outputs as ordinary NumPy arrays the caller then owns (their shapes from the graph's
-shape program, memoized per input shapes), and makes one foreign call; ctypes
+shape program, memoized per input shapes and the ints of the signature's
+``value_inputs``), and makes one foreign call; ctypes
 releases the GIL for its duration. A parallel kernel's one call hands its parts to
 the native worker pool (``runtime/threads.py``) and returns when all are done.
 """
@@ -23,16 +24,21 @@ from runtime.abi import DYN, ArraySpec
 from runtime.loader import LoadedObject
 from runtime.memref import descriptor, descriptor_type
 
+SHAPE_CACHE_LIMIT = 4096  # memoized output shapes per kernel: bounded, a dict lookup either way
+
 
 @dataclass(frozen=True)
 class Signature:
     """The kernel's arrays. ``inout[j]`` is the index of the input that output ``j`` is
-    written into (``abi.INOUT_ATTR``), None for an output the runtime allocates."""
+    written into (``abi.INOUT_ATTR``), None for an output the runtime allocates.
+    ``value_inputs``: the 0-d integer inputs whose *values* the output shapes depend
+    on (``zeros(n)``); the shape program takes their ints after the input shapes."""
 
     name: str
     inputs: tuple[ArraySpec, ...]
     outputs: tuple[ArraySpec, ...]
     inout: tuple = ()
+    value_inputs: tuple[int, ...] = ()
 
     def __post_init__(self):
         if not self.inout:
@@ -78,6 +84,8 @@ class Kernel:
     """
 
     def __init__(self, signature: Signature, shape_program, build):
+        """``shape_program(shapes)``, or ``shape_program(shapes, values)`` where the
+        signature has ``value_inputs``, gives the output shapes (a list of tuples)."""
         self.signature = signature
         self._build = build
         self._variants: dict[tuple, tuple[Variant, object]] = {}
@@ -95,7 +103,8 @@ class Kernel:
                 "parts_for": threads.parts_for,
             }
             self._call = self._call_trusted = binder.make_call(signature, namespace)
-            if all(t.is_static for t in signature.inputs):
+            # constant output shapes: static inputs, none of whose values sizes an output
+            if all(t.is_static for t in signature.inputs) and not signature.value_inputs:
                 shapes = self._shapes_for(tuple(t.shape for t in signature.inputs))
                 self._call_trusted = binder.make_call(signature, namespace, trusted_shapes=shapes)
 
@@ -136,7 +145,15 @@ class Kernel:
         return self.variant((True,) * len(self.signature.inputs))[0].parallel
 
     def _shapes_for(self, key: tuple) -> list[tuple]:
-        shapes = self._shape_cache[key] = self._shape_program(key)
+        """Output shapes for ``key``: the input shapes, then the ints of the value inputs."""
+        if self.signature.value_inputs:
+            n = len(self.signature.inputs)
+            shapes = self._shape_program(key[:n], key[n:])
+        else:
+            shapes = self._shape_program(key)
+        if len(self._shape_cache) >= SHAPE_CACHE_LIMIT:  # a caller cycling through sizes or ints
+            self._shape_cache.clear()
+        self._shape_cache[key] = shapes
         return shapes
 
     def _reject(self, i: int, a) -> None:
@@ -159,7 +176,7 @@ class Kernel:
     def _call_generic(self, *arrays) -> tuple[np.ndarray, ...]:
         """The call path through ctypes descriptors, where the fast entry is unsupported."""
         inputs = self._check(arrays)
-        key = tuple(a.shape for a in inputs)
+        key = tuple(a.shape for a in inputs) + tuple(int(inputs[i]) for i in self.signature.value_inputs)
         shapes = self._shape_cache.get(key) or self._shapes_for(key)
         sig = self.signature
         outputs = [

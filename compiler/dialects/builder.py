@@ -51,9 +51,17 @@ class FunctionBuilder:
         return TensorType.from_mlir(value.type)
 
     def op(self, name: str, *operands, result: TensorType | None = None, sizes=(), **attrs) -> ir.Value:
+        """Emit ``ember.<name>``: ``operands`` are its tensor operands then its named
+        ``index`` operands (``spec.index_operands``), ``sizes`` its dynamic result sizes."""
         spec = ops.OPS[name]
         with self.context, self._location:
-            types = [self.type_of(v) for v in operands]
+            split = len(operands) - len(spec.index_operands)
+            if split < 0:
+                raise ops.TypeRuleError(f"expects {len(spec.index_operands)} index operands, got {len(operands)}")
+            for v in list(operands[split:]) + list(sizes):
+                if str(v.type) != "index":
+                    raise ops.TypeRuleError(f"expects index operands, got a value of type {v.type}")
+            types = [self.type_of(v) for v in operands[:split]]
             inferred = ops.infer(name, types, attrs, result)
             result_type = ir.IndexType.get() if inferred == ops.INDEX else inferred.to_mlir()
             attributes = {k: ember.to_attribute(kind, attrs[k]) for k, kind in spec.attrs.items()}
@@ -72,6 +80,25 @@ class FunctionBuilder:
 
     def dim(self, value: ir.Value, axis: int) -> ir.Value:
         return self.op("dim", value, axis=axis)
+
+    # -- sizes as values (the ``size`` family): what a symbolic size is traced into
+
+    def size_constant(self, value: int) -> ir.Value:
+        """An ``index`` constant."""
+        return self.op("size_constant", value=int(value))
+
+    def size_arith(self, op: str, lhs: ir.Value, rhs: ir.Value) -> ir.Value:
+        """``lhs <op> rhs`` on ``index`` values, ``op`` one of ``ops.SIZE_ARITH``
+        (add, sub, mul, floordiv, mod, max, min; floordiv and mod as Python's)."""
+        return self.op("size_arith", lhs, rhs, op=op)
+
+    def to_index(self, value: ir.Value) -> ir.Value:
+        """The ``index`` held by a 0-d integer tensor (a Python int argument)."""
+        return self.op("to_index", value)
+
+    def from_index(self, size: ir.Value) -> ir.Value:
+        """An ``index`` as a 0-d ``i64`` tensor (to use a size as an array operand)."""
+        return self.op("from_index", size)
 
     def dynamic_sizes(self, like: ir.Value, result: TensorType) -> list[ir.Value]:
         """``dim`` values of ``like`` for every ``?`` of ``result`` (same axes)."""

@@ -1,12 +1,14 @@
 """The ``ember`` MLIR dialect, defined in Python over IRDL.
 
-Each row of ``ops.OPS`` becomes an op class of the dialect: operands are builtin
-ranked tensors (static or ``?`` sizes), trailing dynamic-size operands are
-``index`` values, attributes are builtin attributes. Ops print in MLIR's generic
-form, e.g.::
+Each row of ``ops.OPS`` becomes an op class of the dialect: tensor operands are
+builtin ranked tensors (static or ``?`` sizes), named index operands (the ``size``
+family's) and trailing dynamic-size operands are ``index`` values, attributes are
+builtin attributes; the result is a tensor, or an ``index`` for ``dim`` and the
+size ops. Ops print in MLIR's generic form, e.g.::
 
     %0 = "ember.add"(%a, %b) : (tensor<4x?xf32>, tensor<4x?xf32>) -> tensor<4x?xf32>
     %1 = "ember.sum"(%0) {axes = array<i64: 1>, keepdims = false} : (tensor<4x?xf32>) -> tensor<4xf32>
+    %2 = "ember.size_arith"(%n, %c2) {op = "sub"} : (index, index) -> index
 
 IRDL checks the op's structure; the op's semantics (shapes, dtypes, axes) are
 checked by ``verify_invariants``, which runs the op's type rule and reports a
@@ -47,10 +49,11 @@ def _verify(op) -> bool:
 
 def _define(spec: ops.OpSpec) -> type:
     annotations: dict[str, Any] = {n: ext.Operand[ir.RankedTensorType] for n in spec.operands}
+    annotations.update({n: ext.Operand[ir.IndexType] for n in spec.index_operands})
     if spec.sizes:
         annotations["sizes"] = Sequence[ext.Operand[ir.IndexType]]
     annotations.update({n: Any for n in spec.attrs})
-    annotations["result"] = ext.Result[ir.IndexType if spec.name == "dim" else ir.RankedTensorType]
+    annotations["result"] = ext.Result[ir.IndexType if spec.index_result else ir.RankedTensorType]
     body = {
         "__annotations__": annotations,
         "__doc__": f"ember.{spec.name} ({spec.family})",
@@ -132,9 +135,17 @@ def tensor_operands(op: ir.Operation) -> list:
     return list(op.operands)[: len(spec.operands)]
 
 
-def size_operands(op: ir.Operation) -> list:
+def index_operands(op: ir.Operation) -> list:
+    """The op's named ``index`` operands (``size_arith``'s two, ``from_index``'s one)."""
     spec = ops.OPS[op.name.removeprefix("ember.")]
-    return list(op.operands)[len(spec.operands) :]
+    first = len(spec.operands)
+    return list(op.operands)[first : first + len(spec.index_operands)]
+
+
+def size_operands(op: ir.Operation) -> list:
+    """The op's trailing dynamic result sizes (one per ``?`` of the result)."""
+    spec = ops.OPS[op.name.removeprefix("ember.")]
+    return list(op.operands)[len(spec.operands) + len(spec.index_operands) :]
 
 
 def check_op(op: ir.Operation):
@@ -143,7 +154,7 @@ def check_op(op: ir.Operation):
     attrs = op_attributes(op)
     operand_types = [TensorType.from_mlir(v.type) for v in tensor_operands(op)]
     declared = op.results[0].type
-    if spec.name == "dim":
+    if spec.index_result:
         ops.infer(spec.name, operand_types, attrs)
         return
     try:

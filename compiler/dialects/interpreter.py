@@ -13,8 +13,9 @@ means the type rules (``ops.py``) and NumPy disagree, which is a bug we want to 
 about at the op that caused it, not as a wrong answer three ops later.
 
 Values are NumPy arrays (0-d arrays for scalars, never NumPy scalars) and ``index``
-values (what ``ember.dim`` produces, what the ``?`` size operands consume) are
-Python ints.
+values (what ``ember.dim`` and the size ops produce, what the ``?`` size operands
+consume) are Python ints, so size arithmetic is Python's own (``//`` floors, ``%``
+takes the divisor's sign, a zero divisor raises ``ZeroDivisionError``).
 """
 
 from __future__ import annotations
@@ -209,6 +210,26 @@ def _dim(x, attrs, out):
     return int(x.shape[attrs["axis"]])
 
 
+# ----------------------------------------------------------------------------- sizes
+
+
+def _size_constant(attrs, out):
+    return int(attrs["value"])
+
+
+def _size_arith(lhs, rhs, attrs, out):
+    """Python's int arithmetic (``ops.SIZE_ARITH``): ``//`` floors, ``% 0`` raises."""
+    return ops.SIZE_ARITH[attrs["op"]](lhs, rhs)
+
+
+def _to_index(x, attrs, out):
+    return int(x[()])
+
+
+def _from_index(size, attrs, out):
+    return np.array(size, dtype=np.int64)
+
+
 # ----------------------------------------------------------------------------- the table
 
 
@@ -234,12 +255,17 @@ def _table() -> dict[str, Callable]:
             "concatenate": _concatenate,
             "constant": _constant,
             "dim": _dim,
+            "size_constant": _size_constant,
+            "size_arith": _size_arith,
+            "to_index": _to_index,
+            "from_index": _from_index,
         }
     )
     return table
 
 
-# op name (without ``ember.``) -> impl(*tensor operands, attrs, out) -> array (or int for ``dim``).
+# op name (without ``ember.``) -> impl(*tensor operands, *index operands, attrs, out) -> array
+# (or an int for ops with an ``index`` result: ``dim`` and the size ops).
 # ``out`` is the declared result type with its ``?`` sizes filled in from the size operands.
 IMPLS: dict[str, Callable] = _table()
 
@@ -323,7 +349,7 @@ def _step(op: ir.Operation, env: dict) -> None:
         raise NotImplementedError(f"the interpreter cannot run '{name}' (at {op.location})")
     short = name.removeprefix("ember.")
     attrs = ember.op_attributes(op)
-    operands = [env[v] for v in ember.tensor_operands(op)]
+    operands = [env[v] for v in ember.tensor_operands(op) + ember.index_operands(op)]
     if ops.OPS[short].family in ELEMENTWISE and len({x.shape for x in operands}) > 1:
         # equal types, but ``?`` sizes that disagree: NumPy would broadcast a 1 silently
         raise ValueError(
@@ -331,7 +357,7 @@ def _step(op: ir.Operation, env: dict) -> None:
             + " vs ".join(str(x.shape) for x in operands)
         )
     result = op.results[0]
-    if short == "dim":
+    if ops.OPS[short].index_result:
         env[result] = IMPLS[short](*operands, attrs, None)
         return
     declared = TensorType.from_mlir(result.type)

@@ -16,10 +16,19 @@ operands of one type (same shape, same dtype) and the frontend inserts
 operands' types (``broadcast_to``, ``reshape``, ``slice``, ``cast``, ``iota``) take the result
 type from the builder and the rule only checks it; their dynamic result sizes are
 passed as trailing ``index`` operands, one per ``?`` of the result, in order.
+
+Sizes themselves are values too: the ``size`` family computes ``index`` values
+(``size_constant``, ``size_arith``) and moves between them and 0-d integer tensors
+(``to_index``, ``from_index``), so that a symbolic size such as ``s0 // 2`` or a
+Python int argument ``n`` can size a result. An op's operands are its tensor operands
+(``operands``), then its named ``index`` operands (``index_operands``), then its
+dynamic result sizes (``sizes``); rules see the tensor operands' types only, since
+an ``index`` operand has no type to check.
 """
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -30,7 +39,7 @@ class TypeRuleError(ValueError):
     """An op's operands or attributes do not fit its rule."""
 
 
-INDEX = "index"  # result kind of ops that produce an ``index`` (ember.dim)
+INDEX = "index"  # what the rule of an op producing an ``index`` returns (ember.dim, the size family)
 
 
 @dataclass(frozen=True)
@@ -42,6 +51,8 @@ class OpSpec:
     attrs: dict = field(default_factory=dict)  # attribute name -> kind (see ATTR_KINDS)
     sizes: bool = False  # trailing variadic ``index`` operands: dynamic result sizes
     result_given: bool = False  # the builder supplies the result type
+    index_operands: tuple[str, ...] = ()  # named ``index`` operands, after the tensor operands
+    index_result: bool = False  # the result is an ``index``, not a tensor (the rule returns INDEX)
 
 
 # Attribute kinds: how a Python value is stored as an MLIR attribute (see ember.py).
@@ -308,6 +319,43 @@ def _constant_rule(attrs, result=None):
     return TensorType.of_array(attrs["value"])
 
 
+# ----------------------------------------------------------------------------- sizes
+
+# ``size_arith``'s ops on ``index`` values, as Python computes them on ints (the
+# interpreter and the shape program call these): ``floordiv`` rounds toward negative
+# infinity, ``mod`` takes the divisor's sign, a zero divisor raises ZeroDivisionError.
+SIZE_ARITH: dict[str, Callable[[int, int], int]] = {
+    "add": operator.add,
+    "sub": operator.sub,
+    "mul": operator.mul,
+    "floordiv": operator.floordiv,
+    "mod": operator.mod,
+    "max": max,
+    "min": min,
+}
+
+
+def _size_constant_rule(attrs, result=None):
+    return INDEX
+
+
+def _size_arith_rule(attrs, result=None):
+    _require(
+        attrs["op"] in SIZE_ARITH, f"unknown size arithmetic {attrs['op']!r}, expected one of {', '.join(SIZE_ARITH)}"
+    )
+    return INDEX
+
+
+def _to_index_rule(x, attrs, result=None):
+    _require(x.rank == 0, f"to_index needs a 0-d tensor, got {x}")
+    _require(x.dtype in INTEGERS, f"to_index needs an integer element type ({', '.join(INTEGERS)}), got {x.dtype}")
+    return INDEX
+
+
+def _from_index_rule(attrs, result=None):
+    return TensorType((), "i64")
+
+
 # ----------------------------------------------------------------------------- the table
 
 
@@ -337,7 +385,13 @@ def _table() -> dict[str, OpSpec]:
         OpSpec("iota", "iota", (), _iota_rule, {"axis": "i64"}, sizes=True, result_given=True),
         OpSpec("concatenate", "concatenate", ("lhs", "rhs"), _concatenate_rule, {"axis": "i64"}),
         OpSpec("constant", "constant", (), _constant_rule, {"value": "dense"}),
-        OpSpec("dim", "dim", ("x",), _dim_rule, {"axis": "i64"}),
+        OpSpec("dim", "dim", ("x",), _dim_rule, {"axis": "i64"}, index_result=True),
+        OpSpec("size_constant", "size", (), _size_constant_rule, {"value": "i64"}, index_result=True),
+        OpSpec(
+            "size_arith", "size", (), _size_arith_rule, {"op": "str"}, index_operands=("lhs", "rhs"), index_result=True
+        ),
+        OpSpec("to_index", "size", ("x",), _to_index_rule, index_result=True),
+        OpSpec("from_index", "size", (), _from_index_rule, index_operands=("size",)),
     ]
     return {s.name: s for s in specs}
 

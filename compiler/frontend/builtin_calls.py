@@ -72,12 +72,10 @@ def call_builtin(tx, fn, args: list, kwargs: dict) -> v.VariableTracker:
 
 def _len(tx, obj):
     if isinstance(obj, v.TensorVariable):
-        t = obj.tensor.type
-        if t.rank == 0:
+        t = obj.tensor
+        if t.type.rank == 0:
             raise v.UserError(TypeError("len() of unsized object"))
-        if t.shape[0] is None:
-            raise Unsupported("len() of an array whose leading size is symbolic")
-        return v.ConstantVariable(t.shape[0])
+        return v.sym_or_constant(tx.output.emitter.shape(t)[0])
     if isinstance(obj, (v.BaseListVariable, v.DictVariable, v.ListIteratorSource)):
         return v.ConstantVariable(len(obj.items))
     if obj.is_constant():
@@ -199,6 +197,8 @@ def _slice(tx, *args):
 
 def _scalar_conversion(fn):
     def call(tx, x=None, *rest):
+        if fn is int and isinstance(x, v.SymIntVariable) and not rest:
+            return x  # int(n) of a symbolic int is itself
         if isinstance(x, v.TensorVariable):
             raise Unsupported(
                 f"{fn.__name__}() of an array reads its data", hint="data-dependent Python values are graph breaks"

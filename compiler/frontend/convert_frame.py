@@ -19,12 +19,13 @@ import numpy as np
 
 from compiler import config, logs
 from compiler.backends import EagerGraph, compile_graph
-from compiler.dialects.guard_metadata import GuardMetadata
+from compiler.dialects.guard_metadata import GuardMetadata, Symbol
 from compiler.dialects.write_in_place import mark_written_in_place
 from compiler.errors import BackendError, GraphBreakError, InvalidBackend, Location, Unsupported
 from compiler.frontend import bytecode_versions, entry_codegen, graph_break, mutation
 from compiler.frontend import variables as v
 from compiler.frontend import wrap as wrapping
+from compiler.frontend.dynamic_policy import DynamicPolicy
 from compiler.frontend.output_graph import TRACE_LOCK, OutputGraph, format_graph
 from compiler.frontend.sources import ClosureSource, LocalSource
 from compiler.frontend.symbolic_convert import BreakHere, InstructionTranslator
@@ -48,7 +49,7 @@ class Entry:
     resumes: list = field(default_factory=list)  # the resume functions (compiled) the entry may call
 
 
-def convert(fn, args: tuple, kwargs: dict, options) -> Entry:
+def convert(fn, args: tuple, kwargs: dict, options, policy: DynamicPolicy | None = None) -> Entry:
     if logs.enabled("bytecode"):
         logs.log(
             "bytecode",
@@ -60,7 +61,8 @@ def convert(fn, args: tuple, kwargs: dict, options) -> Entry:
         )
     with TRACE_LOCK:
         start = time.perf_counter()
-        output = _new_output(fn, options)
+        policy = policy or DynamicPolicy(options.dynamic)
+        output = _new_output(fn, options, policy)
         tx = None
         try:
             unsupported = bytecode_versions.unsupported_reason(sys.version_info)
@@ -85,7 +87,7 @@ def convert(fn, args: tuple, kwargs: dict, options) -> Entry:
                 raise GraphBreakError(e) from None
             point = graph_break.break_point(fn, e)
             if point is not None:
-                entry = _trace_to_break(fn, args, kwargs, options, point)
+                entry = _trace_to_break(fn, args, kwargs, options, point, policy)
                 if entry is not None:
                     return entry
             return _fallback(fn, output, e, options, tx)
@@ -105,9 +107,9 @@ def convert(fn, args: tuple, kwargs: dict, options) -> Entry:
             return _fallback(fn, output, Unsupported(f"internal error {type(bug).__name__}: {bug}", where), options, tx)
 
 
-def _new_output(fn, options) -> OutputGraph:
+def _new_output(fn, options, policy=None) -> OutputGraph:
     budget = config.max_graph_ops if options.max_graph_ops is None else options.max_graph_ops
-    return OutputGraph(_graph_name(fn), max_ops=budget)
+    return OutputGraph(_graph_name(fn), max_ops=budget, policy=policy or DynamicPolicy(options.dynamic))
 
 
 def _graph_name(fn) -> str:
@@ -147,7 +149,11 @@ def _finish(fn, output: OutputGraph, result, options, start, point=None, tx=None
     ``point`` (a BreakPoint) and ``tx`` (the translator stopped before it), for a trace
     that ends in a graph break: the entry then runs the breaking instruction and
     returns what the resume function returns (``graph_break.py``)."""
-    plan = entry_codegen.ResultPlan(input_index=output.input_index, input_sources=[i.source for i in output.inputs])
+    plan = entry_codegen.ResultPlan(
+        input_index=output.input_index,
+        input_sources=[i.source for i in output.inputs],
+        size_exprs=output.guards.size_exprs,
+    )
     array_writes = mutation.writebacks(output)
     effects = entry_codegen.effect_lines(
         plan, output.mutated, output.attribute_writes, output.global_writes, array_writes
@@ -178,7 +184,7 @@ def _finish(fn, output: OutputGraph, result, options, start, point=None, tx=None
         plan.namespace,
         write_lines=write_lines,
     )
-    logs.log("guards", "GUARDS %s\n%s", fn.__qualname__, "\n".join(f"  - {g.text}" for g in guards))
+    logs.log("guards", "GUARDS %s\n%s", fn.__qualname__, "\n".join(f"  - {_guard_line(g, output)}" for g in guards))
     logs.log("output_code", "ENTRY CODE %s\n%s", fn.__qualname__, entry.__ember_source__)
     total = time.perf_counter() - start
     logs.log(
@@ -198,6 +204,16 @@ def _finish(fn, output: OutputGraph, result, options, start, point=None, tx=None
     )
 
 
+def _guard_line(guard, output) -> str:
+    """A guard for the ``guards`` log; a symbolic one also over symbols (``# 2*s0 < 16``)."""
+    if guard.kind != "symbolic":
+        return guard.text
+    shape_guard = next((g for g in output.shape_env.guards if g.text == guard.text), None)
+    if shape_guard is None or shape_guard.symbolic == guard.text:
+        return guard.text
+    return f"{guard.text}  # {shape_guard.symbolic}"
+
+
 def _input_expr(plan, graph_input) -> str:
     """How the entry fetches a graph input: a float argument as a 0-d array."""
     if graph_input.scalar:
@@ -207,9 +223,12 @@ def _input_expr(plan, graph_input) -> str:
 
 def _finish_graph(fn, output: OutputGraph, plan, inout):
     """The traced graph as a module returning ``plan.outputs``, logged."""
+    symbols = [Symbol(name, source, hint) for name, source, hint in output.shape_env.symbols_table()]
     module = output.builder.finish(
         [t.tensor.value for t in plan.outputs],
-        GuardMetadata(output.guards.records(), [], [i.source.name() for i in output.inputs], output.written_sources),
+        GuardMetadata(
+            output.guards.records(), symbols, [i.source.name() for i in output.inputs], output.written_sources
+        ),
     )
     with module.context:
         mark_written_in_place(module.body.operations[0], inout)
@@ -223,21 +242,48 @@ def _finish_graph(fn, output: OutputGraph, plan, inout):
             format_graph(module, output.inputs),
         )
     if logs.enabled("graph_sizes"):
-        logs.log(
-            "graph_sizes",
-            "GRAPH SIZES %s\n%s",
-            fn.__qualname__,
-            "\n".join(f"  {i.source.name()}: {i.type}" for i in output.inputs),
-        )
+        logs.log("graph_sizes", "TRACED GRAPH TENSOR SIZES %s\n%s", fn.__qualname__, graph_sizes(module, output))
     return module
 
 
-def _trace_to_break(fn, args, kwargs, options, point) -> Entry | None:
+def graph_sizes(module, output: OutputGraph) -> str:
+    """Every value's sizes, symbolic and concrete, as Dynamo's ``graph_sizes`` prints them:
+    ``%arg0 <- L['x']: (s0, 3)`` then ``(concrete): (8, 3)``."""
+    from compiler.dialects.types import TensorType
+    from compiler.frontend.numpy_core import Tensor, shape_text
+
+    em, env = output.emitter, output.shape_env
+    block = module.body.operations[0].regions[0].blocks[0]
+    named = [(f"%arg{i}", a, f" <- {g.source.name()}") for i, (a, g) in enumerate(zip(block.arguments, output.inputs))]
+    named += [(f"%{k}", op.results[0], f" ({op.name})") for k, op in enumerate(_tensor_ops(block))]
+    lines = []
+    for name, value, note in named:
+        try:
+            shape = em.shape(Tensor(value, TensorType.from_mlir(value.type)))
+        except (NotImplementedError, ValueError):
+            continue
+        concrete = tuple(env.size_hint(d) for d in shape)
+        lines.append(f"  {name}{note}: {shape_text(shape)}")
+        if any(not isinstance(d, int) for d in shape):
+            lines.append(f"  {name} (concrete): {shape_text(concrete)}")
+    return "\n".join(lines)
+
+
+def _tensor_ops(block):
+    from compiler.mlir import ir
+
+    for op in block.operations:
+        op = op.operation
+        if op.name != "func.return" and len(op.results) == 1 and isinstance(op.results[0].type, ir.RankedTensorType):
+            yield op
+
+
+def _trace_to_break(fn, args, kwargs, options, point, policy) -> Entry | None:
     """Trace ``fn`` again, stopping before the breaking instruction, and build the
     entry that breaks there; None (the caller falls back to CPython) when the state at
     the break cannot be handed to CPython."""
     start = time.perf_counter()
-    output = _new_output(fn, options)
+    output = _new_output(fn, options, policy)
     tx = _root_translator(fn, args, kwargs, output)
     tx.stop_at = point.index
     try:

@@ -51,6 +51,7 @@ class ResultPlan:
     input_index: object = None  # callable: tracker -> graph input index or None
     input_sources: list = field(default_factory=list)
     uses: dict = field(default_factory=dict)  # output index -> how many expressions read it
+    size_exprs: dict = field(default_factory=dict)  # symbolic source name -> the entry's text for it
 
     def ref(self, obj) -> str:
         name = generated(f"CONST{len(self.namespace)}")
@@ -70,9 +71,13 @@ class ResultPlan:
                 k = len(self.outputs)
                 self.outputs.append(tracker)
             self.uses[k] = self.uses.get(k, 0) + 1
-            if getattr(tracker.tensor, "weak", False):  # a Python float computed in the graph
-                return f"{generated('float')}({_OUT}[{k}][()])"
+            if getattr(tracker.tensor, "weak", False):  # a Python number computed in the graph
+                kind = "float" if tracker.tensor.dtype.kind == "f" else "int"
+                return f"{generated(kind)}({_OUT}[{k}][()])"
             return f"{_OUT}[{k}][()]" if returns_numpy_scalar(tracker) else f"{_OUT}[{k}]"
+        if isinstance(tracker, v.SymIntVariable):  # computed from the sizes' sources, in Python
+            env = tracker.value.env
+            return f"({env.format(tracker.value.expr, source_expr=self.size_exprs.__getitem__, builtin=generated)})"
         if isinstance(tracker, v.ConstantVariable):
             value = tracker.value
             if type(value) in _LITERALS and not (

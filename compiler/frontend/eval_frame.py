@@ -27,6 +27,7 @@ from compiler import config, logs
 from compiler.errors import InvalidArgument
 from compiler.frontend import bytecode_versions
 from compiler.frontend.convert_frame import convert
+from compiler.frontend.dynamic_policy import DynamicPolicy
 from compiler.frontend.entry_codegen import MISS
 from compiler.frontend.guards import failing_guards, now_value
 from compiler.frontend.sources import generated
@@ -55,6 +56,7 @@ class CompiledFunction:
         self._compile_lock = threading.RLock()  # reentrant: a compiled function may call itself
         self.last_entry = None  # the entry the latest miss made (a resume function's: of any call)
         self._warned = False
+        self._policy = DynamicPolicy(options.dynamic)  # automatic dynamic: what changed between traces
         functools.update_wrapper(self, fn)
         _all_compiled.add(self)
 
@@ -93,7 +95,7 @@ class CompiledFunction:
                         return self._fn(*args, **kwargs)
                     if self._entries:
                         self._log_recompile(args, kwargs)
-                    entry = convert(self._fn, args, kwargs, self._options)
+                    entry = convert(self._fn, args, kwargs, self._options, self._policy)
                     self._entries = [entry, *self._entries]  # a new list: calls iterating the old one go on
                     break
             for entry in fresh:  # run outside the lock: a call may take long, or call this function
@@ -151,6 +153,7 @@ class CompiledFunction:
     def reset(self) -> None:
         self._entries.clear()
         self._warned = False
+        self._policy = DynamicPolicy(self._options.dynamic)
 
 
 class ResumeFunction(CompiledFunction):
@@ -173,6 +176,8 @@ def compile(fn=None, *, backend="cpu", dynamic=None, fullgraph=False, options=No
     unknown = set(options) - _KNOWN_OPTIONS
     if unknown:
         raise InvalidArgument(f"compile(): unknown option(s) {sorted(unknown)} (known: {sorted(_KNOWN_OPTIONS)})")
+    if dynamic not in (None, True, False):
+        raise InvalidArgument(f"compile(): dynamic={dynamic!r} (expected None, True or False)")
     if isinstance(backend, str) and backend not in ("cpu", "eager"):
         raise InvalidArgument(f"compile(): unknown backend {backend!r} (expected 'cpu', 'eager' or a callable)")
     if not isinstance(backend, str) and not callable(backend):

@@ -36,6 +36,9 @@ class Guard:
     def record(self) -> GuardRecord:
         return GuardRecord(self.kind, self.text, (self.source.name(),))
 
+    def __str__(self) -> str:
+        return self.text
+
 
 @dataclass
 class GuardSet:
@@ -43,6 +46,8 @@ class GuardSet:
 
     guards: list[Guard] = field(default_factory=list)
     objects: dict[str, object] = field(default_factory=dict)  # OBJn -> object
+    shape_env: object = None  # symbolic_shapes.ShapeEnv: its guards come after all others
+    size_exprs: dict[str, str] = field(default_factory=dict)  # symbolic source name -> entry text
     _seen: set = field(default_factory=set)
     _ids: dict[int, str] = field(default_factory=dict)
 
@@ -91,16 +96,23 @@ class GuardSet:
             f"list({source.name()}.keys()) == {list(keys)!r}",
         )
 
-    def tensor_match(self, source: Source, array: np.ndarray) -> None:
+    def tensor_match(self, source: Source, array: np.ndarray, dynamic_axes=()) -> None:
         """Class, dtype, rank and sizes of an array (strides are the runtime's business:
-        kernels are specialized on contiguity when called)."""
+        kernels are specialized on contiguity when called). The sizes of ``dynamic_axes``
+        are symbolic: only the shape environment's guards say what they may be."""
         e = source.expr()
+        shape = tuple(array.shape)
+        if dynamic_axes:
+            static = [f"{e}.shape[{i}] == {d}" for i, d in enumerate(shape) if i not in dynamic_axes]
+            sizes = " and ".join([f"{e}.ndim == {len(shape)}", *static])
+            shown = "(" + ", ".join("?" if i in dynamic_axes else str(d) for i, d in enumerate(shape)) + ")"
+        else:
+            sizes, shown = f"{e}.shape == {shape!r}", str(shape)
         self._add(
             "tensor",
             source,
-            f"{_TYPE}({e}) is {self._ref(type(array))} and {e}.dtype is {self._ref(array.dtype)} "
-            f"and {e}.shape == {tuple(array.shape)!r}",
-            f"{source.name()}: {type(array).__name__}, dtype={array.dtype}, shape={tuple(array.shape)}",
+            f"{_TYPE}({e}) is {self._ref(type(array))} and {e}.dtype is {self._ref(array.dtype)} and {sizes}",
+            f"{source.name()}: {type(array).__name__}, dtype={array.dtype}, shape={shown}",
         )
 
     def writeable(self, source: Source, writeable: bool) -> None:
@@ -136,11 +148,38 @@ class GuardSet:
 
     def ordered(self) -> list[Guard]:
         """In installation order: a container's guard comes before its elements' (``len(ops)
-        == 2`` before ``ops[1] == 'inc'``), and a value's type before its value."""
-        return list(self.guards)
+        == 2`` before ``ops[1] == 'inc'``), and a value's type before its value. The guards
+        over symbolic sizes come last: they read sizes whose arrays are guarded first."""
+        return list(self.guards) + self.shape_guards()
+
+    def shape_guards(self) -> list[Guard]:
+        """The shape environment's guards as entry guards: plain Python over the sizes'
+        sources (``2*x.shape[0] >= 16``), no sympy at call time."""
+        env = self.shape_env
+        if env is None or not env.guards:
+            return []
+        exprs = env.guard_expressions(self.size_exprs.__getitem__, builtin=generated)
+        return [
+            Guard("symbolic", _SizeSource(self.size_exprs[g.sources[0]], g.sources[0]), expr, g.text)
+            for g, expr in zip(env.guards, exprs)
+        ]
 
     def records(self) -> list[GuardRecord]:
         return [g.record() for g in self.ordered()]
+
+
+@dataclass(frozen=True)
+class _SizeSource(Source):
+    """A symbolic size or int as a source: what a recompile reports the new value of."""
+
+    text: str
+    source_name: str
+
+    def expr(self) -> str:
+        return self.text
+
+    def name(self) -> str:
+        return self.source_name
 
 
 def _describe(value) -> str:

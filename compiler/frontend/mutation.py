@@ -35,14 +35,16 @@ from __future__ import annotations
 
 import dataclasses
 import operator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from compiler.dialects import ops as ember_ops
-from compiler.dialects.types import DYN, TensorType
+from compiler.dialects.types import TensorType
 from compiler.errors import Unsupported
 from compiler.frontend import variables as v
+from compiler.frontend.numpy_core import same_size
+from compiler.frontend.symbolic_shapes import SymInt
 
 VIEW_OPS = ("slice", "squeeze", "expand_dims", "transpose", "reshape")
 # Calls whose result NumPy makes a view of their first (array) operand.
@@ -81,6 +83,7 @@ class ViewStep:
     operand: TensorType
     result: TensorType
     ravel: bool = False  # a reshape made by ravel (a view in fewer cases than reshape(-1))
+    sizes: tuple = field(default=((), ()), compare=False)  # symbolic sizes of operand and result
 
     def attr(self, name):
         return dict(self.attrs)[name]
@@ -89,9 +92,8 @@ class ViewStep:
         """The NumPy index doing this step (slice, squeeze, expand_dims), else None."""
         if self.op == "slice":
             items = []
-            for size, start, step, length in zip(
-                self.operand.shape, self.attr("starts"), self.attr("steps"), self.result.shape
-            ):
+            operand, result = self.sizes if self.sizes[0] else (self.operand.shape, self.result.shape)
+            for size, start, step, length in zip(operand, self.attr("starts"), self.attr("steps"), result):
                 items.append(_python_slice(size, start, step, length))
             return tuple(items)
         if self.op == "squeeze":
@@ -105,15 +107,31 @@ class ViewStep:
 
 
 def _python_slice(size, start: int, step: int, length) -> slice:
-    if length is DYN:
-        return slice(None, None, step)
+    if isinstance(length, SymInt):
+        return _symbolic_slice(size, start, step, length)
     if length == 0:
         return slice(0, 0, 1)
-    if size is DYN:  # an int 0 or -1 into a symbolic size (a length-1 slice)
-        return slice(start, (start + 1) or None, 1)
+    if isinstance(size, SymInt):  # a length-1 slice of a symbolic size
+        if start < 0:
+            return slice(start, (start + 1) or None, 1)
+        return slice(start, start + 1, 1)
     first = start + size if start < 0 else start
     stop = first + length * step
     return slice(first, None if stop < 0 else stop, step)
+
+
+def _symbolic_slice(size, start: int, step: int, length: SymInt) -> slice:
+    """A Python slice for ``length`` elements from ``start`` by ``step``: its stop as a
+    constant from the beginning or from the end (``x[1:-1]``)."""
+    env = length.env
+    first = start + size if start < 0 else start
+    stop = env.normalize(first + length * step)
+    if not isinstance(stop, SymInt):
+        return slice(start, None if stop < 0 else stop, step)
+    from_end = env.normalize(stop - size) if isinstance(size, SymInt) else None
+    if from_end is not None and not isinstance(from_end, SymInt):
+        return slice(start, from_end if from_end < 0 else None, step)
+    raise Unsupported(f"a view whose stop is {stop} (neither from the beginning nor from the end)")
 
 
 def _normalize(value):
@@ -122,7 +140,7 @@ def _normalize(value):
     return value
 
 
-def steps_from_records(records, parent, result, ravel: bool = False) -> tuple | None:
+def steps_from_records(records, parent, result, ravel: bool = False, emitter=None) -> tuple | None:
     """The view steps the recorded ops make from ``parent`` to ``result`` (Tensors),
     or None when they are not a chain of view ops (the result is then not followed)."""
     steps, current = [], parent.value
@@ -134,7 +152,10 @@ def steps_from_records(records, parent, result, ravel: bool = False) -> tuple | 
         if name == "reshape" and (sizes or not res.type.is_static):
             return None
         normalized = tuple(sorted((k, _normalize(a)) for k, a in attrs.items()))
-        steps.append(ViewStep(name, normalized, operands[0].type, res.type, ravel and name == "reshape"))
+        em_sizes = ((), ())
+        if emitter is not None and not (operands[0].type.is_static and res.type.is_static):
+            em_sizes = (emitter.shape(operands[0]), emitter.shape(res))
+        steps.append(ViewStep(name, normalized, operands[0].type, res.type, ravel and name == "reshape", em_sizes))
         current = res.value
     if current != result.value:
         return None
@@ -144,9 +165,9 @@ def steps_from_records(records, parent, result, ravel: bool = False) -> tuple | 
 def forward(em, t, step: ViewStep):
     """``step`` applied to the Tensor ``t`` (a new value of the step's parent)."""
     if step.op == "slice":
-        sizes = [em.dim(t, a) for a, d in enumerate(step.result.shape) if d is DYN]
-        return em.emit(
-            "slice", t, result=step.result, sizes=sizes, starts=step.attr("starts"), steps=step.attr("steps")
+        shape = step.sizes[1] if step.sizes[1] else step.result.shape
+        return em.emit_shaped(
+            "slice", t, shape=shape, dtype=step.result.dtype, starts=step.attr("starts"), steps=step.attr("steps")
         )
     if step.op == "reshape":
         return em.emit("reshape", t, result=step.result)
@@ -266,7 +287,7 @@ def track_view(tx, parent, result, records, parent_tensor, fn=None) -> v.Variabl
     if getattr(parent_tensor, "scalar", False) or getattr(result._tensor, "scalar", False):
         return result  # a NumPy scalar is immutable: its "views" are new values
     ravel = isinstance(fn, str) and fn == "ravel" or fn is np.ravel
-    steps = steps_from_records(records, parent_tensor, result._tensor, ravel)
+    steps = steps_from_records(records, parent_tensor, result._tensor, ravel, tx.output.emitter)
     base = ensure_base(tx, parent)
     deps = all_deps(parent)
     if steps is None or parent.steps is None:
@@ -410,10 +431,10 @@ def _store_result(tx, out, result, what: str) -> None:
         raise Unsupported(f"{what} with a result that is not an array")
     em = tx.output.emitter
     target, res = out.tensor, result.tensor
-    shape, _ = em.broadcast_shape([res, target], what)
-    if shape != target.shape:
+    shape, target_shape = em.broadcast_shape([res, target], what), em.shape(target)
+    if not _same_shape(shape, target_shape):
         raise Unsupported(f"{what}: the result's shape does not fit the output (NumPy raises)")
-    new = em.broadcast_to(em.cast(res, target.dtype), target.shape, target)
+    new = em.broadcast_to(em.cast(res, target.dtype), target_shape)
     write(tx, out, new)
 
 
@@ -447,10 +468,14 @@ def _fit(tx, t, region, what: str, strip_leading: bool):
         if any(d != 1 for d in extra):
             raise Unsupported(f"{what}: a value of shape {t.shape} into {region.shape} (NumPy raises)")
         t = em.emit("squeeze", t, axes=tuple(range(len(extra))))
-    shape, _ = em.broadcast_shape([t, region], what)
-    if shape != region.shape:
+    shape, region_shape = em.broadcast_shape([t, region], what), em.shape(region)
+    if not _same_shape(shape, region_shape):
         raise Unsupported(f"{what}: a value of shape {t.shape} into {region.shape} (NumPy raises)")
-    return em.broadcast_to(t, region.shape, region)
+    return em.broadcast_to(t, region_shape)
+
+
+def _same_shape(a: tuple, b: tuple) -> bool:
+    return len(a) == len(b) and all(same_size(x, y) for x, y in zip(a, b))
 
 
 def _value_tensor(tx, value, region, convert, what: str):

@@ -7,6 +7,16 @@ A ``Tensor`` is an SSA value of the function being traced plus its Ember type
 explicitly, normalizing axes, and refusing unsupported keyword arguments with a
 ``NotImplementedError`` that names the function and the argument (the frontend
 turns it into a fallback to CPython).
+
+**Symbolic sizes.** The MLIR type only says ``?``; which size a ``?`` is lives here:
+``shape(t)`` gives a value's sizes as ints and :class:`SymInt` expressions of the
+trace's shape environment (``s0``, ``s0 - 2``), so that broadcasting ``s0`` against
+``s1`` asks the environment (a guard ``s1 == s0``) instead of assuming. Ops whose
+result sizes are operands (``broadcast_to``, ``slice``, ``reshape``, ``iota``) are
+emitted with ``emit_shaped``, which turns each symbolic size into an ``index`` value
+of the graph (``size_value``: ``ember.dim`` of an input for a symbol, ``ember.to_index``
+of an int input, ``ember.size_arith`` for an expression); every other op's symbolic
+sizes follow from its operands' (``symbolic_result_shape``).
 """
 
 from __future__ import annotations
@@ -14,10 +24,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import sympy
 
 from compiler.dialects.builder import FunctionBuilder
+from compiler.dialects.ops import OPS
 from compiler.dialects.types import DYN, TensorType
 from compiler.frontend import promotion
+from compiler.frontend.symbolic_shapes import ShapeEnv, SymInt
 from compiler.mlir import ir
 
 NOVALUE = np._NoValue  # NumPy's "argument not given" default (keepdims, initial, where)
@@ -43,13 +56,6 @@ class Tensor:
     @property
     def ndim(self) -> int:
         return self.type.rank
-
-
-@dataclass(frozen=True)
-class SymbolicSize:
-    """A size known only at run time: ``value`` is an ``index`` SSA value (``ember.dim``)."""
-
-    value: ir.Value
 
 
 def reject(fname: str, **given):
@@ -85,16 +91,36 @@ def normalize_axes(axis, ndim: int) -> tuple[int, ...]:
     return tuple(sorted(normalized))
 
 
-def _shape_text(shapes) -> str:
-    return " ".join(str(tuple("?" if d is DYN else d for d in s)).replace("'", "") for s in shapes)
+def shape_text(shape) -> str:
+    """``(s0, 3)``: a shape as NumPy prints it, symbolic sizes by their expressions."""
+    dims = [str(d.env.format(d.expr)) if isinstance(d, SymInt) else "?" if d is DYN else str(d) for d in shape]
+    return "(" + ", ".join(dims) + ("," if len(dims) == 1 else "") + ")"
+
+
+def same_size(a, b) -> bool:
+    """Whether two sizes are the same without asking anything (no guard)."""
+    if isinstance(a, SymInt) and isinstance(b, SymInt):
+        return a.expr == b.expr
+    return not isinstance(a, SymInt) and not isinstance(b, SymInt) and a == b
+
+
+def is_one(d) -> bool:
+    return not isinstance(d, SymInt) and d == 1
+
+
+_SIZE_OPS = {sympy.Max: "max", sympy.Min: "min"}
 
 
 class EmitterCore:
     """Emission helpers over one ``FunctionBuilder``."""
 
-    def __init__(self, builder: FunctionBuilder):
+    def __init__(self, builder: FunctionBuilder, shape_env: ShapeEnv | None = None):
         self.b = builder
         self.recording: list | None = None  # (name, operands, result, sizes, attrs) of each op, when a list
+        self.shape_env = shape_env if shape_env is not None else ShapeEnv()
+        self._shapes: dict = {}  # ir.Value -> sizes (ints, SymInts) of a value with ``?`` sizes
+        self._symbol_values: dict = {}  # sympy symbol -> () -> its index value
+        self._size_values: dict = {}  # sympy expression -> its index value in the graph
 
     # ----------------------------------------------------------------- values
 
@@ -104,17 +130,149 @@ class EmitterCore:
     def emit(self, name: str, *operands: Tensor, result: TensorType | None = None, sizes=(), **attrs) -> Tensor:
         value = self.b.op(name, *(t.value for t in operands), result=result, sizes=list(sizes), **attrs)
         out = Tensor(value, result if result is not None else self.b.type_of(value))
+        if not out.type.is_static and value not in self._shapes:
+            self._shapes[value] = symbolic_result_shape(self, name, operands, attrs, out.type)
         if self.recording is not None:
             self.recording.append((name, operands, out, tuple(sizes), attrs))
         return out
+
+    def emit_shaped(self, name: str, *operands: Tensor, shape: tuple, dtype: str, **attrs) -> Tensor:
+        """An op whose result sizes are operands (``broadcast_to``, ``slice``, ``reshape``,
+        ``iota``), of result ``shape`` (ints and SymInts) and Ember ``dtype``."""
+        shape = tuple(self.shape_env.normalize(d) for d in shape)
+        result = TensorType(tuple(DYN if isinstance(d, SymInt) else d for d in shape), dtype)
+        sizes = [self.size_value(d) for d in shape if isinstance(d, SymInt)]
+        value = self.b.op(name, *(t.value for t in operands), result=result, sizes=sizes, **attrs)
+        if not result.is_static:
+            self._shapes[value] = shape
+        out = Tensor(value, result)
+        if self.recording is not None:
+            self.recording.append((name, operands, out, tuple(sizes), attrs))
+        return out
+
+    # ----------------------------------------------------------------- symbolic sizes
+
+    def shape(self, t: Tensor) -> tuple:
+        """``t``'s sizes: ints, and SymInts for its ``?`` sizes."""
+        if t.type.is_static:
+            return t.type.shape
+        sizes = self._shapes.get(t.value)
+        if sizes is None:
+            raise NotImplementedError(f"an array of type {t.type} whose symbolic sizes the trace does not know")
+        return tuple(self.shape_env.normalize(d) for d in sizes)
+
+    def declare_input(self, t: Tensor, sizes: tuple, make_dim) -> None:
+        """A graph argument of sizes ``sizes``; ``make_dim(axis)`` emits its size along an axis.
+        A symbol seen here for the first time is read from this argument."""
+        if t.type.is_static:
+            return
+        self._shapes[t.value] = tuple(sizes)
+        for axis, d in enumerate(sizes):
+            if isinstance(d, SymInt) and d.expr.is_Symbol and d.expr not in self._symbol_values:
+                self._symbol_values[d.expr] = lambda axis=axis: make_dim(axis)
+
+    def bind_symbol(self, symbol, make_value) -> None:
+        """Where an int symbol's value comes from: ``make_value()`` emits its ``index``."""
+        self._symbol_values.setdefault(symbol, make_value)
+
+    def size_value(self, d) -> ir.Value:
+        """An int or SymInt as an ``index`` value of the graph (one per distinct expression)."""
+        if isinstance(d, SymInt):
+            return self._expr_value(d.expr)
+        return self._expr_value(sympy.Integer(int(d)))
+
+    def _expr_value(self, e) -> ir.Value:
+        found = self._size_values.get(e)
+        if found is None:
+            found = self._size_values[e] = self._build_expr(e)
+        return found
+
+    def _build_expr(self, e) -> ir.Value:
+        arith = self.b.size_arith
+        if e.is_Integer:
+            return self.b.size_constant(int(e))
+        if e.is_Symbol:
+            make = self._symbol_values.get(e)
+            if make is None:
+                raise NotImplementedError(f"the size {e} has no value in the graph")
+            return make()
+        if e.is_Add:
+            terms = e.as_ordered_terms()
+            acc = self._expr_value(terms[0])
+            for t in terms[1:]:
+                c, _ = t.as_coeff_Mul()
+                acc = arith("sub", acc, self._expr_value(-t)) if c < 0 else arith("add", acc, self._expr_value(t))
+            return acc
+        if e.is_Mul:
+            c, rest = e.as_coeff_Mul()
+            if not c.is_Integer:
+                raise NotImplementedError(f"the size {e} is not an integer expression")
+            acc = self._expr_value(rest) if not rest.is_Mul else None
+            if acc is None:
+                factors = rest.as_ordered_factors()
+                acc = self._expr_value(factors[0])
+                for f in factors[1:]:
+                    acc = arith("mul", acc, self._expr_value(f))
+            return acc if c == 1 else arith("mul", self._expr_value(c), acc)
+        if e.is_Pow and e.exp.is_Integer and e.exp > 0:
+            base = self._expr_value(e.base)
+            acc = base
+            for _ in range(int(e.exp) - 1):
+                acc = arith("mul", acc, base)
+            return acc
+        if isinstance(e, sympy.floor):
+            num, den = sympy.fraction(sympy.together(e.args[0]))
+            return arith("floordiv", self._expr_value(sympy.expand(num)), self._expr_value(den))
+        if isinstance(e, sympy.Mod):
+            return arith("mod", self._expr_value(e.args[0]), self._expr_value(e.args[1]))
+        if type(e) in _SIZE_OPS:
+            args = sorted(e.args, key=sympy.default_sort_key)
+            acc = self._expr_value(args[0])
+            for a in args[1:]:
+                acc = arith(_SIZE_OPS[type(e)], acc, self._expr_value(a))
+            return acc
+        raise NotImplementedError(f"the size {e} as a graph value")
+
+    def as_size(self, d, fname: str):
+        """``d`` (an int or SymInt) as the size of a new array: NumPy refuses a negative one;
+        a symbolic one that is 0 or 1 in this call is specialized (guarded ``== hint``), any
+        other is guarded ``>= 2``, as every symbolic size is (0/1 specialization)."""
+        env = self.shape_env
+        d = env.normalize(d)
+        if not isinstance(d, SymInt):
+            if d < 0:
+                raise ValueError("negative dimensions are not allowed")
+            return d
+        if not env.evaluate(d >= 0):
+            raise ValueError("negative dimensions are not allowed")
+        if d.hint in (0, 1):
+            return env.specialize(d)
+        env.evaluate(d >= 2)
+        return d
+
+    def equal_sizes(self, a, b) -> bool:
+        """Whether two sizes are equal in this call; when symbolic, the answer is guarded."""
+        if same_size(a, b):
+            return True
+        if isinstance(a, SymInt) or isinstance(b, SymInt):
+            sym = a if isinstance(a, SymInt) else b
+            return sym.env.evaluate(a == b)
+        return a == b
+
+    def refine(self, t: Tensor) -> Tensor:
+        """``t`` with the ``?`` sizes a guard has since made constants written in its type
+        (a ``reshape`` of no data), so it meets static operands with one type."""
+        if t.type.is_static:
+            return t
+        shape = self.shape(t)
+        if all(isinstance(d, SymInt) for d, s in zip(shape, t.type.shape) if s is DYN):
+            return t
+        return self.emit_shaped("reshape", t, shape=shape, dtype=t.type.dtype)
 
     def constant(self, array) -> Tensor:
         array = np.asarray(array)
         promotion.ember_dtype(array.dtype, "constant")
         return self.wrap(self.b.constant(array))
-
-    def dim(self, t: Tensor, axis: int) -> ir.Value:
-        return self.b.dim(t.value, axis)
 
     def cast(self, t: Tensor, dtype) -> Tensor:
         name = promotion.ember_dtype(dtype)
@@ -145,45 +303,82 @@ class EmitterCore:
 
     def scalar_like(self, value, dtype, like: Tensor) -> Tensor:
         """A tensor of ``like``'s shape filled with ``value`` converted to ``dtype``."""
-        return self.broadcast_to(self.constant(np.asarray(value, dtype=dtype)), like.shape, like)
+        return self.broadcast_to(self.constant(np.asarray(value, dtype=dtype)), self.shape(like))
 
     # ----------------------------------------------------------------- broadcasting
 
-    def broadcast_shape(self, tensors: list[Tensor], fname: str) -> tuple[tuple, dict]:
-        """NumPy's broadcast shape of ``tensors`` and, per ``?`` axis, a tensor and axis to
-        take its size from. A symbolic size against a static one other than 1 would need
-        a guard (``s0 == 3``): not yet."""
-        rank = max((t.ndim for t in tensors), default=0)
-        shape, sources = [], {}
+    def broadcast_shapes(self, shapes: list[tuple], fname: str) -> tuple:
+        """NumPy's broadcast shape. Two different symbolic sizes (or one and a static size
+        other than 1) are asked of the shape environment: equal in this call, they are
+        guarded equal (and later read as one); else NumPy's error."""
+        rank = max((len(s) for s in shapes), default=0)
+        out = []
         for axis in range(rank):
-            dims = [(t, t.ndim - rank + axis) for t in tensors if t.ndim - rank + axis >= 0]
-            sizes = {t.shape[i] for t, i in dims} - {1}
-            static = sorted(d for d in sizes if d is not DYN)
-            if len(static) > 1:
-                raise ValueError(
-                    f"operands could not be broadcast together with shapes {_shape_text([t.shape for t in tensors])} "
-                )
-            if static and DYN in sizes:
-                raise NotImplementedError(f"{fname}: broadcasting a symbolic size against {static[0]}")
-            if DYN in sizes:
-                sources[axis] = next((t, i) for t, i in dims if t.shape[i] is DYN)
-            shape.append(static[0] if static else DYN if DYN in sizes else 1)
-        return tuple(shape), sources
+            size = 1
+            for s in shapes:
+                i = len(s) - rank + axis
+                if i < 0 or is_one(s[i]):
+                    continue
+                if is_one(size):
+                    size = s[i]
+                elif not self.equal_sizes(size, s[i]):
+                    raise ValueError(
+                        f"operands could not be broadcast together with shapes {' '.join(map(shape_text, shapes))} "
+                    )
+            out.append(self.shape_env.normalize(size))
+        return tuple(out)
 
-    def broadcast_to(self, t: Tensor, shape: tuple, sources) -> Tensor:
-        """``t`` broadcast to ``shape``; ``sources`` is a tensor of that shape or a dict
-        axis -> (tensor, axis) giving each ``?`` size."""
-        if t.shape == tuple(shape):
+    def broadcast_shape(self, tensors: list[Tensor], fname: str) -> tuple:
+        return self.broadcast_shapes([self.shape(t) for t in tensors], fname)
+
+    def broadcast_to(self, t: Tensor, shape: tuple) -> Tensor:
+        """``t`` broadcast to ``shape`` (ints and SymInts)."""
+        shape = tuple(self.shape_env.normalize(d) for d in shape)
+        t = self.refine(t)
+        current = self.shape(t)
+        if len(current) == len(shape) and all(same_size(a, b) for a, b in zip(current, shape)):
             return t
-        if isinstance(sources, Tensor):
-            sources = {a: (sources, a) for a in range(len(shape))}
-        sizes = [self.dim(*sources[a]) for a, d in enumerate(shape) if d is DYN]
-        return self.emit("broadcast_to", t, result=TensorType(tuple(shape), t.type.dtype), sizes=sizes)
+        return self.emit_shaped("broadcast_to", t, shape=shape, dtype=t.type.dtype)
 
     def broadcast(self, tensors: list[Tensor], fname: str) -> list[Tensor]:
-        shape, sources = self.broadcast_shape(tensors, fname)
-        return [self.broadcast_to(t, shape, sources) for t in tensors]
+        shape = self.broadcast_shape(tensors, fname)
+        return [self.broadcast_to(t, shape) for t in tensors]
 
 
 def _holds_tensor(seq) -> bool:
     return any(isinstance(x, Tensor) or (isinstance(x, (list, tuple)) and _holds_tensor(x)) for x in seq)
+
+
+# ----------------------------------------------------------------------------- symbolic result shapes
+
+
+def symbolic_result_shape(em: EmitterCore, name: str, operands, attrs: dict, result: TensorType) -> tuple:
+    """The sizes of an op's result from its operands' sizes (``emit_shaped`` ops say theirs)."""
+    family = OPS[name].family if name in OPS else None
+    shapes = [em.shape(t) for t in operands]
+    if family in ("unary", "binary", "compare", "cast", "update_slice") or name == "cast":
+        return shapes[0]
+    if family == "select":
+        return shapes[1]
+    if family == "reduce":
+        axes = tuple(attrs["axes"])
+        if attrs["keepdims"]:
+            return tuple(1 if i in axes else d for i, d in enumerate(shapes[0]))
+        return tuple(d for i, d in enumerate(shapes[0]) if i not in axes)
+    if name == "transpose":
+        return tuple(shapes[0][p] for p in attrs["perm"])
+    if name == "expand_dims":
+        axes, dims = tuple(attrs["axes"]), iter(shapes[0])
+        return tuple(1 if i in axes else next(dims) for i in range(result.rank))
+    if name == "squeeze":
+        return tuple(d for i, d in enumerate(shapes[0]) if i not in tuple(attrs["axes"]))
+    if name == "matmul":
+        a, b = shapes
+        if len(b) == 1:
+            return a[:-1]
+        return a[:-1] + b[-1:] if len(a) > 2 or len(b) > 2 else a[:-1] + b[1:]
+    if name == "concatenate":
+        axis = attrs["axis"]
+        a, b = shapes
+        return a[:axis] + (em.shape_env.normalize(a[axis] + b[axis]),) + a[axis + 1 :]
+    raise NotImplementedError(f"the symbolic sizes of ember.{name}'s result")

@@ -35,10 +35,10 @@ import numpy as np
 from numpy._core._multiarray_umath import _array_converter
 
 from compiler.dialects import ops
-from compiler.dialects.types import DYN, TensorType
 from compiler.frontend import numpy_shapes as sh
 from compiler.frontend import promotion
-from compiler.frontend.numpy_core import EmitterCore, SymbolicSize, Tensor, reject
+from compiler.frontend.numpy_core import EmitterCore, Tensor, is_one, reject, shape_text
+from compiler.frontend.symbolic_shapes import SymInt
 
 MAX_LITERAL = 4096  # elements of the largest constant np.array/np.asarray makes of a Python literal
 
@@ -58,32 +58,22 @@ def _no_like(fname: str, like=None, device=None):
     reject(fname, like=(like, None), device=(device, None))
 
 
-def _shape(shape, fname: str) -> tuple:
+def _shape(em: EmitterCore, shape, fname: str) -> tuple:
     """A ``shape`` argument (an int, a tuple/list of ints or symbolic sizes) as a tuple."""
     dims = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
     result = []
     for d in dims:
-        if isinstance(d, SymbolicSize):
-            result.append(d)
+        if isinstance(d, SymInt):
+            result.append(em.as_size(d, fname))
             continue
         if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, np.integer)):
             raise NotImplementedError(f"{fname}: a shape entry of type {type(d).__name__} ({d!r})")
-        if d < 0:
-            raise ValueError("negative dimensions are not allowed")
-        result.append(int(d))
+        result.append(em.as_size(int(d), fname))
     return tuple(result)
 
 
-def _type(shape: tuple, dtype) -> TensorType:
-    return TensorType(tuple(DYN if isinstance(d, SymbolicSize) else d for d in shape), promotion.ember_dtype(dtype))
-
-
-def _sizes(shape: tuple) -> list:
-    return [d.value for d in shape if isinstance(d, SymbolicSize)]
-
-
 def _shape_of(em: EmitterCore, t: Tensor) -> tuple:
-    return sh.shape_of(em, t)
+    return em.shape(t)
 
 
 def fill(em: EmitterCore, shape: tuple, value, dtype) -> Tensor:
@@ -92,14 +82,14 @@ def fill(em: EmitterCore, shape: tuple, value, dtype) -> Tensor:
     scalar = em.constant(np.asarray(value, dtype=dtype))
     if not shape:
         return scalar
-    return em.emit("broadcast_to", scalar, result=_type(shape, dtype), sizes=_sizes(shape))
+    return em.emit_shaped("broadcast_to", scalar, shape=shape, dtype=promotion.ember_dtype(dtype))
 
 
 def iota(em: EmitterCore, shape: tuple, axis: int, dtype, fname: str) -> Tensor:
     """``result[i0, i1, ...] = i_axis`` as ``dtype``."""
     if "iota" not in ops.OPS:
         raise NotImplementedError(f"{fname}: needs the ember.iota op, which this build of Ember lacks")
-    return em.emit("iota", result=_type(shape, dtype), sizes=_sizes(shape), axis=axis)
+    return em.emit_shaped("iota", shape=shape, dtype=promotion.ember_dtype(dtype), axis=axis)
 
 
 def _binary(em: EmitterCore, name: str, x: Tensor, value) -> Tensor:
@@ -134,21 +124,15 @@ def _filled(em: EmitterCore, shape: tuple, fill_value, dtype: np.dtype, fname: s
         fill_value = em.constant(values)
     if not isinstance(fill_value, Tensor):
         return fill(em, shape, _fill_value(fill_value, dtype, fname), dtype)
-    target = _type(shape, dtype)
-    if fill_value.ndim > len(shape):
-        raise ValueError(f"could not broadcast input array from shape {fill_value.shape} into shape {target.shape}")
-    for f, d in zip(fill_value.shape[::-1], target.shape[::-1]):
-        if DYN in (f, d):
-            if f != 1 and (f is not DYN or d is not DYN):
-                raise NotImplementedError(f"{fname}: broadcasting a fill value with symbolic sizes")
-        elif f not in (1, d):
-            raise ValueError(f"could not broadcast input array from shape {fill_value.shape} into shape {target.shape}")
-    if fill_value.type.dynamic_axes():
-        raise NotImplementedError(f"{fname}: a fill value with symbolic sizes")
-    value = em.cast(fill_value, dtype)
-    if value.shape == target.shape:
-        return value
-    return em.emit("broadcast_to", value, result=target, sizes=_sizes(shape))
+    fill_shape = em.shape(fill_value)
+    fits = len(fill_shape) <= len(shape) and all(
+        is_one(f) or em.equal_sizes(f, d) for f, d in zip(fill_shape[::-1], shape[::-1])
+    )
+    if not fits:
+        raise ValueError(
+            f"could not broadcast input array from shape {shape_text(fill_shape)} into shape {shape_text(shape)}"
+        )
+    return em.broadcast_to(em.cast(fill_value, dtype), shape)
 
 
 def _prototype(em: EmitterCore, a, fname: str) -> tuple[tuple, np.dtype]:
@@ -171,7 +155,7 @@ def _holds_tensor(seq) -> bool:
 def full(em: EmitterCore, shape, fill_value, dtype=None, order="C", *, device=None, like=None) -> Tensor:
     _no_like("np.full", like, device)
     _check_order(order, ("C",), "np.full")
-    shape = _shape(shape, "np.full")
+    shape = _shape(em, shape, "np.full")
     if dtype is None:
         if isinstance(fill_value, Tensor):
             dtype = fill_value.dtype
@@ -187,14 +171,14 @@ def zeros(em: EmitterCore, shape, dtype=None, order="C", *, device=None, like=No
     _no_like("np.zeros", like, device)
     _check_order(order, ("C",), "np.zeros")
     dtype = _dtype(dtype, np.float64, "np.zeros")
-    return fill(em, _shape(shape, "np.zeros"), 0, dtype)
+    return fill(em, _shape(em, shape, "np.zeros"), 0, dtype)
 
 
 def ones(em: EmitterCore, shape, dtype=None, order="C", *, device=None, like=None) -> Tensor:
     _no_like("np.ones", like, device)
     _check_order(order, ("C",), "np.ones")
     dtype = _dtype(dtype, np.float64, "np.ones")
-    return fill(em, _shape(shape, "np.ones"), 1, dtype)
+    return fill(em, _shape(em, shape, "np.ones"), 1, dtype)
 
 
 def empty(em: EmitterCore, shape, dtype=None, order="C", *, device=None, like=None) -> Tensor:
@@ -202,7 +186,7 @@ def empty(em: EmitterCore, shape, dtype=None, order="C", *, device=None, like=No
     _no_like("np.empty", like, device)
     _check_order(order, ("C",), "np.empty")
     dtype = _dtype(dtype, np.float64, "np.empty")
-    return fill(em, _shape(shape, "np.empty"), 0, dtype)
+    return fill(em, _shape(em, shape, "np.empty"), 0, dtype)
 
 
 # The result of a ``*_like`` is C-contiguous: NumPy's default order="K" keeps the
@@ -214,7 +198,7 @@ def full_like(em: EmitterCore, a, fill_value, dtype=None, order="K", subok=True,
     reject("np.full_like", device=(device, None))
     _check_order(order, _LIKE_ORDERS, "np.full_like")
     proto_shape, proto_dtype = _prototype(em, a, "np.full_like")
-    target = proto_shape if shape is None else _shape(shape, "np.full_like")
+    target = proto_shape if shape is None else _shape(em, shape, "np.full_like")
     dtype = _dtype(dtype, proto_dtype, "np.full_like")
     return _filled(em, target, fill_value, dtype, "np.full_like")
 
@@ -236,7 +220,7 @@ def _like(em, a, value, dtype, order, shape, device, fname):
     reject(fname, device=(device, None))
     _check_order(order, _LIKE_ORDERS, fname)
     proto_shape, proto_dtype = _prototype(em, a, fname)
-    target = proto_shape if shape is None else _shape(shape, fname)
+    target = proto_shape if shape is None else _shape(em, shape, fname)
     dtype = _dtype(dtype, proto_dtype, fname)
     return fill(em, target, value, dtype)
 
@@ -247,7 +231,7 @@ def _like(em, a, value, dtype, order, shape, device, fname):
 def _scalar_argument(x, fname: str, what: str):
     if isinstance(x, Tensor):
         raise NotImplementedError(f"{fname}: {what} is a traced array (the result's size would depend on data)")
-    if isinstance(x, SymbolicSize):
+    if isinstance(x, SymInt):
         raise NotImplementedError(f"{fname}: {what} is a symbolic size")
     if not isinstance(x, (bool, int, float, np.bool_, np.integer, np.floating)):
         raise NotImplementedError(f"{fname}: {what}={x!r} of type {type(x).__name__}")
@@ -283,6 +267,8 @@ def arange(em: EmitterCore, *args, start=None, stop=None, step=None, dtype=None,
         start, stop = None, start  # arange(start=5): NumPy reads it as the stop
     start = 0 if start is None else start
     step = 1 if step is None else step
+    if isinstance(stop, SymInt) and type(em.shape_env.specialize(start) if isinstance(start, SymInt) else start) is int:
+        return _symbolic_arange(em, start, stop, step, dtype, fname)
     start, stop, step = (_scalar_argument(x, fname, n) for x, n in ((start, "start"), (stop, "stop"), (step, "step")))
     if step == 0:
         raise NotImplementedError(f"{fname}: step 0 (NumPy raises)")
@@ -312,6 +298,26 @@ def arange(em: EmitterCore, *args, start=None, stop=None, step=None, dtype=None,
     return values
 
 
+def _symbolic_arange(em: EmitterCore, start, stop: SymInt, step, dtype, fname: str) -> Tensor:
+    """``np.arange(start, n, step)`` with a symbolic ``n`` and int ``start``/``step``: a
+    symbolic length, ``start + i * step`` (exact in integers; in floats as NumPy's fill)."""
+    start = em.shape_env.specialize(start)
+    step = em.shape_env.specialize(step) if isinstance(step, SymInt) else step
+    if type(step) is not int or step == 0:
+        raise NotImplementedError(f"{fname}: a symbolic stop with step {step!r}")
+    dtype = np.dtype(np.int64) if dtype is None else _dtype(dtype, None, fname)
+    if dtype.kind not in "iuf":
+        raise NotImplementedError(f"{fname}: a {dtype} range of symbolic length")
+    span = stop - start if step > 0 else start - stop
+    length = (span + abs(step) - 1) // abs(step)
+    if not em.shape_env.evaluate(length >= 1):
+        return fill(em, (0,), 0, dtype)
+    values = iota(em, (em.as_size(length, fname),), 0, dtype, fname)
+    if step != 1:
+        values = _binary(em, "mul", values, np.asarray(step, dtype))
+    return _binary(em, "add", values, np.asarray(start, dtype)) if start else values
+
+
 def _set_element(em: EmitterCore, values: Tensor, axis: int, index: int, value, fname: str) -> Tensor:
     """``values`` with every element whose index along ``axis`` is ``index`` replaced by
     the scalar ``value``: ``select(iota == index, value, values)``."""
@@ -327,7 +333,7 @@ def linspace(
     fname = "np.linspace"
     reject(fname, device=(device, None))
     start, stop = _scalar_argument(start, fname, "start"), _scalar_argument(stop, fname, "stop")
-    if isinstance(num, SymbolicSize):
+    if isinstance(num, SymInt):
         raise NotImplementedError(f"{fname}: num is a symbolic size")
     try:
         num = operator.index(num)
@@ -380,13 +386,13 @@ def eye(em: EmitterCore, N, M=None, k=0, dtype=float, order="C", *, device=None,
     dtype = _dtype(dtype, np.float64, fname)
     M = N if M is None else M
     for name, value in (("N", N), ("M", M), ("k", k)):
-        if isinstance(value, (SymbolicSize, Tensor)):
+        if isinstance(value, (SymInt, Tensor)):
             raise NotImplementedError(f"{fname}: {name} is not known while tracing")
     try:
         N, M, k = operator.index(N), operator.index(M), operator.index(k)
     except TypeError as e:
         raise NotImplementedError(f"{fname}: {e}") from None
-    shape = _shape((N, M), fname)
+    shape = _shape(em, (N, M), fname)
     if k >= M or -k >= N:  # no diagonal inside: all zeros (NumPy returns early too)
         return fill(em, shape, 0, dtype)
     rows = iota(em, shape, 0, np.int64, fname)
@@ -456,7 +462,7 @@ def _as_array(em: EmitterCore, obj, dtype, copy, fname: str) -> Tensor:
 
 def _literal(em: EmitterCore, obj, dtype, fname: str) -> Tensor:
     """A Python scalar, NumPy scalar or (nested) list/tuple of them: a small constant."""
-    if isinstance(obj, SymbolicSize) or (isinstance(obj, (list, tuple)) and _holds_symbolic(obj)):
+    if isinstance(obj, SymInt) or (isinstance(obj, (list, tuple)) and _holds_symbolic(obj)):
         raise NotImplementedError(f"{fname}: a symbolic size as data")
     if not isinstance(obj, (bool, int, float, np.generic, list, tuple)):
         raise NotImplementedError(f"{fname}: an object of type {type(obj).__name__}")
@@ -474,7 +480,7 @@ def _literal(em: EmitterCore, obj, dtype, fname: str) -> Tensor:
 
 
 def _holds_symbolic(seq) -> bool:
-    return any(isinstance(x, SymbolicSize) or (isinstance(x, (list, tuple)) and _holds_symbolic(x)) for x in seq)
+    return any(isinstance(x, SymInt) or (isinstance(x, (list, tuple)) and _holds_symbolic(x)) for x in seq)
 
 
 def _stacked(em: EmitterCore, items, dtype, fname: str) -> Tensor:

@@ -15,9 +15,9 @@ from typing import Callable
 
 import numpy as np
 
-from compiler.dialects.types import DYN
 from compiler.frontend import promotion
 from compiler.frontend.numpy_core import NOVALUE, EmitterCore, Tensor, reject, reject_kwargs
+from compiler.frontend.symbolic_shapes import SymInt
 
 CLIP_UFUNC = np._core.umath.clip  # what np.clip(a, lo, hi) calls when both bounds are given
 
@@ -88,15 +88,36 @@ LOWERINGS: dict[np.ufunc, Callable] = {
 
 
 def _operand(em: EmitterCore, x, fname: str):
-    """Tensors and weak Python scalars stay; NumPy scalars and lists become strong tensors."""
+    """Tensors and weak Python scalars stay; NumPy scalars and lists become strong tensors;
+    a symbolic int (``x.shape[0] * x``) becomes a weak int64 tensor of its value."""
+    if isinstance(x, SymInt):
+        return replace(em.wrap(em.b.from_index(em.size_value(x))), weak=True)
     return x if isinstance(x, Tensor) or promotion.is_python_scalar(x) else em.array(x, fname)
 
 
 def _key(x):
-    """What promotion sees: a dtype, or a Python value (a weak tensor is a Python float)."""
+    """What promotion sees: a dtype, or a Python value (a weak tensor is a Python float or int)."""
     if isinstance(x, Tensor):
-        return 0.0 if x.weak else x.dtype
+        return (0.0 if x.dtype.kind == "f" else 0) if x.weak else x.dtype
     return x
+
+
+def _symbolic_operands(em: EmitterCore, ufunc: np.ufunc, args: tuple) -> tuple:
+    """``args`` with each symbolic int kept symbolic where NumPy would convert it to an int64
+    or floating loop (exact: no overflow check depends on its value), else specialized."""
+    if not any(isinstance(a, SymInt) for a in args):
+        return args
+    keys = [0 if isinstance(a, SymInt) else _key(a) if isinstance(a, Tensor) else a for a in args]
+    try:
+        in_dtypes, _ = promotion.ufunc_loop(ufunc, keys, check=False)
+    except Exception:  # noqa: BLE001 - NumPy's complaint comes again with the values
+        in_dtypes = [None] * len(args)
+    kept = []
+    for a, d in zip(args, in_dtypes):
+        if isinstance(a, SymInt) and (d is None or not (d.kind == "f" or d == np.int64) or ufunc is np.power):
+            a = a.env.specialize(a)
+        kept.append(a)
+    return tuple(kept)
 
 
 def apply_ufunc(em: EmitterCore, ufunc: np.ufunc, *args, **kwargs) -> Tensor:
@@ -109,9 +130,9 @@ def apply_ufunc(em: EmitterCore, ufunc: np.ufunc, *args, **kwargs) -> Tensor:
         )
     reject(fname, out=(kwargs.pop("out", None), None), where=(kwargs.pop("where", True), True))
     reject_kwargs(fname, kwargs)
-    operands = [_operand(em, x, fname) for x in args]
+    operands = [_operand(em, x, fname) for x in _symbolic_operands(em, ufunc, args)]
     in_dtypes, out_dtype = promotion.ufunc_loop(ufunc, [_key(x) for x in operands], check=False)
-    shape, _ = em.broadcast_shape([x for x in operands if isinstance(x, Tensor)], fname)  # NumPy's next complaint
+    shape = em.broadcast_shape([x for x in operands if isinstance(x, Tensor)], fname)  # NumPy's next complaint
     promotion.check_supported(in_dtypes + [out_dtype], fname)
     if ufunc is np.power and in_dtypes[1].kind == "i":
         _check_integer_exponent(args[1], shape)
@@ -136,12 +157,7 @@ def _check_integer_exponent(exponent, shape: tuple):
         return
     values = np.asarray(exponent)  # a scalar or a list of constants (em.array refused tensors in lists)
     if values.dtype.kind == "i" and (values < 0).any():
-        if DYN in shape:
-            raise NotImplementedError(
-                "np.power: a negative integer exponent raises unless the result is "
-                "empty, and this result's size is symbolic"
-            )
-        if 0 not in shape:
+        if not any(not isinstance(d, SymInt) and d == 0 for d in shape):  # a symbolic size is never 0
             raise ValueError("Integers to negative integer powers are not allowed.")
 
 
@@ -158,7 +174,7 @@ def where(em: EmitterCore, condition, x=NOVALUE, y=NOVALUE, /) -> Tensor:
         if x is NOVALUE and y is NOVALUE:
             raise NotImplementedError("np.where: the one-argument form (nonzero) has a data-dependent shape")
         raise ValueError("either both or neither of x and y should be given")
-    x, y = _operand(em, x, "np.where"), _operand(em, y, "np.where")
+    x, y = (_operand(em, a.env.specialize(a) if isinstance(a, SymInt) else a, "np.where") for a in (x, y))
     dtype = promotion.result_type([_key(x), _key(y)], "np.where")
     cond = em.cast(em.array(condition, "np.where"), np.bool_)  # NumPy tests truthiness: x != 0
     parts = [cond, em.operand(x, dtype, "np.where"), em.operand(y, dtype, "np.where")]

@@ -30,10 +30,11 @@ import numpy as np
 from compiler.frontend import numpy_creation as cr
 from compiler.frontend import numpy_elementwise as ew
 from compiler.frontend import numpy_shapes as sh
-from compiler.frontend.numpy_core import EmitterCore, SymbolicSize, Tensor
+from compiler.frontend.numpy_core import EmitterCore, Tensor
 from compiler.frontend.numpy_indexing import getitem
+from compiler.frontend.symbolic_shapes import SymInt
 
-__all__ = ["Emitter", "Tensor", "SymbolicSize", "TABLE", "lookup"]
+__all__ = ["Emitter", "Tensor", "TABLE", "lookup"]
 
 
 def _reshape_method(em, self, *shape, order="C", copy=None):
@@ -55,6 +56,8 @@ def _pow_operator(em, x, y, mod=None):
     0.5 exponent (square, reciprocal, sqrt), which changes dtypes (``bool ** 2`` is int8)."""
     if mod is not None:
         raise NotImplementedError("pow: the three-argument form is not supported")
+    if isinstance(y, SymInt):  # the exponent's value picks NumPy's fast path: specialize it
+        y = y.env.specialize(y)
     if isinstance(x, Tensor) and type(y) is int and y == 2:
         return ew.apply_ufunc(em, np.square, x)
     if isinstance(x, Tensor) and x.dtype.kind == "f" and type(y) in (int, float) and y in (-1, 0.5):
@@ -134,6 +137,26 @@ _ROWS = _ufunc_rows(
     (("dtype",), sh.dtype_of, "-", "-"),
     (("size",), sh.size_of, "-", "-"),
 ]
+
+
+# Keys whose rules read symbolic ints themselves (sizes, indices, ufunc operands); for
+# any other the tracer specializes a symbolic int argument to its value first.
+SYMBOLIC_INT_RULES = {
+    *(k for keys, rule, _ops, dtypes in _ROWS if dtypes == "ufunc" for k in keys if not isinstance(k, np.ufunc)),
+    "getitem",
+    operator.getitem,
+    "reshape",
+    np.reshape,
+    np.zeros,
+    np.ones,
+    np.empty,
+    np.full,
+    np.zeros_like,
+    np.ones_like,
+    np.empty_like,
+    np.full_like,
+    np.arange,
+}
 
 
 def _build(rows) -> dict:

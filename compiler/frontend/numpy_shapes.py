@@ -18,13 +18,14 @@ from compiler.frontend import promotion
 from compiler.frontend.numpy_core import (
     NOVALUE,
     EmitterCore,
-    SymbolicSize,
     Tensor,
     normalize_axes,
     normalize_axis,
     reject,
+    same_size,
 )
 from compiler.frontend.numpy_elementwise import apply_ufunc
+from compiler.frontend.symbolic_shapes import SymInt
 
 # ----------------------------------------------------------------------------- reductions
 
@@ -35,11 +36,9 @@ def _reduce(em: EmitterCore, name: str, a, axis, dtype, keepdims) -> Tensor:
     a = em.array(a, f"np.{name}")
     axes = normalize_axes(axis, a.ndim)
     keepdims = False if keepdims is NOVALUE else bool(keepdims)
-    reduced = [a.shape[i] for i in axes]
-    if name in _UFUNC_NAMES and 0 in reduced:
+    reduced = [em.shape(a)[i] for i in axes]  # a symbolic size is never 0
+    if name in _UFUNC_NAMES and any(not isinstance(d, SymInt) and d == 0 for d in reduced):
         raise ValueError(f"zero-size array to reduction operation {_UFUNC_NAMES[name]} which has no identity")
-    if name in _UFUNC_NAMES and DYN in reduced:
-        raise NotImplementedError(f"np.{name}: reducing a symbolic size (NumPy raises when it is 0)")
     out_dtype = promotion.reduction_dtype(name, a.dtype, dtype)
     if name == "mean" and out_dtype.kind != "f":
         raise NotImplementedError(f"np.mean: dtype={out_dtype} (an integer mean) is not supported")
@@ -85,8 +84,9 @@ def matmul(em: EmitterCore, x1, x2, /, out=None, **kwargs) -> Tensor:
                 f"matmul: Input operand {i} does not have enough dimensions (has 0, gufunc core "
                 f"with signature {_SIGNATURE} requires 1)"
             )
-    k_a, k_b = a.shape[-1], b.shape[0] if b.ndim == 1 else b.shape[-2]
-    if DYN not in (k_a, k_b) and k_a != k_b:
+    sa, sb = em.shape(a), em.shape(b)
+    k_a, k_b = sa[-1], sb[0] if b.ndim == 1 else sb[-2]
+    if not em.equal_sizes(k_a, k_b):
         raise ValueError(
             f"matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc "
             f"signature {_SIGNATURE} (size {k_b} is different from {k_a})"
@@ -104,22 +104,13 @@ def _contract(em: EmitterCore, a: Tensor, b: Tensor) -> Tensor:
         return em.emit("matmul", a, b)
     a2 = a if a.ndim >= 2 else em.emit("expand_dims", a, axes=(0,))
     b2 = b if b.ndim >= 2 else em.emit("expand_dims", b, axes=(1,))
-    batch, sources = em.broadcast_shape([_batch_view(a2), _batch_view(b2)], "np.matmul")
-    a2 = em.broadcast_to(a2, batch + a2.shape[-2:], _with_core(sources, a2, len(batch)))
-    b2 = em.broadcast_to(b2, batch + b2.shape[-2:], _with_core(sources, b2, len(batch)))
+    sa, sb = em.shape(a2), em.shape(b2)
+    batch = em.broadcast_shapes([sa[:-2], sb[:-2]], "np.matmul")
+    a2 = em.broadcast_to(a2, batch + sa[-2:])
+    b2 = em.broadcast_to(b2, batch + sb[-2:])
     result = em.emit("matmul", a2, b2)
     dropped = ((result.ndim - 2,) if a.ndim == 1 else ()) + ((result.ndim - 1,) if b.ndim == 1 else ())
     return em.emit("squeeze", result, axes=dropped) if dropped else result
-
-
-def _batch_view(t: Tensor) -> Tensor:
-    """``t``'s batch dims as a type-only stand-in for broadcast_shape (no op is emitted)."""
-    return Tensor(t.value, t.type.with_shape(t.shape[:-2]))
-
-
-def _with_core(sources: dict, t: Tensor, batch_rank: int) -> dict:
-    """Size sources of the broadcast batch dims plus ``t``'s own two core dims."""
-    return {**sources, batch_rank: (t, t.ndim - 2), batch_rank + 1: (t, t.ndim - 1)}
 
 
 def dot(em: EmitterCore, a, b, out=None) -> Tensor:
@@ -129,10 +120,11 @@ def dot(em: EmitterCore, a, b, out=None) -> Tensor:
         return apply_ufunc(em, np.multiply, a, b)
     if a.ndim > 2 or b.ndim > 2:
         raise NotImplementedError("np.dot: operands of rank > 2 (use matmul)")
-    k_b = b.shape[0] if b.ndim == 1 else b.shape[-2]
-    if DYN not in (a.shape[-1], k_b) and a.shape[-1] != k_b:
+    sa, sb = em.shape(a), em.shape(b)
+    k_b = sb[0] if b.ndim == 1 else sb[-2]
+    if not em.equal_sizes(sa[-1], k_b):
         raise ValueError(
-            f"shapes {_tuple(a.shape)} and {_tuple(b.shape)} not aligned: {a.shape[-1]} "
+            f"shapes {_tuple(sa)} and {_tuple(sb)} not aligned: {sa[-1]} "
             f"(dim {a.ndim - 1}) != {k_b} (dim {max(b.ndim - 2, 0)})"
         )
     dtype = promotion.result_type([a.dtype, b.dtype], "np.dot")
@@ -162,33 +154,47 @@ def transpose(em: EmitterCore, a, axes=None) -> Tensor:
 def reshape(em: EmitterCore, a, /, shape, order="C", *, copy=None) -> Tensor:
     reject("np.reshape", order=(order, "C"), copy=(copy, None))
     a = em.array(a, "np.reshape")
-    target = _target_shape(a, shape)
-    if target == a.shape:
+    current = em.shape(a)
+    target = _target_shape(em, current, shape)
+    if len(target) == len(current) and all(same_size(x, y) for x, y in zip(target, current)):
         return a
-    return em.emit("reshape", a, result=a.type.with_shape(target))
+    return em.emit_shaped("reshape", a, shape=target, dtype=a.type.dtype)
 
 
-def _target_shape(a: Tensor, shape) -> tuple:
+def _target_shape(em: EmitterCore, current: tuple, shape) -> tuple:
+    """NumPy's reading of a ``reshape`` argument: one ``-1`` is the size that keeps the
+    element count. With symbolic sizes the count must divide evenly: guarded by ``%``."""
+    env = em.shape_env
     shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
-    shape = tuple(max(_index(d), -1) for d in shape)  # NumPy 2 reads any negative size as unknown
-    if sum(d == -1 for d in shape) > 1:
+    shape = tuple(_index(d) for d in shape)
+    shape = tuple(d if isinstance(d, SymInt) or d >= 0 else -1 for d in shape)  # NumPy 2: any negative is unknown
+    unknown = [i for i, d in enumerate(shape) if not isinstance(d, SymInt) and d == -1]
+    if len(unknown) > 1:
         raise ValueError("can only specify one unknown dimension")
-    if not a.type.is_static:
-        if shape == a.shape or (a.ndim == 1 and shape == (-1,)):
-            return a.shape
-        raise NotImplementedError(f"np.reshape: reshaping the symbolic shape {a.type} to {shape}")
-    size, known = math.prod(a.shape), math.prod(d for d in shape if d != -1)
-    if -1 in shape and known != 0 and size % known == 0:
-        shape = tuple(size // known if d == -1 else d for d in shape)
-    if -1 in shape or math.prod(shape) != size:
-        text = ", ".join("newaxis" if d == -1 else str(d) for d in shape)
-        raise ValueError(f"cannot reshape array of size {size} into shape ({text}{',' * (len(shape) == 1)})")
+    shape = tuple(em.as_size(d, "np.reshape") if i not in unknown else d for i, d in enumerate(shape))
+    size = env.normalize(math.prod(current))
+    known = env.normalize(math.prod(d for i, d in enumerate(shape) if i not in unknown))
+    if unknown:
+        if _is_zero(env, known) or not env.evaluate(size % known == 0):
+            raise ValueError(f"cannot reshape array of size {size} into shape {_reshape_text(shape)}")
+        shape = tuple(em.as_size(size // known, "np.reshape") if i in unknown else d for i, d in enumerate(shape))
+    elif not em.equal_sizes(math.prod(shape), size):
+        raise ValueError(f"cannot reshape array of size {size} into shape {_reshape_text(shape)}")
     return shape
 
 
-def _index(d) -> int:
-    if isinstance(d, SymbolicSize):
-        raise NotImplementedError("reshape to a symbolic size")
+def _is_zero(env, d) -> bool:
+    return env.evaluate(d == 0) if isinstance(d, SymInt) else d == 0
+
+
+def _reshape_text(shape) -> str:
+    text = ", ".join("newaxis" if not isinstance(d, SymInt) and d == -1 else str(d) for d in shape)
+    return f"({text}{',' * (len(shape) == 1)})"
+
+
+def _index(d):
+    if isinstance(d, SymInt):
+        return d
     if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, np.integer)):
         raise TypeError(f"'{type(d).__name__}' object cannot be interpreted as an integer")
     return int(d)
@@ -210,9 +216,7 @@ def squeeze(em: EmitterCore, a, axis=None) -> Tensor:
         axes = tuple(i for i, d in enumerate(a.shape) if d == 1)  # a symbolic size is never 1
     else:
         axes = normalize_axes(axis, a.ndim)
-        if any(a.shape[i] is DYN for i in axes):
-            raise NotImplementedError("np.squeeze: squeezing a symbolic size")
-        if any(a.shape[i] != 1 for i in axes):
+        if any(a.shape[i] is DYN or a.shape[i] != 1 for i in axes):  # a symbolic size is never 1
             raise ValueError("cannot select an axis to squeeze out which has size not equal to one")
     return em.emit("squeeze", a, axes=axes) if axes else a
 
@@ -232,19 +236,18 @@ def concatenate(em: EmitterCore, arrays, /, axis=0, out=None, *, dtype=None, cas
                 f"has {tensors[0].ndim} dimension(s) and the array at index {i} has {t.ndim} dimension(s)"
             )
     axis = normalize_axis(axis, tensors[0].ndim)
-    _check_joined_dims(tensors, axis)
+    _check_joined_dims(em, tensors, axis)
+    tensors = [em.refine(t) for t in tensors]
     result = tensors[0]
     for t in tensors[1:]:
         result = em.emit("concatenate", result, t, axis=axis)
     return result
 
 
-def _check_joined_dims(tensors: list[Tensor], axis: int):
+def _check_joined_dims(em: EmitterCore, tensors: list[Tensor], axis: int):
     for i, t in enumerate(tensors):
-        for d, (x, y) in enumerate(zip(tensors[0].shape, t.shape)):
-            if d != axis and x != y:
-                if DYN in (x, y):
-                    raise NotImplementedError("np.concatenate: joining a symbolic size with another size")
+        for d, (x, y) in enumerate(zip(em.shape(tensors[0]), em.shape(t))):
+            if d != axis and not em.equal_sizes(x, y):
                 raise ValueError(
                     "all the input array dimensions except for the concatenation axis must match "
                     f"exactly, but along dimension {d}, the array at index 0 has size {x} and the "
@@ -271,10 +274,11 @@ def _joined_operands(em: EmitterCore, arrays, dtype, casting, fname: str) -> lis
 def stack(em: EmitterCore, arrays, axis=0, out=None, *, dtype=None, casting="same_kind") -> Tensor:
     reject("np.stack", out=(out, None))
     tensors = _joined_operands(em, arrays, dtype, casting, "np.stack")
-    if len({t.shape for t in tensors}) != 1:
-        raise ValueError("all input arrays must have the same shape")
-    if DYN in tensors[0].shape and len(tensors) > 1:
-        raise NotImplementedError("np.stack: stacking arrays of symbolic shape (needs an equality guard)")
+    first = em.shape(tensors[0])
+    for t in tensors[1:]:
+        shape = em.shape(t)
+        if len(shape) != len(first) or not all(em.equal_sizes(x, y) for x, y in zip(first, shape)):
+            raise ValueError("all input arrays must have the same shape")
     axis = normalize_axis(axis, tensors[0].ndim + 1)
     expanded = [em.emit("expand_dims", t, axes=(axis,)) for t in tensors]
     return concatenate(em, expanded, axis=axis)
@@ -284,13 +288,11 @@ def stack(em: EmitterCore, arrays, axis=0, out=None, *, dtype=None, casting="sam
 
 
 def shape_of(em: EmitterCore, a: Tensor) -> tuple:
-    return tuple(SymbolicSize(em.dim(a, i)) if d is DYN else d for i, d in enumerate(a.shape))
+    return em.shape(a)
 
 
-def size_of(em: EmitterCore, a: Tensor) -> int:
-    if not a.type.is_static:
-        raise NotImplementedError(f"size of {a.type}: a product of symbolic sizes")
-    return math.prod(a.shape)
+def size_of(em: EmitterCore, a: Tensor):
+    return em.shape_env.normalize(math.prod(em.shape(a)))
 
 
 def ndim_of(em: EmitterCore, a: Tensor) -> int:

@@ -58,6 +58,10 @@ _OPERATOR_NAMES = {
 def binary(tx, op: str, lhs, rhs):
     if is_array(lhs) or is_array(rhs):
         return tx.emit(_OPERATOR_NAMES[op], lhs, rhs)
+    if isinstance(lhs, v.SymIntVariable) or isinstance(rhs, v.SymIntVariable):
+        traced = _symbolic_arithmetic(op, lhs, rhs)
+        if traced is not None:
+            return traced
     if isinstance(lhs, ScalarVariable) or isinstance(rhs, ScalarVariable):
         traced = _scalar_arithmetic(tx, op, lhs, rhs)
         if traced is not None:
@@ -79,6 +83,37 @@ def binary(tx, op: str, lhs, rhs):
         raise
     except Exception as e:  # the user's error (1 / 0): CPython raises it again
         raise v.UserError(e) from None
+
+
+_SYMBOLIC_OPERATORS = ("+", "-", "*", "//", "%", "<", "<=", "==", "!=", ">", ">=")
+
+
+def _symbolic_arithmetic(op: str, lhs, rhs):
+    """``lhs op rhs`` of symbolic ints and ints, kept symbolic; a comparison is decided
+    by the shape environment (which guards it). None: the caller specializes."""
+    if op not in _SYMBOLIC_OPERATORS and not (op == "**" and isinstance(rhs, v.ConstantVariable)):
+        return None
+    values = []
+    for x in (lhs, rhs):
+        if isinstance(x, v.SymIntVariable):
+            values.append(x.value)
+        elif isinstance(x, v.ConstantVariable) and type(x.value) in (int, bool):
+            values.append(x.value)
+        else:
+            return None
+    fn = v.BINARY_OPERATORS.get(op) or v.COMPARE_OPERATORS[op]
+    sym = next(x.value for x in (lhs, rhs) if isinstance(x, v.SymIntVariable))
+    try:
+        result = fn(*values)
+    except ZeroDivisionError as e:
+        raise v.UserError(e) from None
+    except TypeError:  # a negative power: not an int
+        return None
+    if result is NotImplemented:
+        return None
+    if op in v.COMPARE_OPERATORS:
+        return v.ConstantVariable(sym.env.evaluate(result))
+    return v.sym_or_constant(result)
 
 
 def _scalar_arithmetic(tx, op: str, lhs, rhs):
@@ -150,6 +185,8 @@ def inplace_binary(tx, op: str, lhs, rhs):
 def unary(tx, op: str, value):
     if isinstance(value, v.TensorVariable):
         return tx.emit({"neg": "neg", "pos": "pos", "invert": "invert"}[op], value)
+    if isinstance(value, v.SymIntVariable) and op in ("neg", "pos"):
+        return v.sym_or_constant(-value.value if op == "neg" else value.value)
     fn = {"neg": lambda x: -x, "pos": lambda x: +x, "invert": lambda x: ~x}[op]
     try:
         return v.wrap_constant(fn(value.as_constant()))

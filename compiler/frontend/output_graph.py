@@ -15,13 +15,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from compiler import logs
 from compiler.dialects import ember
 from compiler.dialects.builder import FunctionBuilder
-from compiler.dialects.types import TensorType
+from compiler.dialects.types import DYN, TensorType
 from compiler.errors import Unsupported
 from compiler.frontend import variables as v
+from compiler.frontend.dynamic_policy import DynamicPolicy
 from compiler.frontend.guards import GuardSet
 from compiler.frontend.sources import Source
+from compiler.frontend.symbolic_shapes import ShapeEnv, SymInt
 
 TRACE_LOCK = threading.RLock()
 _context = None
@@ -40,6 +43,7 @@ class GraphInput:
     type: TensorType
     example: np.ndarray
     scalar: bool = False  # a float argument: the entry passes it to the graph as a 0-d array
+    sizes: tuple | None = None  # ints and SymInts, where some size is symbolic
 
 
 @dataclass
@@ -51,9 +55,14 @@ class OutputGraph:
     attribute_writes: list = field(default_factory=list)  # (object tracker, name, value tracker)
     global_writes: dict = field(default_factory=dict)  # name -> value tracker
     max_ops: int | None = None  # the size budget of this graph (None: no bound)
+    policy: DynamicPolicy = field(default_factory=lambda: DynamicPolicy(None))
 
     def __post_init__(self):
         self.builder = FunctionBuilder(self.name, [], context=shared_context())
+        self.shape_env = ShapeEnv()
+        self.shape_env.on_guard = self._log_shape_guard
+        self.shape_env.where = "the function's arguments"
+        self.guards.shape_env = self.shape_env
         self._emitter = None
         self._by_source: dict[Source, v.TensorVariable] = {}
         self.input_bases: list = []  # mutation.ArrayBase of each input, in order
@@ -64,18 +73,21 @@ class OutputGraph:
         if self._emitter is None:
             from compiler.frontend.numpy_semantics import Emitter
 
-            self._emitter = Emitter(self.builder)
+            self._emitter = Emitter(self.builder, self.shape_env)
         return self._emitter
 
-    def _argument(self, source: Source, example: np.ndarray, scalar: bool = False):
-        """(the new graph argument for ``source``, its GraphInput)."""
+    def _argument(self, source: Source, example: np.ndarray, scalar: bool = False, sizes=None):
+        """(the new graph argument for ``source``, its GraphInput); ``sizes``: the array's
+        sizes as ints and SymInts (``?`` in the type), when some are symbolic."""
         try:
             t = TensorType.of_array(example)
         except TypeError:  # the caller's guards already pin the dtype: this entry runs in CPython
             raise Unsupported(
                 f"an array of dtype {example.dtype} ({source.name()})", hint="Ember does not compile that dtype yet"
             ) from None
-        graph_input = GraphInput(source, t, example, scalar)
+        if sizes is not None:
+            t = t.with_shape(tuple(DYN if isinstance(d, SymInt) else d for d in sizes))
+        graph_input = GraphInput(source, t, example, scalar, sizes)
         self.inputs.append(graph_input)
         return self.builder.add_argument(t), graph_input
 
@@ -93,20 +105,78 @@ class OutputGraph:
         return tracker
 
     def add_input(self, source: Source, array: np.ndarray) -> v.TensorVariable:
+        """An array argument: its class, dtype, rank and static sizes guarded; the sizes the
+        policy makes dynamic are symbols of the shape environment (``L['x'].shape[0]``)."""
         known = self._by_source.get(source)
         if known is not None:
             return known
         from compiler.frontend.mutation import ArrayBase
         from compiler.frontend.numpy_semantics import Tensor
 
-        arg, graph_input = self._argument(source, array)
-        tracker = self._by_source[source] = v.TensorVariable(Tensor(arg, graph_input.type), source)
+        sizes = self._input_sizes(source, array)
+        self.guards.tensor_match(source, array, [i for i, d in enumerate(sizes) if isinstance(d, SymInt)])
+        symbolic = any(isinstance(d, SymInt) for d in sizes)
+        arg, graph_input = self._argument(source, array, sizes=sizes if symbolic else None)
+        tensor = Tensor(arg, graph_input.type)
+        if symbolic:
+            self.emitter.declare_input(tensor, sizes, lambda axis: self.builder.dim(arg, axis))
+        tracker = self._by_source[source] = v.TensorVariable(tensor, source)
         tracker.base = ArrayBase(self, tracker.tensor, tracker, graph_input)
         for written in self.input_bases:
             if written.mutated:
                 self._check_overlap(written, tracker.base)
         self.input_bases.append(tracker.base)
         return tracker
+
+    def _input_sizes(self, source: Source, array: np.ndarray) -> tuple:
+        axes, why = self.policy.dynamic_axes(source.name(), array)
+        sizes = []
+        for axis, size in enumerate(array.shape):
+            if axis not in axes:
+                sizes.append(int(size))
+                continue
+            name = f"{source.name()}.shape[{axis}]"
+            self.guards.size_exprs[name] = f"{source.expr()}.shape[{axis}]"
+            sizes.append(self.shape_env.create_size(name, int(size)))
+            self._log_size(name, sizes[-1], why)
+        return tuple(sizes)
+
+    def add_int_input(self, source: Source, value: int):
+        """A symbolic int argument's value as an ``index`` of the graph: a 0-d int64 input
+        (guarded to fit one) read by ``ember.to_index``."""
+        env = self.shape_env
+        sym = env.create_int(source.name(), value)
+        env.evaluate(sym >= -(2**63))
+        env.evaluate(sym < 2**63)
+        arg, _ = self._argument(source, np.asarray(value, dtype=np.int64), scalar=True)
+        return self.builder.to_index(arg)
+
+    def symbolic_int(self, source: Source, value: int) -> v.VariableTracker:
+        """An int argument the policy makes dynamic: a SymIntVariable (0 and 1 specialized)."""
+        name = source.name()
+        self.guards.size_exprs[name] = source.expr()
+        sym = self.shape_env.create_int(name, value)
+        if not isinstance(sym, SymInt):
+            return v.ConstantVariable(value, source)
+        why = "dynamic=True" if self.policy.mode else "automatic dynamic: its value changed between calls"
+        self._log_size(name, sym, why)
+        self.emitter.bind_symbol(sym.expr, lambda: self.add_int_input(source, value))
+        return v.SymIntVariable(sym, source)
+
+    def _log_size(self, name: str, size, why: str) -> None:
+        if not logs.enabled("dynamic"):
+            return
+        if isinstance(size, SymInt):
+            logs.log(
+                "dynamic", "create_symbol %s = %d for %s (%s)", self.shape_env.format(size.expr), size.hint, name, why
+            )
+        else:
+            logs.log("dynamic", "%s = %d specialized: sizes 0 and 1 are never symbolic", name, size)
+
+    def _log_shape_guard(self, guard) -> None:
+        if logs.enabled("dynamic"):
+            verb = "specialized" if guard.kind == "specialize" else "guard added"
+            logs.log("dynamic", "eval %s [%s] at %s", guard.symbolic, verb, guard.where or "?")
 
     def note_written(self, base) -> None:
         """The graph writes the caller's array of ``base``: it must be writeable and share

@@ -28,7 +28,10 @@ def generated(name: str) -> str:
 
 def builtin_names() -> dict:
     """The builtins the generated code calls, under their generated names."""
-    return {generated(n): getattr(builtins, n) for n in ("type", "len", "tuple", "Exception", "float", "bool")}
+    return {
+        generated(n): getattr(builtins, n)
+        for n in ("type", "len", "tuple", "Exception", "float", "int", "bool", "max", "min")
+    }
 
 
 class Source:

@@ -19,6 +19,8 @@ import dataclasses
 import inspect
 import types
 
+import numpy as np
+
 from compiler.errors import Location, Unsupported
 from compiler.frontend import bytecode_versions, mutation
 from compiler.frontend import variables as v
@@ -93,6 +95,7 @@ class InstructionTranslator:
                 if inst.starts_line is not None:
                     self.line = inst.starts_line
                     self.output.builder.at(self.code.co_filename, self.line)
+                    self.output.shape_env.where = f"{self.code.co_filename}:{self.line} in {self.name}"
                 self.steps += 1
                 if self.steps > MAX_INSTRUCTIONS:
                     raise Unsupported("a loop too long to unroll while tracing")
@@ -141,8 +144,9 @@ class InstructionTranslator:
         special = mutation.dispatch(self, fn, args, kwargs)  # out=, np.copyto, a.fill
         if special is not NotImplemented:
             return special
-        operands = [self._operand(a) for a in args]
-        keywords = {k: self._operand(a) for k, a in kwargs.items()}
+        symbolic = _takes_symbolic_ints(fn)
+        operands = [self._operand(a, symbolic) for a in args]
+        keywords = {k: self._operand(a, symbolic) for k, a in kwargs.items()}
         emitter = self.output.emitter
         view_of = args[0] if args and isinstance(args[0], v.TensorVariable) else None
         records = [] if view_of is not None and mutation.is_view_function(fn) else None
@@ -167,13 +171,17 @@ class InstructionTranslator:
             return mutation.track_view(self, view_of, tracker, records, operands[0], fn)
         return tracker
 
-    def _operand(self, tracker):
+    def _operand(self, tracker, symbolic: bool = False):
+        """A tracker as the NumPy layer's argument; a symbolic int stays a SymInt where the
+        rule takes one (``symbolic``), else it is specialized."""
         if isinstance(tracker, v.TensorVariable):
             return tracker.tensor
+        if isinstance(tracker, v.SymIntVariable) and symbolic:
+            return tracker.value
         if isinstance(tracker, v.BaseListVariable):
-            return tracker.python_type()(self._operand(i) for i in tracker.items)
+            return tracker.python_type()(self._operand(i, symbolic) for i in tracker.items)
         if isinstance(tracker, v.SliceVariable):
-            return slice(*(self._operand(p) for p in (tracker.start, tracker.stop, tracker.step)))
+            return slice(*(self._operand(p, symbolic) for p in (tracker.start, tracker.stop, tracker.step)))
         if isinstance(tracker, v.NumpyCallableVariable) and tracker.self_var is None:
             return tracker.fn  # dtype classes passed as arguments (astype(np.float32))
         if isinstance(tracker, v.ClassVariable):
@@ -182,9 +190,12 @@ class InstructionTranslator:
 
     def _tracker(self, result) -> v.VariableTracker:
         from compiler.frontend.numpy_semantics import Tensor
+        from compiler.frontend.symbolic_shapes import SymInt
 
         if isinstance(result, Tensor):
             return v.TensorVariable(result)
+        if isinstance(result, SymInt):
+            return v.sym_or_constant(result)
         if isinstance(result, tuple):
             return v.TupleVariable([self._tracker(r) for r in result])
         if isinstance(result, list):
@@ -837,6 +848,17 @@ ARRAY_METHODS = (
     "argmin",
     "fill",
 )
+
+
+def _takes_symbolic_ints(fn) -> bool:
+    """Whether the NumPy rule for ``fn`` reads symbolic ints itself: shapes, indices and
+    ufunc operands (``numpy_creation``, ``numpy_indexing``, ``numpy_elementwise``)."""
+    from compiler.frontend.numpy_semantics import SYMBOLIC_INT_RULES
+
+    try:
+        return fn in SYMBOLIC_INT_RULES or isinstance(fn, np.ufunc)
+    except TypeError:
+        return False
 
 
 def _returns_operand(fn, kwargs) -> bool:

@@ -403,6 +403,8 @@ class ShapeEnv:
         self._guard_exprs: set = set()
         self._facts_cache: tuple[int, list, list, list] | None = None
         self._version = 0  # bumped whenever guards or replacements change
+        self.where: str | None = None  # where the trace is (``file:line``), for guards not told
+        self.on_guard: Callable[[ShapeGuard], None] | None = None  # called with each new guard
 
     # -- creating symbols --------------------------------------------------------------
 
@@ -749,9 +751,10 @@ class ShapeEnv:
             return
         self._guard_exprs.add(rel)
         sources = tuple(dict.fromkeys(self._print_name(s) for s in _ordered_symbols(rel)))
-        self.guards.append(
-            ShapeGuard(kind, rel, self.format(rel, sources=True), self.format(rel), sources, where),
-        )
+        guard = ShapeGuard(kind, rel, self.format(rel, sources=True), self.format(rel), sources, where or self.where)
+        self.guards.append(guard)
+        if self.on_guard is not None:
+            self.on_guard(guard)
         self._version += 1
         if not any(sym in self._source_symbols for sym in rel.free_symbols):
             self._refine(rel)

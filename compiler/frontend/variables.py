@@ -62,6 +62,8 @@ def describe(tracker) -> str:
     if isinstance(tracker, TensorVariable):
         t = tracker.tensor.type
         return f"an array of {t.numpy_dtype} with shape {tuple('?' if d is None else d for d in t.shape)}"
+    if isinstance(tracker, SymIntVariable):
+        return f"the symbolic int {tracker.value}"
     if isinstance(tracker, ConstantVariable):
         text = repr(value)
         return text if len(text) <= 40 else text[:37] + "..."
@@ -172,13 +174,56 @@ class TensorVariable(VariableTracker):
         raise Unsupported("a branch on array data", hint="control flow that depends on array data is a graph break")
 
     def iterate(self, tx):
-        t = self.tensor.type
-        if t.rank == 0 or t.shape[0] is None:
-            raise Unsupported("iterating over an array without a static leading size")
-        return [tx.emit("getitem", self, ConstantVariable(i)) for i in range(t.shape[0])]
+        t = self.tensor
+        if t.type.rank == 0:
+            raise UserError(TypeError("iteration over a 0-d array"))
+        size = tx.output.emitter.shape(t)[0]
+        count = size.env.specialize(size) if not isinstance(size, int) else size  # unrolled: one per row
+        return [tx.emit("getitem", self, ConstantVariable(i)) for i in range(count)]
 
     def __repr__(self):
         return f"TensorVariable({self.tensor.type})"
+
+
+class SymIntVariable(VariableTracker):
+    """An int the trace keeps symbolic: an array's size (``x.shape[0]``, ``len(x)``), an int
+    argument made dynamic, and arithmetic on them (``symbolic_shapes.SymInt``). Arithmetic
+    and comparisons go to the shape environment (a comparison installs the guard it
+    relied on); any other use needs the value, which specializes it: guarded equal to
+    this call's value, a constant from then on."""
+
+    def __init__(self, value, source: Source | None = None):
+        self.value = value  # a SymInt
+        self.source = source
+
+    def python_type(self):
+        return int
+
+    def is_constant(self):
+        return True  # available as a constant, at the price of a guard
+
+    def as_constant(self):
+        return self.value.env.specialize(self.value)
+
+    def truth(self, tx):
+        return self.value.env.evaluate(self.value != 0)
+
+    def getattr(self, tx, name):
+        return ConstantVariable(self.as_constant()).getattr(tx, name)
+
+    def __repr__(self):
+        return f"SymIntVariable({self.value!r})"
+
+
+def sym_or_constant(value, source: Source | None = None) -> VariableTracker:
+    """A tracker for an int or SymInt result: constant once the environment knows its value."""
+    from compiler.frontend.symbolic_shapes import SymInt
+
+    if isinstance(value, SymInt):
+        value = value.env.normalize(value)
+        if isinstance(value, SymInt):
+            return SymIntVariable(value, source)
+    return ConstantVariable(value, source)
 
 
 @dataclass(repr=False)

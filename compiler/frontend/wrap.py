@@ -44,11 +44,13 @@ def wrap(tx, value, source: Source) -> v.VariableTracker:
                 f"the ndarray subclass {type(value).__module__}.{type(value).__qualname__} ({source.name()})",
                 hint="only exact numpy.ndarray arguments are compiled; subclasses run in CPython",
             )
-        g.tensor_match(source, value)
-        return tx.output.add_input(source, value)
+        return tx.output.add_input(source, value)  # guarded there: which sizes are symbolic is its call
     if unspecialized(value) and isinstance(source, LocalSource):  # an argument, not a list's item
         g.type_match(source, value)
         return tx.output.add_scalar_input(source, value)
+    if _dynamic_int(tx, value, source):
+        g.type_match(source, value)
+        return tx.output.symbolic_int(source, value)
     if isinstance(value, SCALAR_TYPES) or isinstance(value, np.generic):
         g.constant_match(source, value)
         return v.ConstantVariable(value, source)
@@ -63,6 +65,17 @@ def wrap(tx, value, source: Source) -> v.VariableTracker:
         g.keys_match(source, value)
         return v.DictVariable({k: wrap(tx, item, ItemSource(source, k)) for k, item in value.items()}, source)
     return wrap_identity(tx, value, source)
+
+
+def _dynamic_int(tx, value, source: Source) -> bool:
+    """Whether an int argument is traced symbolically (``dynamic_policy.py``): ints of
+    int64's range only (a larger one stays a constant, as NumPy reads it differently)."""
+    return (
+        type(value) is int
+        and isinstance(source, LocalSource)
+        and -(2**62) < value < 2**62
+        and tx.output.policy.int_is_dynamic(source.name(), value)
+    )
 
 
 def wrap_identity(tx, value, source: Source | None) -> v.VariableTracker:

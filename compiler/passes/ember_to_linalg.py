@@ -17,7 +17,11 @@ per-op Python classes. Per-dtype scalar rules (NumPy's semantics) live in
 
 Dynamic sizes come from ``tensor.dim`` of an operand, or from the op's trailing
 ``index`` operands (one per ``?`` of the result) where the result shape is not a
-function of the operands (broadcast_to, reshape, slice).
+function of the operands (broadcast_to, reshape, slice). Those are computed by the
+size ops, which become ``arith`` on ``index``: ``size_constant`` a constant,
+``size_arith`` addi/subi/muli/maxsi/minsi and Python's floor division and remainder
+(``floordivsi``; ``remsi`` with the sign fixed up), ``to_index`` a ``tensor.extract``
+and ``index_cast``, ``from_index`` an ``index_cast`` to i64 filling a 0-d tensor.
 """
 
 from __future__ import annotations
@@ -597,6 +601,68 @@ def _lower_dim(op, result, attrs):
     return tensor.dim(x, _index(attrs["axis"]))
 
 
+# ----------------------------------------------------------------------------- sizes
+
+
+def _lower_size_constant(op, result, attrs):
+    return _index(attrs["value"])
+
+
+def _cmp_index(predicate: str, a: ir.Value, b: ir.Value) -> ir.Value:
+    return arith.cmpi(ir.IntegerAttr.get(ir.IntegerType.get_signless(64), _CMPI[predicate]), a, b)
+
+
+_CMPI = {"eq": 0, "ne": 1, "slt": 2}  # arith.cmpi predicate numbers
+
+
+def _safe_divisor(b: ir.Value) -> ir.Value:
+    """``b``, or 1 where ``b`` is 0: the frontend guards divisors and the shape program
+    raises on a zero one, so this only keeps a kernel from trapping (SIGFPE) should a
+    zero ever reach it."""
+    return arith.select(_cmp_index("eq", b, _index(0)), _index(1), b)
+
+
+def _python_mod(a: ir.Value, b: ir.Value) -> ir.Value:
+    """Python's ``a % b``: the remainder takes the divisor's sign."""
+    r = arith.remsi(a, b)
+    zero = _index(0)
+    signs_differ = arith.xori(_cmp_index("slt", r, zero), _cmp_index("slt", b, zero))
+    adjust = arith.andi(_cmp_index("ne", r, zero), signs_differ)
+    return arith.select(adjust, arith.addi(r, b), r)
+
+
+_SIZE_ARITH = {
+    "add": arith.addi,
+    "sub": arith.subi,
+    "mul": arith.muli,
+    "floordiv": lambda a, b: arith.floordivsi(a, _safe_divisor(b)),
+    "mod": lambda a, b: _python_mod(a, _safe_divisor(b)),
+    "max": arith.maxsi,
+    "min": arith.minsi,
+}
+assert set(_SIZE_ARITH) == set(ops.SIZE_ARITH)
+
+
+def _lower_size_arith(op, result, attrs):
+    lhs, rhs = ember.index_operands(op)
+    return _SIZE_ARITH[attrs["op"]](lhs, rhs)
+
+
+def _lower_to_index(op, result, attrs):
+    (x,) = ember.tensor_operands(op)
+    return arith.index_cast(ir.IndexType.get(), tensor.extract(x, []))
+
+
+def _lower_from_index(op, result: TensorType, attrs):
+    """A ``linalg.fill`` of the i64 rather than ``tensor.from_elements``: fusion folds
+    the fill into its readers (``x * n`` multiplies by the scalar itself) and, as a
+    result, it bufferizes into the output; ``from_elements`` became a heap buffer,
+    allocated and read back on every call."""
+    (size,) = ember.index_operands(op)
+    value = arith.index_cast(ir.IntegerType.get_signless(64), size)
+    return linalg.fill(value, outs=[_empty(result, [])])
+
+
 # ----------------------------------------------------------------------------- the table
 
 LOWERINGS = {}
@@ -623,6 +689,10 @@ LOWERINGS.update(
         "concatenate": _lower_concatenate,
         "constant": _lower_constant,
         "dim": _lower_dim,
+        "size_constant": _lower_size_constant,
+        "size_arith": _lower_size_arith,
+        "to_index": _lower_to_index,
+        "from_index": _lower_from_index,
     }
 )
 _missing = [n for n, fn in LOWERINGS.items() if fn is None]
@@ -636,7 +706,7 @@ def lower_op(op: ir.Operation) -> ir.Value:
         raise PassFailure(f"no lowering for '{op.name}'", op)
     try:
         attrs = ember.op_attributes(op)
-        result = None if name == "dim" else _type(op.results[0])
+        result = None if ops.OPS[name].index_result else _type(op.results[0])
     except (ops.TypeRuleError, TypeError, ValueError) as e:
         raise PassFailure(f"cannot lower '{op.name}': {e}", op) from None
     with op.location, ir.InsertionPoint(op):

@@ -48,3 +48,14 @@ def test_parallel_split_rows_are_right():
     rows = parallel_split.measure([1, 1000, 70_000], parts=3, quick=True)
     assert [r["n"] for r in rows] == [1, 1000, 70_000]
     assert all(r["ok"] and math.isfinite(r["one"]) and r["split"] > 0 for r in rows)
+
+
+def test_dynamic_kernel_rows_are_right():
+    """benchmarks/dynamic_kernel.py: static and dynamic kernels agree with NumPy (no timing checked)."""
+    import math
+
+    from benchmarks import dynamic_kernel
+
+    rows = dynamic_kernel.measure(quick=True)
+    assert [r["name"] for r in rows] == ["rowsum", "softmax", "matmul", "inner_scale"]
+    assert all(r["ok"] and math.isfinite(r["static"]) and r["dynamic"] > 0 for r in rows)

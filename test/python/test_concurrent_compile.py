@@ -47,7 +47,7 @@ def test_eight_threads_making_the_same_first_call_compile_one_entry(compile_coun
 
 
 def test_threads_over_many_signatures_fill_the_limit_with_distinct_entries():
-    @compiler.compile(options={"recompile_limit": 8})
+    @compiler.compile(dynamic=False, options={"recompile_limit": 8})  # one entry per size
     def f(x):
         return x * 3 + 1
 
@@ -57,6 +57,19 @@ def test_threads_over_many_signatures_fill_the_limit_with_distinct_entries():
         _in_threads(lambda k: [np.testing.assert_array_equal(f(x), x * 3 + 1) for x in sizes])
     shapes = [e.guards[0].text for e in f.entries]
     assert len(f.entries) == 8 and len(set(shapes)) == 8, shapes
+
+
+def test_threads_over_many_sizes_share_the_symbolic_entry():
+    """Automatic dynamic under threads: the sizes 2..12 end in one symbolic entry."""
+
+    @compiler.compile
+    def f(x):
+        return x * 3 + 1
+
+    f(np.ones(2))
+    sizes = [np.ones(n) for n in range(2, 13)]
+    _in_threads(lambda k: [np.testing.assert_array_equal(f(x), x * 3 + 1) for x in sizes])
+    assert len(f.entries) == 2, [e.guards[0].text for e in f.entries]
 
 
 def test_the_limit_warning_says_how_to_raise_it():

@@ -417,8 +417,8 @@ def test_python_level_numpy_functions_reach_the_table(fresh_compiler):
 
 
 def test_symbolic_sizes_in_the_emitter():
-    """The frontend's shapes are static today; the rules also take ``?`` sizes (the
-    ``dim`` values ``x.shape`` gives for them), as ``broadcast_to``/``iota`` operands."""
+    """The rules take symbolic sizes (the SymInts ``x.shape`` gives for ``?`` sizes) as
+    shape arguments: ``broadcast_to``/``iota`` size operands built from ``ember.dim``."""
     from compiler.dialects import interpreter
     from compiler.dialects.builder import FunctionBuilder
     from compiler.dialects.types import DYN, TensorType
@@ -427,6 +427,7 @@ def test_symbolic_sizes_in_the_emitter():
     b = FunctionBuilder("t", [TensorType((DYN, 3), "f32")])
     em = Emitter(b)
     x = em.wrap(b.args[0])
+    em.declare_input(x, (em.shape_env.create_size("x.shape[0]", 5), 3), lambda axis: b.dim(b.args[0], axis))
     n, m = em.call("shape", x)
     results = [
         em.call(np.zeros_like, x),

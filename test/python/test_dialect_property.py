@@ -339,6 +339,21 @@ def g_concatenate(p, name):
     p.emit("concatenate", [v, w], np.concatenate([v.ref, w.ref], axis=axis), axis=axis)
 
 
+def g_size(p, name):
+    """A size computed from a ``dim`` and a constant (``size_arith``), made an array
+    (``from_index``) and read back (``to_index``) to size an iota (max with 0 first)."""
+    v = at_least_1d(p, p.pick())
+    axis = p.draw(st.integers(0, v.type.rank - 1))
+    op = p.draw(st.sampled_from(sorted(ops.SIZE_ARITH)))
+    k = p.draw(st.integers(-5, 5).filter(lambda k: k != 0 or op not in ("floordiv", "mod")))
+    want = ops.SIZE_ARITH[op](v.ref.shape[axis], k)
+    size = p.b.size_arith(op, p.b.dim(v.value, axis), p.b.size_constant(k))
+    p.vals.append(Val(p.b.from_index(size), np.array(want, np.int64), TensorType((), "i64")))
+    length = p.b.size_arith("max", p.b.to_index(p.vals[-1].value), p.b.size_constant(0))
+    ref = np.arange(max(want, 0), dtype=np.int64)
+    p.emit("iota", [], ref, result=TensorType((DYN,), "i64"), sizes=[length], axis=0)
+
+
 # op name -> generator(program, name) that emits (at least) that op
 GENERATORS = {
     **{n: g_unary for n in ops.UNARY_DTYPES},
@@ -359,6 +374,7 @@ GENERATORS = {
     "update_slice": g_update_slice,
     "iota": g_iota,
     "concatenate": g_concatenate,
+    **{n: g_size for n in ("size_constant", "size_arith", "to_index", "from_index")},
 }
 OP_NAMES = sorted(GENERATORS)
 

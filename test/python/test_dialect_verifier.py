@@ -231,6 +231,31 @@ BAD_OPS = {
         '"ember.dim"(%f) {axis = 2 : i64} : (tensor<2x3xf32>) -> index',
         "axis [2] out of range for rank 2",
     ),
+    "size_arith op": (
+        "size_arith",
+        '"ember.size_arith"(%n, %n) {op = "pow"} : (index, index) -> index',
+        "unknown size arithmetic 'pow', expected one of add, sub, mul, floordiv, mod, max, min",
+    ),
+    "size_constant attribute": (
+        "size_constant",
+        '"ember.size_constant"() : () -> index',
+        "requires attribute 'value'",
+    ),
+    "to_index rank": (
+        "to_index",
+        '"ember.to_index"(%i) : (tensor<2x3xi32>) -> index',
+        "to_index needs a 0-d tensor, got tensor<2x3xi32>",
+    ),
+    "to_index dtype": (
+        "to_index",
+        '"ember.to_index"(%s) : (tensor<f32>) -> index',
+        "to_index needs an integer element type (i32, i64), got f32",
+    ),
+    "from_index result": (
+        "from_index",
+        '"ember.from_index"(%n) : (index) -> tensor<i32>',
+        "result type tensor<i32> does not match the expected tensor<i64>",
+    ),
 }
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from compiler import logs
 from compiler.backends.llvm_cpu import partition
 from compiler.backends.llvm_cpu.codegen import emit_object, optimize
-from compiler.dialects.shapes import ShapeProgram
+from compiler.dialects.shapes import ShapeProgram, value_inputs
 from compiler.dialects.types import TensorType
 from compiler.dialects.write_in_place import inout_results
 from compiler.mlir import bindings_version, function_named, ir, translate_to_llvm_ir
@@ -24,7 +24,8 @@ from runtime.version import __version__
 
 
 def signature_of(func_op) -> Signature:
-    """The runtime's plain-Python view of the function's tensor arguments and results."""
+    """The runtime's plain-Python view of the function's tensor arguments and results
+    (and of the 0-d integer arguments whose values size the results: ``value_inputs``)."""
     fn_type = ir.FunctionType(ir.TypeAttr(func_op.attributes["function_type"]).value)
 
     def spec(t) -> ArraySpec:
@@ -36,6 +37,7 @@ def signature_of(func_op) -> Signature:
         tuple(spec(t) for t in fn_type.inputs),
         tuple(spec(t) for t in fn_type.results),
         tuple(map(inout_results(func_op).get, range(len(fn_type.results)))),
+        value_inputs(func_op),
     )
 
 
