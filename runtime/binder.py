@@ -22,10 +22,12 @@ def _check_line(i: int, t) -> str:
     return f"    if {' or '.join(conds)}:\n        bad({i}, a{i})"
 
 
-def call_source(signature, trusted_shapes: list | None = None) -> str:
+def call_source(signature, trusted_shapes: list | None = None, checked: bool = True) -> str:
     """The call function's text. With ``trusted_shapes`` (the output shapes, for a fully
     static signature) the caller has already checked every input's class, dtype and
-    shape — the frontend's guards do — so the checks and the shape lookup are left out."""
+    shape — the frontend's guards do — so the checks and the shape lookup are left out.
+    ``checked=False``: the caller checked class, dtype, rank and static sizes (guards over
+    symbolic sizes); only the memoized shape lookup stays."""
     n_in = len(signature.inputs)
     ins = [f"a{i}" for i in range(n_in)]
     allocated = signature.allocated
@@ -34,7 +36,8 @@ def call_source(signature, trusted_shapes: list | None = None) -> str:
     if trusted_shapes is not None:
         lines += [f"    o{j} = empty({tuple(trusted_shapes[j])!r}, OUT{j})" for j in allocated]
     else:
-        lines += [_check_line(i, t) for i, t in enumerate(signature.inputs)]
+        if checked:
+            lines += [_check_line(i, t) for i, t in enumerate(signature.inputs)]
         shapes = "".join(f"a{i}.shape, " for i in range(n_in))
         shapes += "".join(f"int(a{i}), " for i in signature.value_inputs)
         lines += [
@@ -46,12 +49,13 @@ def call_source(signature, trusted_shapes: list | None = None) -> str:
         lines += [f"    o{j} = empty(shapes[{j}], OUT{j})" for j in allocated]
     layout = "".join(f"a{i}.flags.c_contiguous, " for i in range(n_in))
     arrays = ", ".join(ins + [f"o{j}" for j in allocated])
+    nbytes = " + ".join(f"{a}.nbytes" for a in ins + [f"o{j}" for j in allocated])
     lines += [
         f"    found = variants.get(({layout}))",
         "    if found is None:",
         f"        found = variant(({layout}))",
         "    if found[0].parallel:",
-        f"        found[1]({arrays}, parts_for(({arrays},)))",  # the launcher: all parts, one call
+        f"        found[1]({arrays}, parts_for_bytes({nbytes}))",  # the launcher: all parts, one call
         "    else:",
         f"        found[1]({arrays})",
         f"    return ({''.join(o + ', ' for o in outs)})",
@@ -59,13 +63,13 @@ def call_source(signature, trusted_shapes: list | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def make_call(signature, namespace: dict, trusted_shapes: list | None = None):
+def make_call(signature, namespace: dict, trusted_shapes: list | None = None, checked: bool = True):
     """The generated call function; ``namespace`` supplies bad, shape_cache,
-    output_shapes, variants, variant and parts_for."""
+    output_shapes, variants, variant and parts_for_bytes."""
     scope = dict(namespace, ndarray=np.ndarray, empty=np.empty)
     scope.update({f"IN{i}": t.dtype for i, t in enumerate(signature.inputs)})
     scope.update({f"OUT{j}": t.dtype for j, t in enumerate(signature.outputs)})
-    source = call_source(signature, trusted_shapes)
+    source = call_source(signature, trusted_shapes, checked)
     exec(compile(source, f"<ember call {signature.name}>", "exec"), scope)
     call = scope["call"]
     call.__ember_source__ = source

@@ -100,13 +100,15 @@ class Kernel:
                 "output_shapes": self._shapes_for,
                 "variants": self._variants,
                 "variant": self.variant,
-                "parts_for": threads.parts_for,
+                "parts_for_bytes": threads.parts_for_bytes,
             }
             self._call = self._call_trusted = binder.make_call(signature, namespace)
             # constant output shapes: static inputs, none of whose values sizes an output
             if all(t.is_static for t in signature.inputs) and not signature.value_inputs:
                 shapes = self._shapes_for(tuple(t.shape for t in signature.inputs))
                 self._call_trusted = binder.make_call(signature, namespace, trusted_shapes=shapes)
+            else:  # symbolic sizes: the guards checked the rest, the output shapes are looked up
+                self._call_trusted = binder.make_call(signature, namespace, checked=False)
 
     def variant(self, contiguous: tuple[bool, ...]):
         found = self._variants.get(contiguous)

@@ -82,7 +82,12 @@ def _cores() -> int:
 
 def parts_for(arrays) -> int:
     """How many parts one call splits into: all threads, unless the data is small."""
-    return num_threads() if sum(a.nbytes for a in arrays) >= PARALLEL_MIN_BYTES else 1
+    return parts_for_bytes(sum(a.nbytes for a in arrays))
+
+
+def parts_for_bytes(nbytes: int) -> int:
+    """``parts_for`` of arrays of ``nbytes`` in all (the generated call path adds them inline)."""
+    return num_threads() if nbytes >= PARALLEL_MIN_BYTES else 1
 
 
 SPIN_HINTS = {  # triple prefix -> the call that replaces worker_pool.ll's "; spin hint" line

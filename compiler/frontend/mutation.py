@@ -111,10 +111,11 @@ def _python_slice(size, start: int, step: int, length) -> slice:
         return _symbolic_slice(size, start, step, length)
     if length == 0:
         return slice(0, 0, 1)
-    if isinstance(size, SymInt):  # a length-1 slice of a symbolic size
-        if start < 0:
-            return slice(start, (start + 1) or None, 1)
-        return slice(start, start + 1, 1)
+    if isinstance(size, SymInt):  # a constant length, from the beginning or (negative) from the end
+        stop = start + length * step
+        if start >= 0:
+            return slice(start, stop if stop >= 0 else None, step)
+        return slice(start, stop if stop < 0 else None, step)
     first = start + size if start < 0 else start
     stop = first + length * step
     return slice(first, None if stop < 0 else stop, step)
@@ -149,7 +150,7 @@ def steps_from_records(records, parent, result, ravel: bool = False, emitter=Non
             continue
         if name not in VIEW_OPS or len(operands) != 1 or operands[0].value != current:
             return None
-        if name == "reshape" and (sizes or not res.type.is_static):
+        if name == "reshape" and (sizes or not res.type.is_static) and not _replayable_reshape(emitter, res):
             return None
         normalized = tuple(sorted((k, _normalize(a)) for k, a in attrs.items()))
         em_sizes = ((), ())
@@ -162,6 +163,19 @@ def steps_from_records(records, parent, result, ravel: bool = False, emitter=Non
     return tuple(steps)
 
 
+def _replayable_reshape(emitter, res) -> bool:
+    """A reshape to symbolic sizes the entry can redo in Python: one symbolic size (it
+    becomes ``-1``) and no static 0 (which would make ``-1`` ambiguous)."""
+    if emitter is None:
+        return False
+    shape = emitter.shape(res)
+    return sum(isinstance(d, SymInt) for d in shape) == 1 and 0 not in [d for d in shape if isinstance(d, int)]
+
+
+def _symbolic(step: ViewStep) -> bool:
+    return bool(step.sizes[1]) and not step.result.is_static
+
+
 def forward(em, t, step: ViewStep):
     """``step`` applied to the Tensor ``t`` (a new value of the step's parent)."""
     if step.op == "slice":
@@ -170,6 +184,8 @@ def forward(em, t, step: ViewStep):
             "slice", t, shape=shape, dtype=step.result.dtype, starts=step.attr("starts"), steps=step.attr("steps")
         )
     if step.op == "reshape":
+        if _symbolic(step):
+            return em.emit_shaped("reshape", t, shape=step.sizes[1], dtype=step.result.dtype)
         return em.emit("reshape", t, result=step.result)
     return em.emit(step.op, t, **dict(step.attrs))
 
@@ -188,7 +204,7 @@ def inverse(em, step: ViewStep, parent, child):
         perm = step.attr("perm")
         return em.emit("transpose", child, perm=tuple(int(i) for i in np.argsort(perm)))
     if not step.operand.is_static:
-        raise Unsupported("a write through a reshape of a symbolic shape")
+        return em.emit_shaped("reshape", child, shape=step.sizes[0], dtype=step.operand.dtype)
     return em.emit("reshape", child, result=step.operand)
 
 
@@ -218,6 +234,8 @@ def replay_text(expr: str, steps, ref) -> str:
             expr = f"{expr}.transpose({tuple(step.attr('perm'))!r})"
         elif step.ravel:
             expr = f"{expr}.ravel()"
+        elif _symbolic(step):  # its one symbolic size is what the others leave
+            expr = f"{expr}.reshape({tuple(-1 if isinstance(d, SymInt) else d for d in step.sizes[1])!r})"
         else:
             expr = f"{expr}.reshape({tuple(step.result.shape)!r})"
     return expr
@@ -296,7 +314,7 @@ def track_view(tx, parent, result, records, parent_tensor, fn=None) -> v.Variabl
         return result
     full = parent.steps + steps
     if any(s.op == "reshape" for s in steps):
-        is_view = _probe_view(base, full)
+        is_view = _contiguous_view(base, full) if any(_symbolic(s) for s in full) else _probe_view(base, full)
         if is_view is None:
             base.opaque = True
             result.base, result.steps, result.version = base, None, base.version
@@ -310,6 +328,19 @@ def track_view(tx, parent, result, records, parent_tensor, fn=None) -> v.Variabl
     result._tensor = _array_value(result._tensor)
     result.base, result.steps, result.version, result.deps = base, full, base.version, deps
     return result
+
+
+def _contiguous_view(base: ArrayBase, steps) -> bool | None:
+    """Whether a chain with a reshape to symbolic sizes is a view, for every size the
+    guards admit: only when it starts at a C-contiguous input (its layout guarded) and
+    keeps it contiguous (reshapes, expand_dims, squeeze): NumPy then never copies. None
+    (not followed) otherwise: whether NumPy copies could change with the sizes."""
+    example = base.graph_input.example if base.graph_input is not None else None
+    if example is None or not (example.flags.c_contiguous and example.size):
+        return None
+    if any(s.op not in ("reshape", "expand_dims", "squeeze") for s in steps):
+        return None
+    return True
 
 
 def _probe_view(base: ArrayBase, steps) -> bool | None:

@@ -62,6 +62,8 @@ def binary(tx, op: str, lhs, rhs):
         traced = _symbolic_arithmetic(op, lhs, rhs)
         if traced is not None:
             return traced
+        if op in EXACT_OPERATORS and (isinstance(lhs, ScalarVariable) or isinstance(rhs, ScalarVariable)):
+            return tx.emit(_OPERATOR_NAMES[op], lhs, rhs)  # ``x.shape[0] * lr``: a 0-d value of the graph
     if isinstance(lhs, ScalarVariable) or isinstance(rhs, ScalarVariable):
         traced = _scalar_arithmetic(tx, op, lhs, rhs)
         if traced is not None:

@@ -419,13 +419,22 @@ def _lower_reshape(op, result: TensorType, attrs):
         return _reshape_with_shape_tensor(x, result, sizes)
     flat = x
     if xt.rank > 1:
-        numel = 1
-        for d in xt.shape:
-            numel = DYN if d is DYN or numel is DYN else numel * d
-        flat = _collapse(x, xt.with_shape([numel]), [list(range(xt.rank))])
+        flat = _collapse(x, xt.with_shape([_numel(xt.shape)]), [list(range(xt.rank))])
     if result.rank == 1:
         return flat if _type(flat) == result else tensor.CastOp(result.to_mlir(), flat).result
+    # expand_shape wants its one collapsed size static exactly when every expanded size is
+    # (a symbolic size the frontend has since learned equal to a constant meets both kinds)
+    numel = _numel(result.shape)
+    if (numel is DYN) != (_type(flat).shape[0] is DYN):
+        flat = tensor.CastOp(_type(flat).with_shape([numel]).to_mlir(), flat).result
     return _expand(flat, result, [list(range(result.rank))], sizes)
+
+
+def _numel(shape):
+    n = 1
+    for d in shape:
+        n = DYN if d is DYN or n is DYN else n * d
+    return n
 
 
 def _reshape_with_shape_tensor(x, result: TensorType, sizes):

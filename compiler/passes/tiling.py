@@ -207,5 +207,7 @@ class EmberTile(EmberPass):
             found = roots(fn)
             rows = shared_tile_rows(found, self.tile_bytes)
             for root in found:
+                if root.parent is None:  # erased by an earlier root's tiling (fused into its loop)
+                    continue
                 tile_and_fuse(root, self.tile_bytes, rows.get(root))
             fuse_sibling_loops(fn)

@@ -14,6 +14,8 @@ import math
 
 import numpy as np
 import pytest
+from graph_building import build
+from op_oracles import BINARY_REF, CMP_REF, UNARY_REF
 
 from compiler.dialects import ember, interpreter, ops
 from compiler.dialects.builder import FunctionBuilder
@@ -26,16 +28,6 @@ ALL_DTYPES = ("f32", "f64", "i32", "i64", "i1")
 
 
 # ----------------------------------------------------------------------------- helpers
-
-
-def build(arg_types, body, name="f"):
-    """A verified module of ``body(builder, *args) -> result value(s)``."""
-    b = FunctionBuilder(name, list(arg_types))
-    results = body(b, *b.args)
-    results = list(results) if isinstance(results, (list, tuple)) else [results]
-    module = b.finish(results)
-    assert module.operation.verify()
-    return module
 
 
 def run1(module, *arrays):
@@ -76,25 +68,6 @@ def test_every_op_has_an_implementation():
 
 # ----------------------------------------------------------------------------- unary
 
-
-def _erf_ref(x):
-    return np.array([math.erf(float(v)) for v in x.ravel()], x.dtype).reshape(x.shape)
-
-
-UNARY_REF = {
-    "neg": lambda x: -x,
-    "abs": np.abs,
-    "exp": np.exp,
-    "log": np.log,
-    "sqrt": np.sqrt,
-    "tanh": np.tanh,
-    "sin": np.sin,
-    "cos": np.cos,
-    "sigmoid": lambda x: 1 / (1 + np.exp(-x)),
-    "erf": _erf_ref,
-    "floor": np.floor,
-    "logical_not": lambda x: ~x,
-}
 
 UNARY_CASES = [(n, d) for n, dtypes in ops.UNARY_DTYPES.items() for d in dtypes]
 
@@ -144,21 +117,6 @@ def test_abs_and_neg_wrap_like_numpy():
 
 # ----------------------------------------------------------------------------- binary
 
-
-BINARY_REF = {
-    "add": lambda a, b: a + b,
-    "sub": lambda a, b: a - b,
-    "mul": lambda a, b: a * b,
-    "div": lambda a, b: a / b,
-    "floordiv": lambda a, b: a // b,
-    "mod": lambda a, b: a % b,
-    "pow": lambda a, b: a**b,
-    "maximum": np.maximum,
-    "minimum": np.minimum,
-    "and": lambda a, b: a & b,
-    "or": lambda a, b: a | b,
-    "xor": lambda a, b: a ^ b,
-}
 
 BINARY_CASES = [(n, d) for n, dtypes in ops.BINARY_DTYPES.items() for d in dtypes]
 
@@ -249,14 +207,7 @@ def test_integer_pow_by_negative_exponent_raises_like_numpy():
 @pytest.mark.parametrize("predicate", ops.CMP_PREDICATES)
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
 def test_cmp(predicate, dtype):
-    ref = {
-        "eq": np.equal,
-        "ne": np.not_equal,
-        "lt": np.less,
-        "le": np.less_equal,
-        "gt": np.greater,
-        "ge": np.greater_equal,
-    }[predicate]
+    ref = CMP_REF[predicate]
     t = TensorType((DYN,), dtype)
     module = build([t, t], lambda b, x, y: b.op("cmp", x, y, predicate=predicate))
     for n in (0, 1, 9):

@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from op_oracles import BINARY_REF, CMP_REF, UNARY_REF
 
 from compiler.dialects import ember, interpreter, ops
 from compiler.dialects.builder import FunctionBuilder
@@ -96,44 +97,6 @@ class Program:
 
 
 # ----------------------------------------------------------------------------- one generator per family
-
-
-UNARY_REF = {
-    "neg": np.negative,
-    "abs": np.abs,
-    "exp": np.exp,
-    "log": np.log,
-    "sqrt": np.sqrt,
-    "tanh": np.tanh,
-    "sin": np.sin,
-    "cos": np.cos,
-    "sigmoid": lambda x: 1 / (1 + np.exp(-x)),
-    "erf": lambda x: np.array([math.erf(float(e)) for e in x.ravel()], x.dtype).reshape(x.shape),
-    "floor": np.floor,
-    "logical_not": np.logical_not,
-}
-BINARY_REF = {
-    "add": np.add,
-    "sub": np.subtract,
-    "mul": np.multiply,
-    "div": np.divide,
-    "floordiv": np.floor_divide,
-    "mod": np.remainder,
-    "pow": np.power,
-    "maximum": np.maximum,
-    "minimum": np.minimum,
-    "and": np.bitwise_and,
-    "or": np.bitwise_or,
-    "xor": np.bitwise_xor,
-}
-CMP_REF = {
-    "eq": np.equal,
-    "ne": np.not_equal,
-    "lt": np.less,
-    "le": np.less_equal,
-    "gt": np.greater,
-    "ge": np.greater_equal,
-}
 
 
 NUMERIC = ("f32", "f64", "i32", "i64")

@@ -10,26 +10,21 @@ bools, ``allclose`` for floats. The graphs together must use every op of ``ops.O
 
 from __future__ import annotations
 
-import math
 import warnings
 from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
 import pytest
+from graph_building import T, build
+from op_oracles import BINARY_REF, CMP_REF, UNARY_REF
 
 from compiler.backends.llvm_cpu import compile_module
 from compiler.dialects import ops
-from compiler.dialects.builder import FunctionBuilder
-from compiler.dialects.types import TensorType
 from compiler.mlir import ir
 
 N = None  # a dynamic size
 SIZES = (0, 1, 2, 7, 67, 300)  # 300: 2-d operands past the parallel threshold
-
-
-def T(shape, dtype="f32") -> TensorType:
-    return TensorType(tuple(shape), dtype)
 
 
 @dataclass
@@ -49,25 +44,9 @@ def ints(rng, shape, low=-50, high=50, dtype=np.int64):
     return rng.integers(low, high, shape).astype(dtype)
 
 
-def _erf(x):
-    return np.vectorize(math.erf, otypes=[x.dtype])(x)
-
-
 # ----------------------------------------------------------------------------- the cases
 
-UNARY_FLOAT = {
-    "neg": np.negative,
-    "abs": np.abs,
-    "exp": np.exp,
-    "log": np.log,
-    "sqrt": np.sqrt,
-    "tanh": np.tanh,
-    "sin": np.sin,
-    "cos": np.cos,
-    "sigmoid": lambda x: 1 / (1 + np.exp(-x)),
-    "erf": _erf,
-    "floor": np.floor,
-}
+UNARY_FLOAT = {name: fn for name, fn in UNARY_REF.items() if name != "logical_not"}
 
 
 def unary_case():
@@ -84,23 +63,8 @@ def unary_case():
     return Case([T((N, N)), T((N, N), "i32"), T((N, N), "i1")], body, ref, inputs)
 
 
-BINARY_FLOAT = {
-    "add": np.add,
-    "sub": np.subtract,
-    "mul": np.multiply,
-    "div": np.divide,
-    "floordiv": np.floor_divide,
-    "mod": np.mod,
-    "pow": np.power,
-    "maximum": np.maximum,
-    "minimum": np.minimum,
-}
-BINARY_INT = {
-    **{k: v for k, v in BINARY_FLOAT.items() if k != "div"},
-    "and": np.bitwise_and,
-    "or": np.bitwise_or,
-    "xor": np.bitwise_xor,
-}
+BINARY_FLOAT = {name: fn for name, fn in BINARY_REF.items() if name not in ("and", "or", "xor")}
+BINARY_INT = {name: fn for name, fn in BINARY_REF.items() if name != "div"}
 
 
 def binary_case():
@@ -161,21 +125,13 @@ def reduce_case():
 
 def compare_select_case():
     predicates = ops.CMP_PREDICATES
-    fns = {
-        "eq": np.equal,
-        "ne": np.not_equal,
-        "lt": np.less,
-        "le": np.less_equal,
-        "gt": np.greater,
-        "ge": np.greater_equal,
-    }
 
     def body(b, x, y):
         conds = [b.op("cmp", x, y, predicate=p) for p in predicates]
         return conds + [b.op("select", conds[2], x, y)]
 
     def ref(x, y):
-        return [fns[p](x, y) for p in predicates] + [np.where(x < y, x, y)]
+        return [CMP_REF[p](x, y) for p in predicates] + [np.where(x < y, x, y)]
 
     def inputs(s, rng):
         x = ints(rng, (s * 3,), -3, 3, np.int32)
@@ -389,9 +345,7 @@ CASES = {
 
 def module_of(case: Case) -> ir.Module:
     if case.module is None:
-        b = FunctionBuilder("f", case.arg_types)
-        case.module = b.finish(list(case.body(b, *b.args)))
-        assert case.module.operation.verify()
+        case.module = build(case.arg_types, case.body)
     return case.module
 
 

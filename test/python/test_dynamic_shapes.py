@@ -300,3 +300,62 @@ def test_int_sized_outputs_and_a_bounded_shape_memo(monkeypatch):
         np.testing.assert_array_equal(fn(x, n), np.arange(n) * 2 + 1)
     (entry,) = compiled_entries(fn)
     assert 0 < len(entry.graph._shape_cache) <= 8
+
+
+def test_size_times_a_float_argument_stays_in_the_graph():
+    @compile(dynamic=True)
+    def fn(x, lr):
+        s = x.shape[0] * lr
+        return x * s, s
+
+    for n, lr in ((4, 0.5), (9, 0.25), (17, 3.0)):
+        x = np.arange(float(n), dtype=np.float32)
+        y, s = fn(x, lr)
+        assert type(s) is float and s == n * lr
+        assert y.dtype == np.float32  # a weak Python float: float32 stays float32
+        np.testing.assert_array_equal(y, x * np.float32(n * lr))
+    assert len(fn.entries) == 1
+
+
+def test_iterating_over_rows_specializes_the_count():
+    """``for row in x`` unrolls: the row count becomes a constant, guarded by its value."""
+
+    @compile(dynamic=True)
+    def fn(x):
+        total = np.zeros(x.shape[1])
+        for row in x:
+            total += row * 2
+        return total
+
+    for rows in (3, 3, 5):
+        x = np.random.rand(rows, 4)
+        np.testing.assert_allclose(fn(x), (x * 2).sum(0))
+    assert len(fn.entries) == 2
+    assert any(g.text == "L['x'].shape[0] == 3" for g in fn.entries[-1].guards)
+
+
+def test_reshape_views_of_symbolic_shapes():
+    """``x.reshape(-1, 2)`` of a C-contiguous input is a view for every size: written
+    through and returned as a view. Of a strided input NumPy may copy: not followed, so
+    that call runs in CPython, correctly."""
+
+    @compile(dynamic=True)
+    def fn(x):
+        y = x.reshape(-1, 2)
+        y[:, 0] += 1
+        return y, x.reshape(2, -1)[None]
+
+    for n in (8, 12, 20, 6):
+        x = np.arange(float(n))
+        want = x.copy()
+        want.reshape(-1, 2)[:, 0] += 1
+        y, z = fn(x)
+        np.testing.assert_array_equal(x, want)
+        assert np.shares_memory(y, x) and y.shape == (n // 2, 2)
+        assert np.shares_memory(z, x) and z.shape == (1, 2, n // 2)
+    assert len(compiled_entries(fn)) == 1  # guarded: n even, n // 2 >= 2
+    strided = np.arange(24.0)[::2]
+    want = strided.copy()
+    want.reshape(-1, 2)[:, 0] += 1
+    y, _ = fn(strided)
+    np.testing.assert_array_equal(strided, want)

@@ -9,47 +9,25 @@ sizes 0 and 1, NaN/inf, int and bool dtypes, 0-d, dynamic (``?``) sizes.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
+from graph_building import T, build, lowered
+from op_oracles import BINARY_REF, CMP_REF, UNARY_REF
 
 from compiler.backends.llvm_cpu import compile_module, signature_of
 from compiler.dialects.builder import FunctionBuilder
-from compiler.dialects.types import TensorType
 from compiler.mlir import function_named, ir
 from compiler.passes.pass_manager import run_pipeline
 
 N = None  # a dynamic size
 
 
-def T(shape, dtype="f32") -> TensorType:
-    return TensorType(tuple(shape), dtype)
+def lower(body, arg_types):
+    return lowered(build(arg_types, body))
 
 
-def build_module(build, arg_types) -> ir.Module:
-    b = FunctionBuilder("f", list(arg_types))
-    results = build(b, *b.args)
-    return b.finish(list(results) if isinstance(results, (list, tuple)) else [results])
-
-
-def lowered(module: ir.Module) -> ir.Module:
-    """A copy of ``module`` after ember-to-linalg, checked complete and valid."""
-    with module.context:
-        copy = ir.Module.parse(str(module))
-    run_pipeline(copy, "builtin.module(ember-to-linalg)")
-    text = str(copy)
-    assert "ember." not in text, text
-    assert copy.operation.verify()
-    return copy
-
-
-def lower(build, arg_types):
-    return lowered(build_module(build, arg_types))
-
-
-def run(build, arg_types, *inputs):
-    module = build_module(build, arg_types)
+def run(body, arg_types, *inputs):
+    module = build(arg_types, body)
     lowered(module)
     types = signature_of(function_named(module)).inputs
     return compile_module(module)(*[np.asarray(a, dtype=t.dtype) for a, t in zip(inputs, types)])
@@ -111,25 +89,7 @@ DTYPE = {"f32": np.float32, "f64": np.float64, "i32": np.int32, "i64": np.int64,
 # ----------------------------------------------------------------------------- unary
 
 
-def _erf(x):
-    return np.vectorize(math.erf, otypes=[np.float64])(x.astype(np.float64)).astype(x.dtype)
-
-
-UNARY = {
-    "neg": np.negative,
-    "abs": np.abs,
-    "exp": np.exp,
-    "log": np.log,
-    "sqrt": np.sqrt,
-    "tanh": np.tanh,
-    "sin": np.sin,
-    "cos": np.cos,
-    "sigmoid": lambda x: (1 / (1 + np.exp(-x))).astype(x.dtype),
-    "erf": _erf,
-    "floor": np.floor,
-    "logical_not": np.logical_not,
-}
-UNARY_CASES = [(op, d) for op in UNARY for d in ("f32", "f64") if op != "logical_not"] + [
+UNARY_CASES = [(op, d) for op in UNARY_REF for d in ("f32", "f64") if op != "logical_not"] + [
     ("neg", "i32"),
     ("neg", "i64"),
     ("abs", "i32"),
@@ -144,7 +104,7 @@ def test_unary(op, dtype):
     if op in ("sin", "cos"):  # libm and NumPy may differ in the last bits far from 0
         x = np.where(np.abs(x) > 100, 1.5, x).astype(x.dtype)
     (got,) = run(lambda b, a: b.op(op, a), [T((N, 4), dtype)], x)
-    check(got, UNARY[op](x))
+    check(got, UNARY_REF[op](x))
 
 
 @pytest.mark.parametrize(
@@ -168,20 +128,6 @@ def test_elementwise_shapes(shape, actual):
 
 # ----------------------------------------------------------------------------- binary
 
-BINARY = {
-    "add": np.add,
-    "sub": np.subtract,
-    "mul": np.multiply,
-    "div": np.true_divide,
-    "floordiv": np.floor_divide,
-    "mod": np.mod,
-    "pow": np.power,
-    "maximum": np.maximum,
-    "minimum": np.minimum,
-    "and": np.bitwise_and,
-    "or": np.bitwise_or,
-    "xor": np.bitwise_xor,
-}
 BINARY_CASES = (
     [
         (op, d)
@@ -221,7 +167,7 @@ def test_binary(op, dtype):
     if op == "pow" and dtype.startswith("i"):
         x.flat[:2] = [3, -2]  # NumPy's int power overflow is fine, but keep the table readable
     (got,) = run(lambda b, a, c: b.op(op, a, c), [T((N, x.shape[1]), dtype)] * 2, x, y)
-    check(got, BINARY[op](x, y))
+    check(got, BINARY_REF[op](x, y))
 
 
 def test_float_floordiv_is_numpy_not_floor_of_quotient():
@@ -243,16 +189,8 @@ def test_cmp(pred, dtype):
         y = x.T.copy()
     else:
         x, y = sample(DTYPE[dtype], seed=1), sample(DTYPE[dtype], seed=2)
-    fn = {
-        "eq": np.equal,
-        "ne": np.not_equal,
-        "lt": np.less,
-        "le": np.less_equal,
-        "gt": np.greater,
-        "ge": np.greater_equal,
-    }[pred]
     (got,) = run(lambda b, a, c: b.op("cmp", a, c, predicate=pred), [T((N, N), dtype)] * 2, x, y)
-    check(got, fn(x, y))
+    check(got, CMP_REF[pred](x, y))
 
 
 @pytest.mark.parametrize("dtype", ["f64", "i32", "i1"])

@@ -98,10 +98,10 @@ def _run(fn, args):
             return None, type(e)
 
 
-def check(fn, *args, compiled_expected=True, calls=2, backend="cpu"):
+def check(fn, *args, compiled_expected=True, calls=2, backend="cpu", dynamic=None):
     """Compiled ``fn`` agrees with NumPy on results, errors, arguments afterwards and
     memory sharing between results and arguments; returns the compiled function."""
-    compiled = compiler.compile(fn, backend=backend)
+    compiled = compiler.compile(fn, backend=backend, dynamic=dynamic)
     for _ in range(calls):
         want_args, got_args = _copy(args), _copy(args)
         want, want_error = _run(fn, want_args)
@@ -471,13 +471,13 @@ def _arguments(seed: int):
     return a, b, c
 
 
-def _differential(count: int, first: int = 0):
+def _differential(count: int, first: int = 0, dynamic=None):
     compiled_count = 0
     for seed in range(first, first + count):
         source = _program(seed)
         fn = make(source)
         try:
-            check(fn, *_arguments(seed), compiled_expected=None)
+            check(fn, *_arguments(seed), compiled_expected=None, dynamic=dynamic)
         except AssertionError as e:
             raise AssertionError(f"seed {seed}:\n{source}\n{e}") from None
         compiled_count += not reasons(fn, *_arguments(seed))
@@ -489,6 +489,14 @@ def test_differential_mutating_programs():
     count = int(os.environ.get("EMBER_SOAK", "300"))
     compiled = _differential(count)
     assert compiled >= count // 2, f"only {compiled} of {count} programs compiled"
+
+
+def test_differential_mutating_programs_at_symbolic_sizes():
+    """The same programs with every size symbolic (``dynamic=True``): writes through
+    views of symbolic slices, symbolic clamping, duck-shaped arguments."""
+    count = int(os.environ.get("EMBER_SOAK", "100"))
+    compiled = _differential(count, first=10_000, dynamic=True)
+    assert compiled >= count // 3, f"only {compiled} of {count} programs compiled"
 
 
 def test_a_returned_squeeze_to_0d_is_a_0d_view_not_a_scalar(fresh_compiler):

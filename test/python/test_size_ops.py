@@ -15,6 +15,7 @@ import itertools
 
 import numpy as np
 import pytest
+from graph_building import T, build, lowered
 
 from compiler.backends.llvm_cpu import compile_graph_module, compile_module, signature_of
 from compiler.dialects import interpreter, ops
@@ -22,40 +23,17 @@ from compiler.dialects.builder import FunctionBuilder
 from compiler.dialects.shapes import ShapeProgram, value_inputs
 from compiler.dialects.types import TensorType
 from compiler.mlir import function_named, ir
-from compiler.passes.pass_manager import run_pipeline
 from runtime.kernel import KernelPair
 
 N = None  # a dynamic size
 INT = TensorType((), "i64")  # a Python int argument
 
 
-def T(shape, dtype="f32") -> TensorType:
-    return TensorType(tuple(shape), dtype)
-
-
-def build(arg_types, body) -> ir.Module:
-    b = FunctionBuilder("f", list(arg_types))
-    results = body(b, *b.args)
-    module = b.finish(list(results) if isinstance(results, (list, tuple)) else [results])
-    assert module.operation.verify()
-    return module
-
-
-def lowered_text(module: ir.Module) -> str:
-    with module.context:
-        copy = ir.Module.parse(str(module))
-    run_pipeline(copy, "builtin.module(ember-to-linalg)")
-    assert copy.operation.verify()
-    text = str(copy)
-    assert "ember." not in text, text
-    return text
-
-
 class Both:
     """A graph run by the interpreter and by its compiled kernel (compiled once)."""
 
     def __init__(self, module: ir.Module, graph=compile_module):
-        lowered_text(module)
+        lowered(module)
         self.module = module
         self.kernel = graph(module)
 

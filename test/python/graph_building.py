@@ -1,0 +1,33 @@
+"""Building small Ember graphs in tests: types, verified modules, their lowering."""
+
+from __future__ import annotations
+
+from compiler.dialects.builder import FunctionBuilder
+from compiler.dialects.types import TensorType
+from compiler.mlir import ir
+from compiler.passes.pass_manager import run_pipeline
+
+
+def T(shape, dtype="f32") -> TensorType:
+    return TensorType(tuple(shape), dtype)
+
+
+def build(arg_types, body, name="f") -> ir.Module:
+    """A verified module of ``body(builder, *args) -> result value(s)``."""
+    b = FunctionBuilder(name, list(arg_types))
+    results = body(b, *b.args)
+    results = list(results) if isinstance(results, (list, tuple)) else [results]
+    module = b.finish(results)
+    assert module.operation.verify()
+    return module
+
+
+def lowered(module: ir.Module) -> ir.Module:
+    """A copy of ``module`` after ember-to-linalg, checked complete and valid."""
+    with module.context:
+        copy = ir.Module.parse(str(module))
+    run_pipeline(copy, "builtin.module(ember-to-linalg)")
+    text = str(copy)
+    assert "ember." not in text, text
+    assert copy.operation.verify()
+    return copy

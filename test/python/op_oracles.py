@@ -1,0 +1,62 @@
+"""NumPy's meaning of Ember's elementwise ops: the oracle the op tests compare with.
+
+One table per op family, keyed by the op's name, each entry the NumPy expression a
+user would write for it. Written here, apart from the reference interpreter's own
+tables (``compiler/dialects/interpreter.py``), so that the tests check the
+interpreter against an independent account rather than against itself.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+def erf(x: np.ndarray) -> np.ndarray:
+    """``math.erf`` per element (NumPy has none), rounded to ``x``'s dtype."""
+    return np.array([math.erf(float(v)) for v in x.ravel()], x.dtype).reshape(x.shape)
+
+
+def sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+UNARY_REF = {
+    "neg": lambda x: -x,
+    "abs": np.abs,
+    "exp": np.exp,
+    "log": np.log,
+    "sqrt": np.sqrt,
+    "tanh": np.tanh,
+    "sin": np.sin,
+    "cos": np.cos,
+    "sigmoid": sigmoid,
+    "erf": erf,
+    "floor": np.floor,
+    "logical_not": lambda x: ~x,
+}
+
+BINARY_REF = {
+    "add": lambda a, b: a + b,
+    "sub": lambda a, b: a - b,
+    "mul": lambda a, b: a * b,
+    "div": lambda a, b: a / b,
+    "floordiv": lambda a, b: a // b,
+    "mod": lambda a, b: a % b,
+    "pow": lambda a, b: a**b,
+    "maximum": np.maximum,
+    "minimum": np.minimum,
+    "and": lambda a, b: a & b,
+    "or": lambda a, b: a | b,
+    "xor": lambda a, b: a ^ b,
+}
+
+CMP_REF = {
+    "eq": np.equal,
+    "ne": np.not_equal,
+    "lt": np.less,
+    "le": np.less_equal,
+    "gt": np.greater,
+    "ge": np.greater_equal,
+}
