@@ -83,13 +83,15 @@ def convert(fn, args: tuple, kwargs: dict, options, policy: DynamicPolicy | None
                 fn, output, Unsupported(f"the function raised {e.error!r} while being traced"), options, tx
             )
         except Unsupported as e:
-            if options.fullgraph:
-                raise GraphBreakError(e) from None
-            point = graph_break.break_point(fn, e)
+            point = None if options.fullgraph else graph_break.break_point(fn, e)
             if point is not None:
                 entry = _trace_to_break(fn, args, kwargs, options, point, policy)
                 if entry is not None:
                     return entry
+            if _give_up_symbolic_sizes(fn, output, policy, e):
+                return convert(fn, args, kwargs, options, policy)
+            if options.fullgraph:
+                raise GraphBreakError(e) from None
             return _fallback(fn, output, e, options, tx)
         except (GraphBreakError, BackendError):
             raise
@@ -104,7 +106,27 @@ def convert(fn, args: tuple, kwargs: dict, options, policy: DynamicPolicy | None
                 RuntimeWarning,
                 stacklevel=4,
             )
-            return _fallback(fn, output, Unsupported(f"internal error {type(bug).__name__}: {bug}", where), options, tx)
+            reason = Unsupported(f"internal error {type(bug).__name__}: {bug}", where)
+            if _give_up_symbolic_sizes(fn, output, policy, reason):
+                return convert(fn, args, kwargs, options, policy)
+            return _fallback(fn, output, reason, options, tx)
+
+
+def _give_up_symbolic_sizes(fn, output: OutputGraph, policy: DynamicPolicy, reason: Unsupported) -> bool:
+    """Whether to trace again with static sizes, after a trace with symbolic ones could not
+    compile the function: automatic dynamic must never leave in CPython what a static trace
+    per size compiles. From then on this function's sizes stay static (not under
+    ``dynamic=True``, the user's explicit choice)."""
+    if policy.mode is not None or policy.static_only or not output.shape_env.symbols_table():
+        return False
+    policy.static_only = True
+    logs.log(
+        "dynamic",
+        "%s: symbolic sizes off from now on, tracing again with static ones (%s)",
+        fn.__qualname__,
+        reason.describe(),
+    )
+    return True
 
 
 def _new_output(fn, options, policy=None) -> OutputGraph:

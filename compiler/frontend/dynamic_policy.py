@@ -87,6 +87,7 @@ class DynamicPolicy:
         self._last: dict[str, object] = {}  # source name -> shape tuple or int value of the last trace
         self._dynamic: dict[str, set] = {}  # source name -> axes (or {None} for an int) made dynamic
         self._lock = threading.Lock()
+        self.static_only = False  # a trace with symbolic sizes failed where static ones compile
 
     def dynamic_axes(self, source_name: str, array: np.ndarray) -> tuple[set, str]:
         """The axes of this input to trace symbolically, and why (for the ``dynamic`` log)."""
@@ -94,7 +95,7 @@ class DynamicPolicy:
         shape = tuple(array.shape)
         with self._lock:
             self._observe(source_name, shape)
-            if self.mode is False:
+            if self.mode is False or self.static_only:
                 return set(), "dynamic=False"
             if self.mode is True:
                 return set(range(array.ndim)) - static, "dynamic=True"
@@ -104,6 +105,8 @@ class DynamicPolicy:
     def int_is_dynamic(self, source_name: str, value: int) -> bool:
         with self._lock:
             self._observe(source_name, value)
+            if self.static_only:
+                return False
             if self.mode is not None:
                 return self.mode
             return None in self._dynamic.get(source_name, set())

@@ -58,6 +58,11 @@ class ResultPlan:
         self.namespace[name] = obj
         return name
 
+    def size_text(self, size) -> str:
+        """A SymInt as Python over the arguments (``(2*x.shape[0])``): no sympy per call."""
+        text = size.env.format(size.expr, source_expr=self.size_exprs.__getitem__, builtin=generated)
+        return f"({text})"
+
     def expr(self, tracker) -> str:
         if isinstance(tracker, v.TensorVariable):
             index = self.input_index(tracker)
@@ -76,8 +81,7 @@ class ResultPlan:
                 return f"{generated(kind)}({_OUT}[{k}][()])"
             return f"{_OUT}[{k}][()]" if returns_numpy_scalar(tracker) else f"{_OUT}[{k}]"
         if isinstance(tracker, v.SymIntVariable):  # computed from the sizes' sources, in Python
-            env = tracker.value.env
-            return f"({env.format(tracker.value.expr, source_expr=self.size_exprs.__getitem__, builtin=generated)})"
+            return self.size_text(tracker.value)
         if isinstance(tracker, v.ConstantVariable):
             value = tracker.value
             if type(value) in _LITERALS and not (

@@ -219,5 +219,7 @@ def now_value(guard: Guard, namespace: dict, local_values: dict) -> str:
         return "not readable"
     if isinstance(value, np.ndarray):
         return f"{type(value).__name__}, dtype={value.dtype}, shape={value.shape}"
+    if guard.kind == "symbolic":  # a guard over sizes: which one, and its value now
+        return f"{guard.source.name()} = {value!r}"
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."

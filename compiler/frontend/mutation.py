@@ -132,6 +132,8 @@ def _symbolic_slice(size, start: int, step: int, length: SymInt) -> slice:
     from_end = env.normalize(stop - size) if isinstance(size, SymInt) else None
     if from_end is not None and not isinstance(from_end, SymInt):
         return slice(start, from_end if from_end < 0 else None, step)
+    if step > 0:  # ``x[:2*n]``: a stop that is never negative, computed by the entry
+        return slice(start, stop, step)
     raise Unsupported(f"a view whose stop is {stop} (neither from the beginning nor from the end)")
 
 
@@ -208,9 +210,36 @@ def inverse(em, step: ViewStep, parent, child):
     return em.emit("reshape", child, result=step.operand)
 
 
+def _hinted(index):
+    """An index with each symbolic bound at its value in the traced call."""
+    if isinstance(index, SymInt):
+        return index.hint
+    if isinstance(index, slice):
+        return slice(_hinted(index.start), _hinted(index.stop), index.step)
+    if isinstance(index, tuple):
+        return tuple(_hinted(i) for i in index)
+    return index
+
+
+def _index_text(index, ref, size_text) -> str:
+    """Python text for an index: constants bound by ``ref``, symbolic bounds as
+    ``size_text`` renders them (computed from the arguments in each call)."""
+    items = index if isinstance(index, tuple) else (index,)
+    if not any(isinstance(i, slice) and isinstance(i.stop, SymInt) for i in items):
+        return ref(index)
+    parts = []
+    for i in items:
+        if isinstance(i, slice) and isinstance(i.stop, SymInt):
+            bounds = ["" if i.start is None else str(i.start), size_text(i.stop), "" if i.step is None else str(i.step)]
+            parts.append(":".join(bounds))
+        else:
+            parts.append(ref(i))
+    return ", ".join(parts) + ("," if len(parts) == 1 else "")
+
+
 def replay_numpy(array: np.ndarray, steps) -> np.ndarray:
     for step in steps:
-        index = step.index()
+        index = _hinted(step.index())
         if index is not None:
             array = array[index]
         elif step.op == "transpose":
@@ -222,14 +251,15 @@ def replay_numpy(array: np.ndarray, steps) -> np.ndarray:
     return array
 
 
-def replay_text(expr: str, steps, ref) -> str:
-    """Python text making the view ``steps`` of the array ``expr`` (``ref`` binds objects)."""
+def replay_text(expr: str, steps, ref, size_text=None) -> str:
+    """Python text making the view ``steps`` of the array ``expr`` (``ref`` binds objects,
+    ``size_text`` renders a symbolic size as Python over the arguments)."""
     if not steps:
         return f"{expr}[...]"
     for step in steps:
         index = step.index()
         if index is not None:
-            expr = f"{expr}[{ref(index)}]"
+            expr = f"{expr}[{_index_text(index, ref, size_text)}]"
         elif step.op == "transpose":
             expr = f"{expr}.transpose({tuple(step.attr('perm'))!r})"
         elif step.ravel:
@@ -635,7 +665,7 @@ def array_expr(plan, tracker) -> str | None:
     if tracker.steps is None:
         raise Unsupported("returning an array view the tracer cannot follow")
     source = plan.expr(base.owner)
-    return replay_text(source, tracker.steps, plan.ref)
+    return replay_text(source, tracker.steps, plan.ref, plan.size_text)
 
 
 def require_layout_from(tracker) -> None:

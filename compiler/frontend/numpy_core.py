@@ -243,12 +243,12 @@ class EmitterCore:
             if d < 0:
                 raise ValueError("negative dimensions are not allowed")
             return d
+        if d.hint >= 2:
+            env.evaluate(d >= 2)
+            return d
         if not env.evaluate(d >= 0):
             raise ValueError("negative dimensions are not allowed")
-        if d.hint in (0, 1):
-            return env.specialize(d)
-        env.evaluate(d >= 2)
-        return d
+        return env.specialize(d)
 
     def equal_sizes(self, a, b) -> bool:
         """Whether two sizes are equal in this call; when symbolic, the answer is guarded."""

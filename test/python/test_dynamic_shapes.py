@@ -359,3 +359,70 @@ def test_reshape_views_of_symbolic_shapes():
     want.reshape(-1, 2)[:, 0] += 1
     y, _ = fn(strided)
     np.testing.assert_array_equal(strided, want)
+
+
+def test_int_arguments_as_sizes_and_slice_bounds():
+    """``reshape(-1, n)``, ``np.zeros((m, n))`` and ``x[:2*n]`` with symbolic ints: one
+    entry; the returned slices are views whose stops the entry computes per call."""
+
+    @compile(dynamic=True)
+    def fn(x, n, m):
+        return x.reshape(-1, n).sum(0) + np.zeros((m, n)), x[: n * 2], x[1 : n * 2 : 2]
+
+    for size, n, m in ((12, 3, 2), (20, 4, 5), (30, 5, 3), (12, 4, 7)):
+        x = np.arange(float(size))
+        got = fn(x, n, m)
+        want = (x.reshape(-1, n).sum(0) + np.zeros((m, n)), x[: n * 2], x[1 : n * 2 : 2])
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_array_equal(g, w)
+        assert np.shares_memory(got[1], x) and np.shares_memory(got[2], x)
+    assert len(compiled_entries(fn)) == 1
+    texts = [g.text for g in fn.entries[0].guards]
+    assert "L['x'].shape[0] % L['n'] == 0" in texts and "L['n'] >= 2" in texts
+    assert "L['n'] >= 0" not in texts  # implied by the >= 2 a size needs
+    with pytest.raises(ValueError):  # NumPy's error for a size that does not divide
+        fn(np.arange(10.0), 3, 2)
+
+
+def test_recompile_log_names_the_size_behind_a_symbolic_guard(caplog):
+    @compile(dynamic=True)
+    def fn(a):
+        if a.shape[0] * 2 < 16:
+            return a
+        return a + 1
+
+    fn(np.ones(4))
+    compiler.set_logs("recompiles")
+    logging.getLogger("compiler.recompiles").propagate = True
+    try:
+        with caplog.at_level(logging.INFO, logger="compiler.recompiles"):
+            fn(np.ones(12))
+    finally:
+        compiler.set_logs("")
+    text = "\n".join(r.getMessage() for r in caplog.records)
+    assert "- 2*L['a'].shape[0] < 16 (now L['a'].shape[0] = 12)" in text, text
+
+
+def test_a_symbolic_trace_that_cannot_compile_falls_back_to_static_sizes(monkeypatch):
+    """Automatic dynamic never leaves in CPython what static traces compile: when the
+    trace with symbolic sizes cannot be compiled, the function traces again with static
+    sizes, and stays static (here ``transpose`` is made to refuse ``?`` sizes)."""
+    from compiler.frontend import numpy_semantics, numpy_shapes
+
+    def static_only_transpose(em, a, axes=None):
+        if not a.type.is_static:
+            raise NotImplementedError("transpose of symbolic sizes (refused by this test)")
+        return numpy_shapes.transpose(em, a, axes)
+
+    monkeypatch.setitem(numpy_semantics.TABLE, "T", static_only_transpose)
+
+    @compile
+    def fn(x):
+        return x.T * 2
+
+    for n in (3, 4, 5, 6):
+        x = np.ones((n, 2))
+        np.testing.assert_array_equal(fn(x), x.T * 2)
+    assert len(fn.entries) == 4
+    assert all(e.graph_module is not None for e in fn.entries)
+    assert all("?" not in e.guards[0].text for e in fn.entries)
