@@ -29,6 +29,7 @@ import numpy as np
 
 from compiler.frontend import numpy_creation as cr
 from compiler.frontend import numpy_elementwise as ew
+from compiler.frontend import numpy_math, numpy_reductions, numpy_structure
 from compiler.frontend import numpy_shapes as sh
 from compiler.frontend.numpy_core import EmitterCore, Tensor
 from compiler.frontend.numpy_indexing import getitem
@@ -130,6 +131,9 @@ _ROWS = _ufunc_rows(
     ((np.concatenate,), sh.concatenate, "cast, concatenate", "result_type"),
     ((np.stack,), sh.stack, "cast, expand_dims, concatenate", "result_type"),
     *cr.ROWS,  # array creation: numpy_creation.py
+    *numpy_math.ROWS,  # elementwise math beyond the operators: numpy_math.py
+    *numpy_reductions.ROWS,  # statistics, arg-reductions, scans: numpy_reductions.py
+    *numpy_structure.ROWS,  # flips, rolls, stacking, splitting, triangles: numpy_structure.py
     (("astype",), ew.astype, "cast", "given"),
     (("getitem", operator.getitem), getitem, "slice, squeeze, expand_dims", "same"),
     (("shape",), sh.shape_of, "dim (symbolic sizes)", "-"),
@@ -157,6 +161,35 @@ SYMBOLIC_INT_RULES = {
     np.full_like,
     np.arange,
 }
+
+
+# Array methods (``x.sum(...)``): the tracer binds these names to the array.
+ARRAY_METHODS = (
+    "sum",
+    "mean",
+    "max",
+    "min",
+    "prod",
+    "transpose",
+    "reshape",
+    "astype",
+    "squeeze",
+    "copy",
+    "dot",
+    "clip",
+    "all",
+    "any",
+    "flatten",
+    "ravel",
+    "item",
+    "tolist",
+    "argmax",
+    "argmin",
+    "fill",
+    *numpy_math.METHODS,
+    *numpy_reductions.METHODS,
+    *numpy_structure.METHODS,
+)
 
 
 def _build(rows) -> dict:
@@ -188,7 +221,13 @@ def _name(fn) -> str:
 
 
 # 0-d results: NumPy scalars from ufuncs, reductions and matmul; arrays from these ...
-_ARRAY_RESULTS = {np.where, np.expand_dims, np.concatenate, np.stack} | cr.ARRAY_RESULTS
+_ARRAY_RESULTS = (
+    {np.where, np.expand_dims, np.concatenate, np.stack}
+    | cr.ARRAY_RESULTS
+    | numpy_math.ARRAY_RESULTS
+    | numpy_reductions.ARRAY_RESULTS
+    | numpy_structure.ARRAY_RESULTS
+)
 # ... and whatever the operand was from these (a NumPy scalar's methods return scalars).
 _SAME_AS_OPERAND = {
     "astype",

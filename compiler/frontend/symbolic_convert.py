@@ -206,6 +206,8 @@ class InstructionTranslator:
         """``x.sum`` (a method bound to the traced array) or ``x.shape``/``x.T``: the attribute
         names are the NumPy-semantics table's own keys (``"shape"``, not ``("attr", "shape")``,
         which no rule answers: every ``x.shape`` fell back to CPython)."""
+        from compiler.frontend.numpy_semantics import ARRAY_METHODS
+
         if name in ARRAY_METHODS:
             return v.NumpyCallableVariable(name, array)
         if name in ARRAY_ATTRIBUTES:
@@ -825,29 +827,6 @@ class InstructionTranslator:
 
 
 ARRAY_ATTRIBUTES = ("shape", "ndim", "dtype", "size", "T")
-ARRAY_METHODS = (
-    "sum",
-    "mean",
-    "max",
-    "min",
-    "prod",
-    "transpose",
-    "reshape",
-    "astype",
-    "squeeze",
-    "copy",
-    "dot",
-    "clip",
-    "all",
-    "any",
-    "flatten",
-    "ravel",
-    "item",
-    "tolist",
-    "argmax",
-    "argmin",
-    "fill",
-)
 
 
 def _takes_symbolic_ints(fn) -> bool:
