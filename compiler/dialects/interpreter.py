@@ -61,6 +61,24 @@ UNARY: dict[str, Callable] = {
     "erf": _erf,
     "floor": np.floor,
     "logical_not": np.logical_not,
+    "tan": np.tan,
+    "asin": np.arcsin,
+    "acos": np.arccos,
+    "atan": np.arctan,
+    "sinh": np.sinh,
+    "cosh": np.cosh,
+    "asinh": np.arcsinh,
+    "acosh": np.arccosh,
+    "atanh": np.arctanh,
+    "log1p": np.log1p,
+    "expm1": np.expm1,
+    "log2": np.log2,
+    "log10": np.log10,
+    "exp2": np.exp2,
+    "cbrt": np.cbrt,
+    "ceil": np.ceil,
+    "trunc": np.trunc,
+    "rint": np.rint,
 }
 
 BINARY: dict[str, Callable] = {
@@ -76,6 +94,12 @@ BINARY: dict[str, Callable] = {
     "and": np.bitwise_and,
     "or": np.bitwise_or,
     "xor": np.bitwise_xor,
+    "atan2": np.arctan2,
+    "hypot": np.hypot,
+    "copysign": np.copysign,
+    "fmod": np.fmod,  # integer x fmod 0 == 0, as NumPy (its warning is silenced)
+    "shl": np.left_shift,  # a count outside [0, bits) gives 0
+    "shr": np.right_shift,  # ... and here 0 or -1 (the sign)
 }
 
 COMPARE: dict[str, Callable] = {

@@ -95,6 +95,25 @@ UNARY_DTYPES = {
     "erf": FLOATS,
     "floor": FLOATS,
     "logical_not": ("i1",),
+    # NumPy's math ufuncs (numpy_math.py): upstream ``math`` ops, libm where LLVM calls it
+    "tan": FLOATS,
+    "asin": FLOATS,
+    "acos": FLOATS,
+    "atan": FLOATS,
+    "sinh": FLOATS,
+    "cosh": FLOATS,
+    "asinh": FLOATS,
+    "acosh": FLOATS,
+    "atanh": FLOATS,
+    "log1p": FLOATS,
+    "expm1": FLOATS,
+    "log2": FLOATS,
+    "log10": FLOATS,
+    "exp2": FLOATS,
+    "cbrt": FLOATS,
+    "ceil": FLOATS,
+    "trunc": FLOATS,
+    "rint": FLOATS,  # round half to even (math.roundeven)
 }
 
 BINARY_DTYPES = {
@@ -110,6 +129,12 @@ BINARY_DTYPES = {
     "and": INTEGERS + ("i1",),
     "or": INTEGERS + ("i1",),
     "xor": INTEGERS + ("i1",),
+    "atan2": FLOATS,
+    "hypot": FLOATS,
+    "copysign": FLOATS,
+    "fmod": FLOATS + INTEGERS,  # C's remainder: the dividend's sign; integer x fmod 0 is 0
+    "shl": INTEGERS,  # NumPy's shifts: a count outside [0, bits) gives 0 (shr: the sign)
+    "shr": INTEGERS,
 }
 
 CMP_PREDICATES = ("eq", "ne", "lt", "le", "gt", "ge")

@@ -83,7 +83,15 @@ def writable_in_place(func_op, result: int, argument: int) -> bool:
         maps[op.results[0]] = mapping
     if new_value in maps and maps[new_value] != _IDENTITY:
         return False  # (a new value computed without the old one overwrites it whole)
+    if any(_reads(use, live) for use in new_value.uses):
+        return False  # the new value is read besides being returned (even one made without the old)
     return _feeds_only(maps, new_value, result, live)
+
+
+def _reads(use, live: set) -> bool:
+    """Whether a use is a live read of the value's contents (not the return, not a size)."""
+    user = operation_of(use.owner)
+    return user.name not in ("func.return", "ember.dim") and user.results[0] in live
 
 
 def _ancestors(values: list, follow) -> set:

@@ -61,6 +61,23 @@ VIEW_FUNCTIONS = (
     np.expand_dims,
     "squeeze",
     np.squeeze,
+    # numpy_structure.py: views, and read-only views the tracer marks as not followed
+    np.flip,
+    np.flipud,
+    np.fliplr,
+    "swapaxes",
+    np.swapaxes,
+    np.moveaxis,
+    np.atleast_1d,
+    np.atleast_2d,
+    np.atleast_3d,
+    np.broadcast_to,
+    np.broadcast_arrays,
+    "diagonal",
+    np.diagonal,
+    np.diag,
+    np.split,
+    np.array_split,
 )
 
 
@@ -329,7 +346,14 @@ def all_deps(tracker) -> tuple:
 
 def track_view(tx, parent, result, records, parent_tensor, fn=None) -> v.VariableTracker:
     """Record ``result`` (the value of a view function of ``parent``) as a view of
-    ``parent``'s base, where NumPy makes it one."""
+    ``parent``'s base, where NumPy makes it one. A list of views (``np.split``): each
+    item by the chain of recorded ops that made it."""
+    if isinstance(result, (v.ListVariable, v.TupleVariable)):
+        items = []
+        for item in result.items:
+            chain = _records_to(records, item, parent_tensor)
+            items.append(item if chain is None else track_view(tx, parent, item, chain, parent_tensor, fn))
+        return type(result)(items)
     if not isinstance(result, v.TensorVariable):
         return result
     if getattr(parent_tensor, "scalar", False) or getattr(result._tensor, "scalar", False):
@@ -358,6 +382,25 @@ def track_view(tx, parent, result, records, parent_tensor, fn=None) -> v.Variabl
     result._tensor = _array_value(result._tensor)
     result.base, result.steps, result.version, result.deps = base, full, base.version, deps
     return result
+
+
+def _records_to(records, item, parent_tensor) -> list | None:
+    """The recorded ops that made ``item`` from ``parent_tensor``, in order (None: not
+    made from it by recorded ops). An op of several operands ends the chain there: the
+    item is then a value the view steps cannot follow (an opaque view of the parent)."""
+    if not isinstance(item, v.TensorVariable):
+        return None
+    by_result = {r[2].value: r for r in records}
+    chain, current = [], item._tensor.value
+    while current != parent_tensor.value:
+        record = by_result.get(current)
+        if record is None or not record[1]:
+            return None
+        chain.append(record)
+        if len(record[1]) != 1:
+            return chain[::-1]
+        current = record[1][0].value
+    return chain[::-1]
 
 
 def _contiguous_view(base: ArrayBase, steps) -> bool | None:

@@ -1,12 +1,355 @@
-"""(filled in by issue 12's work)"""
+"""NumPy's elementwise math beyond the operators: trigonometric, hyperbolic, exponential
+and logarithmic ufuncs, rounding, NaN tests, shifts, ``divmod``, ``round``/``around`` and
+``nan_to_num``.
+
+Every ufunc goes through ``numpy_elementwise.apply_ufunc``: NumPy picks the loop
+(``promotion.ufunc_loop``: ``np.tan(int32)`` runs the float64 loop, ``np.tan(bool)`` the
+float16 one, which Ember refuses), the operands are cast and broadcast, and the lowering
+registered here (``UFUNC_LOWERINGS``, added to ``numpy_elementwise.LOWERINGS``) emits the
+Ember ops of that loop. A function with real math (tan, log1p, atan2, hypot, ...) is one
+Ember op, lowered to the upstream ``math`` op (libm where LLVM calls it); the rest are
+exact compositions of existing ops, written as NumPy's C loops compute them:
+
+* ``sign``: ``x > 0 ? 1 : x < 0 ? -1 : x == 0 ? 0 : x`` (NaN stays NaN, ``sign(-0.0)`` is 0);
+* ``signbit``: ``copysign(1, x) < 0`` (which sees the sign of a NaN, as the bit test does);
+* ``isnan``/``isinf``/``isfinite``: ``x != x``, ``|x| == inf``, ``|x| < inf`` (integer and
+  bool loops: constant False/False/True);
+* ``fmax``/``fmin``: ``maximum``/``minimum`` where neither is NaN, else the other operand;
+* ``heaviside(x, h)``: ``NaN`` for NaN, ``h`` for 0, else 0 or 1;
+* ``deg2rad``/``rad2deg``: multiplication by NumPy's own constant (``(type)(pi/180)``),
+  read from NumPy as ``np.deg2rad(1)`` in the loop's dtype;
+* ``reciprocal``: ``1 / x`` for floats; for integers NumPy's ``(int)(1.0 / x)``: 1, -1, 0,
+  and for 0 what x86 converts an infinite double to (the dtype's minimum);
+* ``logical_and``/``or``/``xor``: each operand's truth (``!= 0``, NaN is true), then and/or/xor;
+* ``ceil``/``trunc`` of integers and bools: the operand (NumPy 2 keeps integer dtypes);
+* ``divmod``: ``(floor_divide, remainder)``; ``conjugate`` of real dtypes: the operand.
+
+``np.round(a, decimals)`` is ``PyArray_Round``: integers with ``decimals >= 0`` are returned
+as they are; ``decimals == 0`` is ``rint``; otherwise ``a * 10**d``, ``rint``, ``/ 10**d``
+(``/ 10**-d``, ``rint``, ``* 10**-d`` for negative ``d``) with ``10**d`` the double NumPy
+computes, a weak scalar of the loop (float32 stays float32), and integers through float64
+and back (``div`` is correctly rounded, as NumPy's division). ``np.nan_to_num`` is its Python source: selects of the replacement values,
+which NumPy's ``copyto`` converts to the array's dtype (asked of NumPy at trace time).
+"""
 
 from __future__ import annotations
 
+import dataclasses
+import operator
+
+import numpy as np
+
+from compiler.frontend import numpy_elementwise as ew
+from compiler.frontend.numpy_core import EmitterCore, Tensor, reject
+from compiler.frontend.symbolic_shapes import SymInt
+
+# ----------------------------------------------------------------------------- lowerings
+
+
+def _op(name: str):
+    return lambda em, *ts: em.emit(name, *ts)
+
+
+def _const(em: EmitterCore, value, like: Tensor) -> Tensor:
+    return em.scalar_like(value, like.dtype, like)
+
+
+def _cmp(em: EmitterCore, predicate: str, x: Tensor, y: Tensor) -> Tensor:
+    return em.emit("cmp", x, y, predicate=predicate)
+
+
+def _select(em: EmitterCore, cond: Tensor, x: Tensor, y: Tensor) -> Tensor:
+    return em.emit("select", cond, x, y)
+
+
+def _is_nan(em: EmitterCore, x: Tensor) -> Tensor:
+    return _cmp(em, "ne", x, x)  # False for integers and bools
+
+
+def _float_only(name: str):
+    """A ceil/trunc-like op: integer and bool loops (NumPy 2) return the operand."""
+    return lambda em, x: x if x.dtype.kind in "bi" else em.emit(name, x)
+
+
+def _sign(em: EmitterCore, x: Tensor) -> Tensor:
+    zero = _const(em, 0, x)
+    inner = _const(em, 0, x)
+    if x.dtype.kind == "f":
+        inner = _select(em, _cmp(em, "eq", x, zero), zero, x)  # NaN stays NaN
+    negative = _select(em, _cmp(em, "lt", x, zero), _const(em, -1, x), inner)
+    return _select(em, _cmp(em, "gt", x, zero), _const(em, 1, x), negative)
+
+
+def _signbit(em: EmitterCore, x: Tensor) -> Tensor:
+    return _cmp(em, "lt", em.emit("copysign", _const(em, 1.0, x), x), _const(em, 0.0, x))
+
+
+def _isinf(em: EmitterCore, x: Tensor) -> Tensor:
+    if x.dtype.kind != "f":
+        return _cmp(em, "ne", x, x)
+    return _cmp(em, "eq", em.emit("abs", x), _const(em, np.inf, x))
+
+
+def _isfinite(em: EmitterCore, x: Tensor) -> Tensor:
+    if x.dtype.kind != "f":
+        return _cmp(em, "eq", x, x)
+    return _cmp(em, "lt", em.emit("abs", x), _const(em, np.inf, x))
+
+
+def _nan_aware(name: str):
+    """``fmax``/``fmin``: NumPy's ``(a >= b || isnan(b)) ? a : b`` (and the mirror): the
+    NaN-propagating op where neither is NaN, else whichever operand is not NaN. Which of
+    +0.0 and -0.0 comes out of equal operands differs between NumPy's own scalar and SIMD
+    loops; this gives what ``maximum``/``minimum`` give."""
+
+    def lower(em: EmitterCore, a: Tensor, b: Tensor) -> Tensor:
+        both = em.emit(name, a, b)
+        if a.dtype.kind != "f":
+            return both
+        return _select(em, _is_nan(em, b), a, _select(em, _is_nan(em, a), b, both))
+
+    return lower
+
+
+def _heaviside(em: EmitterCore, x: Tensor, h: Tensor) -> Tensor:
+    step = _select(em, _cmp(em, "lt", x, _const(em, 0, x)), _const(em, 0, x), _const(em, 1, x))
+    step = _select(em, _cmp(em, "eq", x, _const(em, 0, x)), h, step)
+    return _select(em, _is_nan(em, x), x, step)
+
+
+def _scale_by_numpy_constant(ufunc: np.ufunc):
+    """``deg2rad``/``rad2deg``: ``x * c`` with NumPy's ``c`` in the loop's dtype (``ufunc(1)``)."""
+
+    def lower(em: EmitterCore, x: Tensor) -> Tensor:
+        return em.emit("mul", x, _const(em, ufunc(np.ones((), x.dtype)), x))
+
+    return lower
+
+
+def _reciprocal(em: EmitterCore, x: Tensor) -> Tensor:
+    if x.dtype.kind == "f":
+        return em.emit("div", _const(em, 1, x), x)
+    # NumPy's integer loop: (int)(1.0 / x); 1.0 / 0 is inf, which x86 converts to INT_MIN
+    result = _select(em, _cmp(em, "eq", x, _const(em, 0, x)), _const(em, np.iinfo(x.dtype).min, x), _const(em, 0, x))
+    result = _select(em, _cmp(em, "eq", x, _const(em, -1, x)), _const(em, -1, x), result)
+    return _select(em, _cmp(em, "eq", x, _const(em, 1, x)), _const(em, 1, x), result)
+
+
+def _truth(em: EmitterCore, x: Tensor) -> Tensor:
+    return x if x.dtype.kind == "b" else _cmp(em, "ne", x, _const(em, 0, x))  # NaN is true
+
+
+def _logical(name: str):
+    return lambda em, a, b: em.emit(name, _truth(em, a), _truth(em, b))
+
+
+# ufunc -> lowering of the loop NumPy picked (operands already cast and broadcast).
+UFUNC_LOWERINGS = {
+    np.arctan2: _op("atan2"),
+    np.hypot: _op("hypot"),
+    np.arcsin: _op("asin"),
+    np.arccos: _op("acos"),
+    np.arctan: _op("atan"),
+    np.sinh: _op("sinh"),
+    np.cosh: _op("cosh"),
+    np.arcsinh: _op("asinh"),
+    np.arccosh: _op("acosh"),
+    np.arctanh: _op("atanh"),
+    np.tan: _op("tan"),
+    np.log1p: _op("log1p"),
+    np.expm1: _op("expm1"),
+    np.log2: _op("log2"),
+    np.log10: _op("log10"),
+    np.exp2: _op("exp2"),
+    np.cbrt: _op("cbrt"),
+    np.copysign: _op("copysign"),
+    np.fmod: _op("fmod"),
+    np.rint: _op("rint"),
+    np.ceil: _float_only("ceil"),
+    np.trunc: _float_only("trunc"),
+    np.reciprocal: _reciprocal,
+    np.sign: _sign,
+    np.signbit: _signbit,
+    np.isnan: _is_nan,
+    np.isinf: _isinf,
+    np.isfinite: _isfinite,
+    np.fmax: _nan_aware("maximum"),
+    np.fmin: _nan_aware("minimum"),
+    np.logical_and: _logical("and"),
+    np.logical_or: _logical("or"),
+    np.logical_xor: _logical("xor"),
+    np.left_shift: _op("shl"),
+    np.right_shift: _op("shr"),
+    np.deg2rad: _scale_by_numpy_constant(np.deg2rad),
+    np.rad2deg: _scale_by_numpy_constant(np.rad2deg),
+    np.radians: _scale_by_numpy_constant(np.radians),  # a ufunc of its own, deg2rad's loops
+    np.degrees: _scale_by_numpy_constant(np.degrees),
+    np.heaviside: _heaviside,
+    np.conjugate: lambda em, x: x,  # real dtypes only; also np.conj
+}
+assert not set(UFUNC_LOWERINGS) & set(ew.LOWERINGS), "a ufunc lowered twice"
+ew.LOWERINGS.update(UFUNC_LOWERINGS)
+
+
+# ----------------------------------------------------------------------------- non-ufunc rules
+
+
+def signbit(em: EmitterCore, *args, **kwargs) -> Tensor:
+    """``np.signbit``; of a bool array NumPy runs the float16 loop, whose answer (the sign
+    of 0.0 or 1.0) is False everywhere: that needs no float16."""
+    if len(args) == 1 and not kwargs and isinstance(args[0], (Tensor, bool, np.bool_)):
+        x = em.array(args[0], "np.signbit")
+        if x.dtype.kind == "b":
+            return _cmp(em, "ne", x, x)
+    return ew.apply_ufunc(em, np.signbit, *args, **kwargs)
+
+
+def _scalar_result(t: Tensor) -> Tensor:
+    """A ufunc's 0-d output is a NumPy scalar (inside a tuple, which ``Emitter.call`` leaves alone)."""
+    return dataclasses.replace(t, scalar=True) if t.ndim == 0 and not t.weak else t
+
+
+def divmod_(em: EmitterCore, x1, x2, /, *args, **kwargs):
+    """``np.divmod``: NumPy's floor_divide and remainder loops are those of divmod."""
+    if args or kwargs.get("out") is not None:
+        raise NotImplementedError("np.divmod: out= is not supported")
+    quotient = ew.apply_ufunc(em, np.floor_divide, x1, x2, **kwargs)
+    remainder = ew.apply_ufunc(em, np.remainder, x1, x2, **kwargs)
+    return _scalar_result(quotient), _scalar_result(remainder)
+
+
+def power_of_ten(n: int) -> float:
+    """NumPy's ``power_of_ten`` (``calculation.c``): a table up to 1e8, then repeated
+    multiplication in double precision (which is not ``10.0 ** n`` for large ``n``)."""
+    if n < 9:
+        return (1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8)[n]
+    ret = 1e9
+    for _ in range(n - 9):
+        ret *= 10.0
+    return ret
+
+
+def round_(em: EmitterCore, a, decimals=0, out=None):
+    """``np.round``/``np.around``/``a.round()``: NumPy's ``PyArray_Round`` step by step."""
+    reject("np.round", out=(out, None))
+    if isinstance(decimals, SymInt):
+        decimals = decimals.env.specialize(decimals)
+    decimals = operator.index(decimals)  # NumPy's TypeError for 1.5
+    a = em.array(a, "np.round")
+    if a.dtype.kind == "b":  # NumPy's casting error (decimals != 0), else a float16 rint
+        probe = np.round(np.zeros(0, np.bool_), decimals)
+        raise NotImplementedError(f"np.round of a bool array is {probe.dtype}")
+    if decimals >= 0 and a.dtype.kind == "i":
+        return a
+    if decimals == 0:
+        return ew.apply_ufunc(em, np.rint, a)
+    # NumPy's loops: multiply/true_divide of a and the weak Python float 10**|d| (float32
+    # stays float32, integers run the float64 loop), rint, the inverse step, and integers
+    # cast back.
+    work = a if a.dtype.kind == "f" else em.cast(a, np.float64)
+    f = em.scalar_like(power_of_ten(abs(decimals)), work.dtype, work)
+    first, second = ("mul", "div") if decimals > 0 else ("div", "mul")
+    result = em.emit(second, em.emit("rint", em.emit(first, work, f)), f)
+    return em.cast(result, a.dtype) if result.dtype != a.dtype else result
+
+
+def conj_method(em: EmitterCore, x: Tensor, out=None):
+    """``x.conj()`` / ``x.conjugate()`` of a real array: the array itself (not a copy)."""
+    reject("conj", out=(out, None))
+    if x.scalar:
+        raise NotImplementedError("conj of a NumPy scalar (a scalar result, not an array)")
+    return x
+
+
+def _fill_value(value, dtype: np.dtype) -> np.ndarray:
+    """``value`` as ``np.copyto`` puts it into an array of ``dtype`` (same_kind; inf when a
+    float64 overflows float32), or NumPy's own error."""
+    if isinstance(value, (Tensor, SymInt)):
+        raise NotImplementedError("np.nan_to_num: a traced replacement value")
+    target = np.empty((), dtype)
+    with np.errstate(all="ignore"):
+        np.copyto(target, value)
+    return target
+
+
+def nan_to_num(em: EmitterCore, x, copy=True, nan=0.0, posinf=None, neginf=None):
+    """``np.nan_to_num``: for floats NaN, +inf and -inf replaced (by 0 and the largest and
+    smallest finite values unless given); other dtypes as they are."""
+    x = em.array(x, "np.nan_to_num")
+    if x.dtype.kind != "f":
+        return x
+    if not copy:
+        raise NotImplementedError("np.nan_to_num: copy=False (it writes into its argument)")
+    info = np.finfo(x.dtype)
+    nan_v = _fill_value(nan, x.dtype)
+    posinf_v = _fill_value(info.max if posinf is None else posinf, x.dtype)
+    neginf_v = _fill_value(info.min if neginf is None else neginf, x.dtype)
+    result = _select(em, _cmp(em, "eq", x, _const(em, -np.inf, x)), _const(em, neginf_v, x), x)
+    result = _select(em, _cmp(em, "eq", x, _const(em, np.inf, x)), _const(em, posinf_v, x), result)
+    return _select(em, _is_nan(em, x), _const(em, nan_v, x), result)
+
+
+# ----------------------------------------------------------------------------- the rows
+
+
+def _ufunc_rows(rows):
+    return [((u, *names), ew.ufunc(u), ops, "ufunc") for u, names, ops in rows]
+
+
 # (keys, rule, Ember ops emitted, dtype rule), as numpy_semantics._ROWS.
-ROWS: list = []
+ROWS: list = _ufunc_rows(
+    [
+        (np.arctan2, (), "atan2"),
+        (np.hypot, (), "hypot"),
+        (np.arcsin, (), "asin"),
+        (np.arccos, (), "acos"),
+        (np.arctan, (), "atan"),
+        (np.sinh, (), "sinh"),
+        (np.cosh, (), "cosh"),
+        (np.arcsinh, (), "asinh"),
+        (np.arccosh, (), "acosh"),
+        (np.arctanh, (), "atanh"),
+        (np.tan, (), "tan"),
+        (np.log1p, (), "log1p"),
+        (np.expm1, (), "expm1"),
+        (np.log2, (), "log2"),
+        (np.log10, (), "log10"),
+        (np.exp2, (), "exp2"),
+        (np.cbrt, (), "cbrt"),
+        (np.reciprocal, (), "div | cmp, select"),
+        (np.sign, (), "cmp, select"),
+        (np.copysign, (), "copysign"),
+        (np.ceil, (), "ceil (int: none)"),
+        (np.trunc, (), "trunc (int: none)"),
+        (np.rint, (), "rint"),
+        (np.fmod, (), "fmod"),
+        (np.fmax, (), "maximum (float: cmp ne, select)"),
+        (np.fmin, (), "minimum (float: cmp ne, select)"),
+        (np.isnan, (), "cmp ne"),
+        (np.isinf, (), "abs, cmp eq | cmp ne"),
+        (np.isfinite, (), "abs, cmp lt | cmp eq"),
+        (np.logical_and, (), "and (+cmp ne 0)"),
+        (np.logical_or, (), "or (+cmp ne 0)"),
+        (np.logical_xor, (), "xor (+cmp ne 0)"),
+        (np.left_shift, ("lshift", operator.lshift), "shl"),
+        (np.right_shift, ("rshift", operator.rshift), "shr"),
+        (np.deg2rad, (), "mul"),
+        (np.rad2deg, (), "mul"),
+        (np.radians, (), "mul"),
+        (np.degrees, (), "mul"),
+        (np.heaviside, (), "cmp, select"),
+        (np.conjugate, (), "-"),  # np.conj is np.conjugate
+    ]
+) + [
+    ((np.signbit,), signbit, "copysign, cmp lt (bool: cmp ne)", "ufunc"),
+    ((np.divmod,), divmod_, "floordiv, mod", "ufunc"),
+    ((np.round, np.around, "round"), round_, "rint (+mul, div, cast)", "same (ufunc steps)"),
+    (("conj", "conjugate"), conj_method, "-", "same"),
+    ((np.nan_to_num,), nan_to_num, "cmp, select", "same"),
+]
 
 # Array methods this module answers (``x.name(...)`` with the array first).
-METHODS: tuple = ()
+METHODS: tuple = ("round", "conj", "conjugate")
 
 # NumPy functions whose 0-d results are 0-d arrays, not NumPy scalars.
-ARRAY_RESULTS: set = set()
+ARRAY_RESULTS: set = {"conj", "conjugate"}

@@ -1,12 +1,382 @@
-"""(filled in by issue 12's work)"""
+"""Statistics, arg-reductions, truth reductions, NaN-ignoring reductions and scans.
+
+Every rule here is built from Ember's existing ops (``sum``/``max``/``min`` reductions,
+elementwise arithmetic through ``apply_ufunc`` so that promotion stays NumPy's, ``cmp``,
+``select``, ``iota``, ``slice``, ``concatenate``, ``cast``); no op of its own. Each follows
+the steps of NumPy's own implementation (``numpy/_core/_methods.py``,
+``numpy/lib/_nanfunctions_impl.py``, ``np.average``) so that result dtypes and, where the
+arithmetic is the same, the values are NumPy's:
+
+* ``std``/``var``: the two-pass formula: ``mean = sum(x, keepdims) / N`` (a strong intp
+  ``N``: a float32 sum is divided in float64 and cast back, as NumPy does), then the sum
+  of squared deviations divided by ``max(N - ddof, 0)``. Integers and bools in float64.
+* ``argmax``/``argmin``: the ``max`` along the axis compared (``cmp eq``) with the input
+  broadcast back, or-ed with ``x != x`` (NaN: NumPy returns the first NaN's index, and a
+  NaN ``max`` makes no ``eq`` hit); ``select(hit, iota, INT64_MAX)`` and ``min`` give the
+  first such index (int64).
+* ``any``/``all``: ``cast`` to bool (truthiness: NaN is true, ``-0.0`` false), then bool
+  ``max``/``min`` (their identities False/True give NumPy's empty answers).
+* ``nan*``: ``select(x != x, identity, x)`` first; ``nanmax``/``nanmin`` put NaN back
+  where a whole slice was NaN; ``nanmean`` divides by the count of non-NaN elements.
+* ``cumsum``/``cumprod``: a log-step (Hillis-Steele) scan along a static size:
+  ``ceil(log2 n)`` rounds of ``y = y op concatenate(identity block, y[:n - shift])``.
+  Integers wrap as NumPy's do; floats are summed in another order than NumPy's
+  sequential loop (the same values up to rounding). A symbolic size along the scanned
+  axis is not supported (``NotImplementedError``).
+
+Errors NumPy raises on the traced shapes (an empty ``argmax``, ``nanmax`` or ``ptp``, a
+bad axis, weights of the wrong shape) are raised with NumPy's exception and message.
+One error depends on the data and is not raised: ``np.average`` whose weights sum to 0
+(NumPy: ``ZeroDivisionError``; compiled: the division's inf/NaN).
+"""
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
+
+from compiler.frontend import numpy_creation as cr
+from compiler.frontend import numpy_shapes as sh
+from compiler.frontend import promotion
+from compiler.frontend.numpy_core import NOVALUE, EmitterCore, Tensor, normalize_axes, normalize_axis, reject
+from compiler.frontend.numpy_elementwise import apply_ufunc
+from compiler.frontend.symbolic_shapes import SymInt
+
+INTP = np.dtype(np.intp)
+
+
+def _keepdims(keepdims) -> bool:
+    return False if keepdims is NOVALUE else bool(keepdims)
+
+
+def _is_zero(d) -> bool:
+    return not isinstance(d, SymInt) and d == 0  # a symbolic size is never 0
+
+
+def _count(em: EmitterCore, a: Tensor, axes: tuple):
+    """How many elements each reduction sees: an int, or a SymInt."""
+    return em.shape_env.normalize(math.prod(em.shape(a)[i] for i in axes))
+
+
+def _as_strong(em: EmitterCore, value) -> Tensor | np.generic:
+    """A count as NumPy's strong ``np.intp`` scalar: a 0-d int64 tensor when symbolic."""
+    if isinstance(value, SymInt):
+        return em.wrap(em.b.from_index(em.size_value(value)))
+    return INTP.type(value)
+
+
+def _reduce(em: EmitterCore, name: str, t: Tensor, axes: tuple, keepdims: bool, dtype=None) -> Tensor:
+    """Ember's reduction ``name`` of ``t`` cast to ``dtype`` (if given): no checks."""
+    if dtype is not None:
+        t = em.cast(t, dtype)
+    return em.emit(name, t, axes=axes, keepdims=keepdims)
+
+
+def _isnan(em: EmitterCore, t: Tensor) -> Tensor:
+    return em.emit("cmp", t, t, predicate="ne")  # only NaN differs from itself
+
+
+def _fill_nan(em: EmitterCore, t: Tensor, value) -> Tensor:
+    """``t`` with each NaN replaced by ``value`` (floats only)."""
+    return em.emit("select", _isnan(em, t), em.scalar_like(value, t.dtype, t), t)
+
+
+def _float_dtype(dtype, fname: str) -> np.dtype | None:
+    if dtype is None:
+        return None
+    parsed = promotion.parse_dtype(dtype, fname)
+    if parsed.kind != "f":
+        raise NotImplementedError(f"{fname}: dtype={parsed} (an integer or bool accumulator) is not supported")
+    return parsed
+
+
+# ----------------------------------------------------------------------------- std, var
+
+
+def _var(em: EmitterCore, fname: str, a, axis, dtype, out, ddof, keepdims, where, mean, correction) -> Tensor:
+    where = NOVALUE if where is True else where  # the array method's default
+    reject(fname, out=(out, None), where=(where, NOVALUE), mean=(mean, NOVALUE))
+    if correction is not NOVALUE:
+        if ddof != 0:
+            raise ValueError("ddof and correction can't be provided simultaneously.")
+        ddof = correction
+    if isinstance(ddof, SymInt):
+        ddof = ddof.env.specialize(ddof)
+    if isinstance(ddof, (bool, np.bool_)) or not isinstance(ddof, (int, float, np.integer, np.floating)):
+        raise NotImplementedError(f"{fname}: ddof={ddof!r} is not supported (an int or a float)")
+    a = em.array(a, fname)
+    axes = normalize_axes(axis, a.ndim)
+    keepdims = _keepdims(keepdims)
+    dtype = _float_dtype(dtype, fname)
+    if dtype is None and a.dtype.kind in "bi":
+        dtype = np.dtype(np.float64)
+    count = _count(em, a, axes)
+    # mean = sum(a, dtype, keepdims=True) / intp(N), cast back (NumPy divides into the sum's buffer)
+    total = _reduce(em, "sum", a, axes, True, dtype)
+    arrmean = em.cast(apply_ufunc(em, np.true_divide, total, _as_strong(em, count)), total.dtype)
+    deviation = apply_ufunc(em, np.subtract, a, arrmean)
+    squares = apply_ufunc(em, np.square, deviation)
+    ret = _reduce(em, "sum", squares, axes, keepdims, dtype)
+    if isinstance(count, SymInt):
+        dof = apply_ufunc(em, np.maximum, apply_ufunc(em, np.subtract, _as_strong(em, count), ddof), 0)
+    else:
+        dof = np.maximum(INTP.type(count) - ddof, 0)
+    return em.cast(apply_ufunc(em, np.true_divide, ret, dof), ret.dtype)
+
+
+def var(
+    em,
+    a,
+    axis=None,
+    dtype=None,
+    out=None,
+    ddof=0,
+    keepdims=NOVALUE,
+    *,
+    where=NOVALUE,
+    mean=NOVALUE,
+    correction=NOVALUE,
+):
+    return _var(em, "np.var", a, axis, dtype, out, ddof, keepdims, where, mean, correction)
+
+
+def std(
+    em,
+    a,
+    axis=None,
+    dtype=None,
+    out=None,
+    ddof=0,
+    keepdims=NOVALUE,
+    *,
+    where=NOVALUE,
+    mean=NOVALUE,
+    correction=NOVALUE,
+):
+    return apply_ufunc(em, np.sqrt, _var(em, "np.std", a, axis, dtype, out, ddof, keepdims, where, mean, correction))
+
+
+# ----------------------------------------------------------------------------- argmax, argmin
+
+
+def _arg(em: EmitterCore, name: str, a, axis, out, keepdims) -> Tensor:
+    fname = f"np.arg{name}"
+    reject(fname, out=(out, None))
+    a = em.array(a, fname)
+    keepdims = _keepdims(keepdims)
+    if axis is None:
+        flat = sh.reshape(em, a, -1)
+        result = _arg(em, name, flat, 0, None, keepdims)
+        return sh.reshape(em, result, (1,) * a.ndim) if keepdims else result
+    if isinstance(axis, (tuple, list)):
+        raise TypeError(f"'{type(axis).__name__}' object cannot be interpreted as an integer")
+    axis = normalize_axis(axis, a.ndim)
+    shape = em.shape(a)
+    if _is_zero(shape[axis]):
+        raise ValueError(f"attempt to get arg{name} of an empty sequence")
+    extreme = em.broadcast_to(em.emit(name, a, axes=(axis,), keepdims=True), shape)
+    hit = em.emit("cmp", a, extreme, predicate="eq")
+    if a.dtype.kind == "f":  # a NaN makes the extreme NaN (no eq hit): the first NaN wins
+        hit = em.emit("or", hit, _isnan(em, a))
+    index = cr.iota(em, shape, axis, np.int64, fname)
+    never = em.scalar_like(np.iinfo(np.int64).max, np.int64, index)
+    return em.emit("min", em.emit("select", hit, index, never), axes=(axis,), keepdims=keepdims)
+
+
+def argmax(em, a, axis=None, out=None, *, keepdims=NOVALUE):
+    return _arg(em, "max", a, axis, out, keepdims)
+
+
+def argmin(em, a, axis=None, out=None, *, keepdims=NOVALUE):
+    return _arg(em, "min", a, axis, out, keepdims)
+
+
+# ----------------------------------------------------------------------------- any, all, count_nonzero
+
+
+def _truth(em: EmitterCore, name: str, a, axis, out, keepdims, where) -> Tensor:
+    fname = f"np.{'any' if name == 'max' else 'all'}"
+    reject(fname, out=(out, None), where=(NOVALUE if where is True else where, NOVALUE))
+    a = em.array(a, fname)
+    axes, keepdims = normalize_axes(axis, a.ndim), _keepdims(keepdims)
+    shape = em.shape(a)
+    if any(_is_zero(shape[i]) for i in axes):  # nothing to reduce (Ember's max/min need an element)
+        kept = tuple(1 if i in axes else d for i, d in enumerate(shape) if keepdims or i not in axes)
+        return em.broadcast_to(em.constant(np.asarray(name == "min")), kept)
+    return _reduce(em, name, em.cast(a, np.bool_), axes, keepdims)
+
+
+def any_(em, a, axis=None, out=None, keepdims=NOVALUE, *, where=NOVALUE):
+    return _truth(em, "max", a, axis, out, keepdims, where)
+
+
+def all_(em, a, axis=None, out=None, keepdims=NOVALUE, *, where=NOVALUE):
+    return _truth(em, "min", a, axis, out, keepdims, where)
+
+
+def count_nonzero(em, a, axis=None, *, keepdims=False):
+    a = em.array(a, "np.count_nonzero")
+    axes = normalize_axes(axis, a.ndim)
+    return _reduce(em, "sum", em.cast(a, np.bool_), axes, bool(keepdims), INTP)
+
+
+# ----------------------------------------------------------------------------- nan-reductions
+
+
+def nansum(em, a, axis=None, dtype=None, out=None, keepdims=NOVALUE, initial=NOVALUE, where=NOVALUE):
+    a = em.array(a, "np.nansum")
+    if a.dtype.kind == "f":
+        a = _fill_nan(em, a, 0.0)
+    return sh.sum_(em, a, axis, dtype, out, keepdims, initial, where)
+
+
+def nanmean(em, a, axis=None, dtype=None, out=None, keepdims=NOVALUE, *, where=NOVALUE):
+    a = em.array(a, "np.nanmean")
+    if a.dtype.kind != "f":
+        return sh.mean(em, a, axis, dtype, out, keepdims, where=where)
+    if dtype is not None and not issubclass(np.dtype(dtype).type, np.inexact):
+        raise TypeError("If a is inexact, then dtype must be inexact")
+    reject("np.nanmean", out=(out, None), where=(where, NOVALUE))
+    axes = normalize_axes(axis, a.ndim)
+    keepdims = _keepdims(keepdims)
+    dtype = _float_dtype(dtype, "np.nanmean")
+    valid = em.emit("logical_not", _isnan(em, a))
+    count = _reduce(em, "sum", valid, axes, keepdims, INTP)
+    total = _reduce(em, "sum", _fill_nan(em, a, 0.0), axes, keepdims, dtype)
+    return em.cast(apply_ufunc(em, np.true_divide, total, count), total.dtype)  # 0/0: NaN, as NumPy
+
+
+def _nan_extreme(em: EmitterCore, name: str, a, axis, out, keepdims, initial, where) -> Tensor:
+    ufunc = "fmax" if name == "max" else "fmin"
+    fname = f"np.nan{name}"
+    reject(fname, out=(out, None), initial=(initial, NOVALUE), where=(where, NOVALUE))
+    a = em.array(a, fname)
+    axes = normalize_axes(axis, a.ndim)
+    keepdims = _keepdims(keepdims)
+    if any(_is_zero(em.shape(a)[i]) for i in axes):
+        raise ValueError(f"zero-size array to reduction operation {ufunc} which has no identity")
+    if a.dtype.kind != "f":
+        return _reduce(em, name, a, axes, keepdims)
+    isnan = _isnan(em, a)
+    ignored = em.emit("select", isnan, em.scalar_like(-np.inf if name == "max" else np.inf, a.dtype, a), a)
+    result = _reduce(em, name, ignored, axes, keepdims)
+    all_nan = _reduce(em, "min", isnan, axes, keepdims)  # a slice of NaNs only: NaN
+    return em.emit("select", all_nan, em.scalar_like(np.nan, a.dtype, result), result)
+
+
+def nanmax(em, a, axis=None, out=None, keepdims=NOVALUE, initial=NOVALUE, where=NOVALUE):
+    return _nan_extreme(em, "max", a, axis, out, keepdims, initial, where)
+
+
+def nanmin(em, a, axis=None, out=None, keepdims=NOVALUE, initial=NOVALUE, where=NOVALUE):
+    return _nan_extreme(em, "min", a, axis, out, keepdims, initial, where)
+
+
+# ----------------------------------------------------------------------------- ptp, average
+
+
+def ptp(em, a, axis=None, out=None, keepdims=NOVALUE):
+    reject("np.ptp", out=(out, None))
+    high = sh.max_(em, a, axis, None, keepdims)
+    low = sh.min_(em, a, axis, None, keepdims)
+    return apply_ufunc(em, np.subtract, high, low)  # bool: NumPy's boolean-subtract TypeError
+
+
+def average(em, a, axis=None, weights=None, returned=False, *, keepdims=NOVALUE):
+    if returned is not False:
+        raise NotImplementedError("np.average: returned=True (a tuple result) is not supported")
+    a = em.array(a, "np.average")
+    if axis is not None:  # NumPy's normalize_axis_tuple: the order given is kept (for the weights)
+        axis = tuple(normalize_axis(i, a.ndim) for i in (axis if isinstance(axis, (tuple, list)) else (axis,)))
+        if len(set(axis)) != len(axis):
+            raise ValueError("repeated axis in `axis` argument")
+    if weights is None:
+        return sh.mean(em, a, axis, None, None, keepdims)
+    w = em.array(weights, "np.average")
+    shape, wshape = em.shape(a), em.shape(w)
+    if len(shape) != len(wshape) or not all(em.equal_sizes(x, y) for x, y in zip(shape, wshape)):
+        if axis is None:
+            raise TypeError("Axis must be specified when shapes of a and weights differ.")
+        wanted = tuple(shape[i] for i in axis)
+        if len(wshape) != len(wanted) or not all(em.equal_sizes(x, y) for x, y in zip(wshape, wanted)):
+            raise ValueError("Shape of weights must be consistent with shape of a along specified axis.")
+        w = sh.transpose(em, w, tuple(int(i) for i in np.argsort(axis)))
+        w = sh.reshape(em, w, tuple(s if i in axis else 1 for i, s in enumerate(shape)))
+    result_dtype = np.result_type(a.dtype, w.dtype, *(["f8"] if a.dtype.kind in "bi" else []))
+    promotion.ember_dtype(result_dtype, "np.average")
+    axes, keep = normalize_axes(axis, a.ndim), _keepdims(keepdims)
+    scale = _reduce(em, "sum", w, axes, keep, result_dtype)
+    total = _reduce(
+        em, "sum", apply_ufunc(em, np.multiply, em.cast(a, result_dtype), em.cast(w, result_dtype)), axes, keep
+    )
+    return apply_ufunc(em, np.true_divide, total, scale)  # weights summing to 0: inf/NaN, not NumPy's error
+
+
+# ----------------------------------------------------------------------------- cumsum, cumprod
+
+
+def _scan(em: EmitterCore, ufunc: np.ufunc, a, axis, dtype, out) -> Tensor:
+    name = "cumsum" if ufunc is np.add else "cumprod"
+    fname = f"np.{name}"
+    reject(fname, out=(out, None))
+    a = em.array(a, fname)
+    if axis is None:
+        a = sh.reshape(em, a, -1)
+        axis = 0
+    axis = normalize_axis(axis, a.ndim)
+    y = em.cast(a, promotion.reduction_dtype("sum" if ufunc is np.add else "prod", a.dtype, dtype))
+    shape = em.shape(y)
+    n = shape[axis]
+    if isinstance(n, SymInt):
+        raise NotImplementedError(f"{name} along a symbolic size")
+    if any(_is_zero(d) for d in shape):
+        return y  # no element: nothing to scan
+    # identity: -0.0 for a float sum (-0.0 + x is x, -0.0 included), 0, 1, False, True
+    identity = np.asarray((-0.0 if y.dtype.kind == "f" else 0) if ufunc is np.add else 1, dtype=y.dtype)
+    starts, steps = (0,) * y.ndim, (1,) * y.ndim
+    shift = 1
+    while shift < n:
+        head = em.broadcast_to(em.constant(identity), shape[:axis] + (shift,) + shape[axis + 1 :])
+        body_shape = shape[:axis] + (n - shift,) + shape[axis + 1 :]
+        body = em.emit_shaped("slice", y, shape=body_shape, dtype=y.type.dtype, starts=starts, steps=steps)
+        y = apply_ufunc(em, ufunc, y, em.emit("concatenate", head, body, axis=axis))
+        shift *= 2
+    return y
+
+
+def cumsum(em, a, axis=None, dtype=None, out=None):
+    return _scan(em, np.add, a, axis, dtype, out)
+
+
+def cumprod(em, a, axis=None, dtype=None, out=None):
+    return _scan(em, np.multiply, a, axis, dtype, out)
+
+
 # (keys, rule, Ember ops emitted, dtype rule), as numpy_semantics._ROWS.
-ROWS: list = []
+ROWS: list = [
+    ((np.var, "var"), var, "cast, sum, div, sub, mul, maximum", "reduce (ints: float64)"),
+    ((np.std, "std"), std, "cast, sum, div, sub, mul, maximum, sqrt", "reduce (ints: float64)"),
+    ((np.argmax, "argmax"), argmax, "max, cmp, or, iota, select, min (+reshape)", "int64"),
+    ((np.argmin, "argmin"), argmin, "min, cmp, or, iota, select, min (+reshape)", "int64"),
+    ((np.any, "any"), any_, "cast, max", "bool"),
+    ((np.all, "all"), all_, "cast, min", "bool"),
+    ((np.count_nonzero,), count_nonzero, "cast, sum", "int64"),
+    ((np.nansum,), nansum, "cmp, select, cast, sum", "reduce"),
+    ((np.nanmean,), nanmean, "cmp, select, logical_not, cast, sum, div", "reduce"),
+    ((np.nanmax,), nanmax, "cmp, select, max, min", "same"),
+    ((np.nanmin,), nanmin, "cmp, select, min", "same"),
+    ((np.ptp,), ptp, "max, min, sub", "same"),
+    ((np.average,), average, "cast, mul, sum, div | mean", "result_type (ints: float64)"),
+    ((np.cumsum, "cumsum"), cumsum, "cast, slice, concatenate, add", "reduce"),
+    ((np.cumprod, "cumprod"), cumprod, "cast, slice, concatenate, mul", "reduce"),
+]
 
-# Array methods this module answers (``x.name(...)`` with the array first).
-METHODS: tuple = ()
+# Array methods this module answers (``x.name(...)`` with the array first); "argmax",
+# "argmin", "any" and "all" are listed in numpy_semantics.ARRAY_METHODS already, and
+# NumPy 2 has no ``ndarray.ptp``.
+METHODS: tuple = ("std", "var", "cumsum", "cumprod")
 
-# NumPy functions whose 0-d results are 0-d arrays, not NumPy scalars.
+# NumPy functions whose 0-d results are 0-d arrays, not NumPy scalars (none: a scan's
+# result is never 0-d, the others give NumPy scalars).
 ARRAY_RESULTS: set = set()

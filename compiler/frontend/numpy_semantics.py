@@ -160,6 +160,7 @@ SYMBOLIC_INT_RULES = {
     np.empty_like,
     np.full_like,
     np.arange,
+    *numpy_structure.SYMBOLIC_INT_RULES,
 }
 
 
@@ -285,4 +286,8 @@ class Emitter(EmitterCore):
         result = rule(self, *args, **kwargs)
         if isinstance(result, Tensor) and result.ndim == 0:
             result = dataclasses.replace(result, scalar=returns_scalar(fn, args))
+        if isinstance(result, Tensor) and result.weak and _is_numpy(fn):
+            # np.sqrt(4) is a NumPy float64, strong (NEP 50); only Python's own operators on
+            # Python numbers give a Python number
+            result = dataclasses.replace(result, weak=False)
         return result

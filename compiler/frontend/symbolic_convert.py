@@ -842,10 +842,12 @@ def _takes_symbolic_ints(fn) -> bool:
 
 def _returns_operand(fn, kwargs) -> bool:
     """``np.asarray(x)`` (and ``np.array(x, copy=False|None)``) of an array of the
-    requested dtype is ``x`` itself, not a copy."""
+    requested dtype is ``x`` itself, not a copy; so is ``x.conj()`` of a real array."""
     import numpy as np
 
     if fn is np.asarray or fn is getattr(np, "asanyarray", None):
+        return True
+    if isinstance(fn, str) and fn in ("conj", "conjugate"):  # x.conj() of a real array is x
         return True
     if fn is np.array:
         copy = kwargs.get("copy")

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from compiler.dialects import ember, ops
 from compiler.dialects.types import DYN, TensorType, mlir_element_type
-from compiler.mlir import arith, collect, ir, linalg, operation_of, tensor
+from compiler.mlir import arith, collect, ir, linalg, math, operation_of, tensor
 from compiler.passes import scalar_semantics as scalar
 from compiler.passes.base import EmberPass, PassFailure
 
@@ -169,15 +169,112 @@ def _collapse(value: ir.Value, result: TensorType, groups) -> ir.Value:
 # ----------------------------------------------------------------------------- elementwise
 
 
+# NumPy's math ufuncs beyond ``scalar_semantics``: one upstream ``math``/``arith`` op each
+# (convert-math-to-llvm / -libm turn them into LLVM intrinsics or libm calls; log1p and
+# expm1 are made libm calls by ember-expand-math, since convert-math-to-llvm would
+# expand them as log(1 + x) and exp(x) - 1), or a short exact composition.
+def _math(fn):
+    return lambda x, dtype: fn(x)
+
+
+def _hypot(a, b, dtype):
+    """NumPy's ``hypot`` (C's): sqrt(a*a + b*b) without overflow, inf if either is inf
+    (even with a NaN). f32 in f64, where the squares are exact and nothing overflows
+    (within an ulp of f32: the f64 errors are far below it); f64 scaled by the larger
+    magnitude: big * sqrt(1 + (small/big)**2), within 2 ulp."""
+    inf = scalar.const(dtype, float("inf"))
+    either_inf = arith.ori(
+        arith.cmpf(scalar.CmpF.OEQ, math.absf(a), inf), arith.cmpf(scalar.CmpF.OEQ, math.absf(b), inf)
+    )
+    if dtype == "f32":
+        f64 = mlir_element_type("f64")
+        a64, b64 = arith.extf(f64, a), arith.extf(f64, b)
+        total = arith.addf(arith.mulf(a64, a64), arith.mulf(b64, b64))
+        value = arith.truncf(mlir_element_type("f32"), math.sqrt(total))
+    else:
+        big = arith.maximumf(math.absf(a), math.absf(b))  # NaN-propagating
+        small = arith.minimumf(math.absf(a), math.absf(b))
+        ratio = arith.divf(small, big)
+        one = scalar.const(dtype, 1.0)
+        value = arith.mulf(big, math.sqrt(arith.addf(one, arith.mulf(ratio, ratio))))
+        value = arith.select(arith.cmpf(scalar.CmpF.OEQ, big, scalar.const(dtype, 0.0)), big, value)
+    return arith.select(either_inf, inf, value)
+
+
+def _fmod(a, b, dtype):
+    """C's ``fmod`` / ``%`` (the dividend's sign); NumPy's integer ``fmod(x, 0)`` is 0, and
+    ``INT_MIN fmod -1`` is 0: both divisors become 1 (x % 1 == 0), so none traps."""
+    if dtype in ("f32", "f64"):
+        return arith.remf(a, b)
+    one = scalar.const(dtype, 1)
+    trap = arith.ori(
+        arith.cmpi(scalar.CmpI.eq, b, scalar.const(dtype, 0)), arith.cmpi(scalar.CmpI.eq, b, scalar.const(dtype, -1))
+    )
+    return arith.remsi(a, arith.select(trap, one, b))
+
+
+def _shift_in_range(b, dtype):
+    """0 <= b < bits: NumPy compares the count as unsigned, so a negative one is out of range."""
+    return arith.cmpi(scalar.CmpI.ult, b, scalar.const(dtype, int(dtype[1:])))
+
+
+def _shl(a, b, dtype):
+    """NumPy's ``left_shift``: 0 for a count outside [0, bits) (LLVM's shl would be poison)."""
+    ok = _shift_in_range(b, dtype)
+    zero = scalar.const(dtype, 0)
+    return arith.select(ok, arith.shli(a, arith.select(ok, b, zero)), zero)
+
+
+def _shr(a, b, dtype):
+    """NumPy's ``right_shift`` (arithmetic): a count outside [0, bits) shifts the sign in
+    everywhere, as a shift by bits - 1 does."""
+    ok = _shift_in_range(b, dtype)
+    return arith.shrsi(a, arith.select(ok, b, scalar.const(dtype, int(dtype[1:]) - 1)))
+
+
+MATH_UNARY = {
+    "tan": _math(math.tan),
+    "asin": _math(math.asin),
+    "acos": _math(math.acos),
+    "atan": _math(math.atan),
+    "sinh": _math(math.sinh),
+    "cosh": _math(math.cosh),
+    "asinh": _math(math.asinh),
+    "acosh": _math(math.acosh),
+    "atanh": _math(math.atanh),
+    "log1p": _math(math.log1p),
+    "expm1": _math(math.expm1),
+    "log2": _math(math.log2),
+    "log10": _math(math.log10),
+    "exp2": _math(math.exp2),
+    "cbrt": _math(math.cbrt),
+    "ceil": _math(math.ceil),
+    "trunc": _math(math.trunc),
+    "rint": _math(math.roundeven),  # half to even, as C's rint in the default rounding mode
+}
+
+MATH_BINARY = {
+    "atan2": lambda a, b, dtype: math.atan2(a, b),
+    "hypot": _hypot,
+    "copysign": lambda a, b, dtype: math.copysign(a, b),
+    "fmod": _fmod,
+    "shl": _shl,
+    "shr": _shr,
+}
+
+_UNARY = {**scalar.UNARY, **MATH_UNARY}
+_BINARY = {**scalar.BINARY, **MATH_BINARY}
+
+
 def _lower_unary(op, result: TensorType, attrs):
     (x,) = ember.tensor_operands(op)
-    rule = scalar.UNARY[op.name.removeprefix("ember.")]
+    rule = _UNARY[op.name.removeprefix("ember.")]
     return _elementwise([x], result, lambda a, _: rule(a, result.dtype))
 
 
 def _lower_binary(op, result: TensorType, attrs):
     lhs, rhs = ember.tensor_operands(op)
-    rule = scalar.BINARY[op.name.removeprefix("ember.")]
+    rule = _BINARY[op.name.removeprefix("ember.")]
     return _elementwise([lhs, rhs], result, lambda a, b, _: rule(a, b, result.dtype))
 
 
@@ -477,6 +574,8 @@ def _lower_slice(op, result: TensorType, attrs):
     (x,) = ember.tensor_operands(op)
     xt = _type(x)
     sizes = _result_sizes(result, ember.size_operands(op))
+    if 0 in result.shape:  # no elements: no offset to check (MLIR refuses offset 0 into a size 0)
+        return _empty(result, sizes)
     firsts = []
     for axis, (start, step, out) in enumerate(zip(attrs["starts"], attrs["steps"], result.shape)):
         first = 0 if out == 0 else _slice_first(_dim(x, axis), start, step)
@@ -564,6 +663,8 @@ def _lower_concatenate(op, result: TensorType, attrs):
     if result.shape[axis] is DYN:
         sizes[axis] = arith.addi(_as_index(lhs_sizes[axis]), _as_index(rhs_sizes[axis]))
     out = _empty(result, sizes)
+    if 0 in result.shape:  # no elements: nothing to insert (and MLIR refuses offsets into a size 0)
+        return out
     zeros = [0] * result.rank
     if lhs_sizes[axis] != 0:  # a static empty piece has nothing to insert (and would be out of bounds)
         out = _insert_slice(lhs, out, zeros, lhs_sizes)

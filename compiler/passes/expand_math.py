@@ -46,7 +46,12 @@ Algorithms (coefficients are exact Taylor terms or our own fits, see each table)
 Fitted coefficients (tanh, erf) minimize the relative error in the least-squares
 sense on 400 Chebyshev nodes of the interval, computed with mpmath at 50 digits
 (``mpmath.qr_solve``); the max relative error of each fit is noted beside it. expm1,
-log1p, sin, cos and pow are not rewritten (still libm).
+log1p, sin, cos and pow are not expanded (still libm).
+
+log1p and expm1 are made libm calls here (``log1pf``/``log1p``, ``expm1f``/``expm1``):
+``convert-math-to-llvm``, which runs before ``convert-math-to-libm``, would otherwise
+rewrite them as ``log(1 + x)`` and ``exp(x) - 1``, which lose every digit for small |x|
+(NumPy's ``log1p(1e-8)`` is 1e-8 to the last bit; ``log(1 + 1e-8)`` is 9.99999989e-09).
 """
 
 from __future__ import annotations
@@ -55,7 +60,7 @@ import math as pymath
 from dataclasses import dataclass
 from typing import Callable
 
-from compiler.mlir import arith, collect, ir
+from compiler.mlir import arith, collect, func, ir
 from compiler.passes.base import EmberPass
 
 # ----------------------------------------------------------------------------- coefficients
@@ -350,13 +355,56 @@ def expandable(op: ir.Operation) -> bool:
     return len(op.results) == 1 and (op.name, _width(op.results[0].type)) in EXPANSIONS
 
 
+# (op name, float width) -> the libm function that computes it to within an ulp.
+LIBM_CALLS: dict[tuple[str, int], str] = {
+    ("math.log1p", 32): "log1pf",
+    ("math.log1p", 64): "log1p",
+    ("math.expm1", 32): "expm1f",
+    ("math.expm1", 64): "expm1",
+}
+
+
+def _libm_call_of(op: ir.Operation) -> str | None:
+    if len(op.results) != 1 or isinstance(op.results[0].type, ir.VectorType):
+        return None  # a vector is left to the upstream lowering
+    return LIBM_CALLS.get((op.name, _width(op.results[0].type)))
+
+
+def _declare(module: ir.Operation, name: str, t: ir.Type, declared: set) -> None:
+    """``func.func private @name(t) -> t``, once per module (as convert-math-to-libm does)."""
+    if name in declared:
+        return
+    body = module.regions[0].blocks[0]
+    for existing in body.operations:
+        if existing.operation.name == "func.func" and ir.StringAttr(existing.attributes["sym_name"]).value == name:
+            declared.add(name)
+            return
+    with ir.InsertionPoint.at_block_begin(body), ir.Location.unknown():
+        decl = func.FuncOp(name, ir.FunctionType.get([t], [t]), visibility="private")
+        decl.attributes["llvm.readnone"] = ir.UnitAttr.get()
+    declared.add(name)
+
+
+def _call_libm(module: ir.Operation, op: ir.Operation, name: str, declared: set) -> None:
+    t = op.results[0].type
+    _declare(module, name, t, declared)
+    with ir.InsertionPoint(op), op.location:
+        call = func.CallOp([t], ir.FlatSymbolRefAttr.get(name), [op.operands[0]])
+    op.results[0].replace_all_uses_with(call.results[0])
+    op.erase()
+
+
 @dataclass
 class EmberExpandMath(EmberPass):
-    """Rewrite exp, log, tanh and erf into branch-free arith so loops vectorize."""
+    """Rewrite exp, log, tanh and erf into branch-free arith so loops vectorize;
+    log1p and expm1 into libm calls (not LLVM's inexact log(1 + x), exp(x) - 1)."""
 
     name = "ember-expand-math"
-    summary = "exp/log/tanh/erf (f32, f64; erf f32 only) as inline polynomials, no libm calls"
+    summary = "exp/log/tanh/erf (f32, f64; erf f32 only) as inline polynomials, no libm calls; log1p/expm1 to libm"
 
     def run(self, module):
         for op in collect(module, expandable):
             _rewrite(op)
+        declared: set = set()
+        for op in collect(module, lambda op: _libm_call_of(op) is not None):
+            _call_libm(module, op, _libm_call_of(op), declared)

@@ -35,6 +35,24 @@ UNARY_REF = {
     "erf": erf,
     "floor": np.floor,
     "logical_not": lambda x: ~x,
+    "tan": np.tan,
+    "asin": np.arcsin,
+    "acos": np.arccos,
+    "atan": np.arctan,
+    "sinh": np.sinh,
+    "cosh": np.cosh,
+    "asinh": np.arcsinh,
+    "acosh": np.arccosh,
+    "atanh": np.arctanh,
+    "log1p": np.log1p,
+    "expm1": np.expm1,
+    "log2": np.log2,
+    "log10": np.log10,
+    "exp2": np.exp2,
+    "cbrt": np.cbrt,
+    "ceil": np.ceil,
+    "trunc": np.trunc,
+    "rint": np.rint,
 }
 
 BINARY_REF = {
@@ -50,7 +68,17 @@ BINARY_REF = {
     "and": lambda a, b: a & b,
     "or": lambda a, b: a | b,
     "xor": lambda a, b: a ^ b,
+    "atan2": np.arctan2,
+    "hypot": np.hypot,
+    "copysign": np.copysign,
+    "fmod": np.fmod,
+    "shl": lambda a, b: a << b,
+    "shr": lambda a, b: a >> b,
 }
+
+# Binary ops that take floats only, and integers only.
+FLOAT_ONLY_BINARY = ("div", "atan2", "hypot", "copysign")
+INTEGER_ONLY_BINARY = ("and", "or", "xor", "shl", "shr")
 
 CMP_REF = {
     "eq": np.equal,

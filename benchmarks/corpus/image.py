@@ -1,0 +1,96 @@
+"""Images: grayscale conversion, box blur and Sobel edges by slicing, thresholding
+without a histogram (global mean, then iterative isodata), contrast stretch."""
+
+import numpy as np
+
+from benchmarks.corpus import pick, program
+
+
+def init_rgb(size, rng):
+    h, w = pick(size, (6, 7), (1080, 1920))
+    return (rng.random((h, w, 3)).astype(np.float32),)
+
+
+@program("image", init_rgb)
+def grayscale(img):
+    return 0.299 * img[:, :, 0] + 0.587 * img[:, :, 1] + 0.114 * img[:, :, 2]
+
+
+@program("image", init_rgb)
+def grayscale_dot(img):
+    weights = np.array([0.299, 0.587, 0.114], dtype=np.float32)
+    return img @ weights
+
+
+def init_gray(size, rng):
+    h, w = pick(size, (8, 9), (1080, 1920))
+    return (rng.random((h, w)).astype(np.float32),)
+
+
+@program("image", init_gray)
+def box_blur(img):
+    out = img.copy()
+    out[1:-1, 1:-1] = (
+        img[:-2, :-2]
+        + img[:-2, 1:-1]
+        + img[:-2, 2:]
+        + img[1:-1, :-2]
+        + img[1:-1, 1:-1]
+        + img[1:-1, 2:]
+        + img[2:, :-2]
+        + img[2:, 1:-1]
+        + img[2:, 2:]
+    ) / 9.0
+    return out
+
+
+@program("image", init_gray)
+def sobel(img):
+    gx = (img[:-2, 2:] + 2.0 * img[1:-1, 2:] + img[2:, 2:]) - (img[:-2, :-2] + 2.0 * img[1:-1, :-2] + img[2:, :-2])
+    gy = (img[2:, :-2] + 2.0 * img[2:, 1:-1] + img[2:, 2:]) - (img[:-2, :-2] + 2.0 * img[:-2, 1:-1] + img[:-2, 2:])
+    mag = np.sqrt(gx * gx + gy * gy)
+    return mag / mag.max()
+
+
+def init_gray64(size, rng):
+    (img,) = init_gray(size, rng)
+    return (img.astype(np.float64),)
+
+
+@program("image", init_gray64)
+def threshold_mean(img):
+    # float64: with float32, the pixels within rounding of the mean flip with the summation order
+    return (img > img.mean()).astype(np.uint8) * 255
+
+
+def init_isodata(size, rng):
+    (img,) = init_gray(size, rng)
+    img = img[: pick(size, 8, 540), : pick(size, 9, 960)]
+    return img.astype(np.float64) ** 2, pick(size, 3, 4)
+
+
+@program("image", init_isodata)
+def threshold_isodata(img, iters):
+    # Ridler-Calvard: t = midpoint of the means above and below t, a fixed number of times
+    t = img.mean()
+    for _ in range(iters):
+        above = img > t
+        n_above = above.sum()
+        mean_above = np.where(above, img, 0.0).sum() / n_above
+        mean_below = np.where(above, 0.0, img).sum() / (img.size - n_above)
+        t = 0.5 * (mean_above + mean_below)
+    return img > t, t
+
+
+def init_u8(size, rng):
+    h, w = pick(size, (6, 7), (1080, 1920))
+    return rng.integers(30, 200, (h, w, 3), dtype=np.uint8), 0.8
+
+
+@program("image", init_u8)
+def contrast_stretch(img, gamma):
+    x = img.astype(np.float32)
+    lo = x.min()
+    hi = x.max()
+    y = ((x - lo) / (hi - lo)) ** gamma
+    return (y * 255.0 + 0.5).astype(np.uint8)

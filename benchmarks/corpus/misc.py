@@ -1,0 +1,153 @@
+"""Others: Mandelbrot with a fixed iteration count (real arithmetic and complex),
+Conway's game of life (np.roll and padded slicing), smoothing, Horner's rule, the
+Rosenbrock gradient, a CSR sparse matrix-vector product."""
+
+import numpy as np
+
+from benchmarks.corpus import pick, program
+
+
+def init_mandel(size, rng):
+    h, w, iters = pick(size, (6, 8, 5), (400, 600, 30))
+    return np.linspace(-2.0, 0.6, w), np.linspace(-1.2, 1.2, h), iters
+
+
+@program("other", init_mandel)
+def mandelbrot(xs, ys, maxiter):
+    cr = xs[None, :] + np.zeros_like(ys)[:, None]
+    ci = ys[:, None] + np.zeros_like(xs)[None, :]
+    zr = np.zeros_like(cr)
+    zi = np.zeros_like(cr)
+    counts = np.zeros(cr.shape, dtype=np.int64)
+    for _ in range(maxiter):
+        inside = zr * zr + zi * zi <= 4.0
+        counts += inside
+        zr, zi = np.where(inside, zr * zr - zi * zi + cr, zr), np.where(inside, 2.0 * zr * zi + ci, zi)
+    return counts
+
+
+@program("other", init_mandel)
+def mandelbrot_complex(xs, ys, maxiter):
+    c = xs[None, :] + 1j * ys[:, None]
+    z = np.zeros_like(c)
+    counts = np.zeros(c.shape, dtype=np.int32)
+    for _ in range(maxiter):
+        inside = np.abs(z) <= 2.0
+        z = np.where(inside, z * z + c, z)
+        counts += inside
+    return counts
+
+
+def init_life(size, rng):
+    n, steps = pick(size, (8, 2), (500, 10))
+    return (rng.random((n, n)) < 0.3).astype(np.int64), steps
+
+
+@program("other", init_life)
+def life_roll(grid, steps):
+    # periodic board
+    for _ in range(steps):
+        neighbors = (
+            np.roll(grid, 1, axis=0)
+            + np.roll(grid, -1, axis=0)
+            + np.roll(grid, 1, axis=1)
+            + np.roll(grid, -1, axis=1)
+            + np.roll(np.roll(grid, 1, axis=0), 1, axis=1)
+            + np.roll(np.roll(grid, 1, axis=0), -1, axis=1)
+            + np.roll(np.roll(grid, -1, axis=0), 1, axis=1)
+            + np.roll(np.roll(grid, -1, axis=0), -1, axis=1)
+        )
+        grid = ((neighbors == 3) | ((grid == 1) & (neighbors == 2))).astype(np.int64)
+    return grid
+
+
+def init_life_bool(size, rng):
+    n, steps = pick(size, (8, 2), (1000, 10))
+    return rng.random((n, n)) < 0.3, steps
+
+
+@program("other", init_life_bool)
+def life_slices(board, steps):
+    # dead border: count neighbours of the interior by slicing, update in place
+    for _ in range(steps):
+        b = board.astype(np.int32)
+        n = b[:-2, :-2] + b[:-2, 1:-1] + b[:-2, 2:] + b[1:-1, :-2] + b[1:-1, 2:] + b[2:, :-2] + b[2:, 1:-1] + b[2:, 2:]
+        alive = board[1:-1, 1:-1]
+        board[1:-1, 1:-1] = (n == 3) | (alive & (n == 2))
+
+
+def init_smooth(size, rng):
+    n, passes = pick(size, (20, 2), (500_000, 10))
+    return np.cumsum(rng.standard_normal(n)), passes
+
+
+@program("other", init_smooth)
+def smooth(y, passes):
+    # repeated [1 4 6 4 1]/16 binomial smoothing, ends held fixed
+    out = y.copy()
+    tmp = np.empty_like(y)
+    for _ in range(passes):
+        tmp[2:-2] = (out[:-4] + 4.0 * out[1:-3] + 6.0 * out[2:-2] + 4.0 * out[3:-1] + out[4:]) / 16.0
+        out[2:-2] = tmp[2:-2]
+    return out
+
+
+def init_horner(size, rng):
+    n = pick(size, 20, 1_000_000)
+    return rng.uniform(-1.0, 1.0, n).astype(np.float32), rng.standard_normal(pick(size, 5, 12))
+
+
+@program("other", init_horner)
+def horner(x, coeffs):
+    # coeffs[0] is the highest power
+    y = np.zeros_like(x)
+    for c in coeffs:
+        y = y * x + c
+    return y
+
+
+def init_rosen(size, rng):
+    n = pick(size, 12, 1_000_000)
+    return (rng.uniform(-2.0, 2.0, n),)
+
+
+@program("other", init_rosen)
+def rosenbrock_grad(x):
+    f = np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
+    g = np.zeros_like(x)
+    g[1:-1] = 200.0 * (x[1:-1] - x[:-2] ** 2) - 400.0 * x[1:-1] * (x[2:] - x[1:-1] ** 2) - 2.0 * (1.0 - x[1:-1])
+    g[0] = -400.0 * x[0] * (x[1] - x[0] ** 2) - 2.0 * (1.0 - x[0])
+    g[-1] = 200.0 * (x[-1] - x[-2] ** 2)
+    return f, g
+
+
+def init_csr(size, rng):
+    n, per_row = pick(size, (6, 3), (2000, 16))
+    indptr = np.arange(0, n * per_row + 1, per_row)
+    indices = np.sort(rng.integers(0, n, (n, per_row)), axis=1).ravel()
+    return rng.standard_normal(n * per_row), indices, indptr, rng.standard_normal(n)
+
+
+@program("other", init_csr)
+def spmv_csr(data, indices, indptr, x):
+    n = indptr.shape[0] - 1
+    y = np.zeros(n)
+    for i in range(n):
+        start = indptr[i]
+        end = indptr[i + 1]
+        y[i] = data[start:end] @ x[indices[start:end]]
+    return y
+
+
+def init_cumulative(size, rng):
+    n = pick(size, 30, 1_000_000)
+    return (rng.standard_normal(n),)
+
+
+@program("other", init_cumulative)
+def running_stats(x):
+    # running mean and the normalised deviation from it
+    n = np.arange(1, x.shape[0] + 1)
+    mean = np.cumsum(x) / n
+    dev = (x - mean) / (np.abs(mean) + 1.0)
+    return mean, dev, np.max(np.abs(dev))

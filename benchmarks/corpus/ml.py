@@ -1,0 +1,191 @@
+"""Machine learning: softmax, an MLP, conv2d by slicing, layernorm, attention, a
+k-means assignment step, logistic regression by gradient descent, cross-entropy,
+an Adam update."""
+
+import numpy as np
+
+from benchmarks.corpus import pick, program
+
+
+def init_rows32(size, rng):
+    rows, cols = pick(size, (4, 10), (4096, 1000))
+    return (rng.standard_normal((rows, cols)).astype(np.float32),)
+
+
+@program("ml", init_rows32)
+def softmax(x):
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def init_mlp(size, rng):
+    b, d, h, o = pick(size, (4, 6, 8, 3), (512, 784, 1024, 10))
+    f = np.float32
+    return (
+        rng.standard_normal((b, d)).astype(f),
+        (rng.standard_normal((d, h)) / np.sqrt(d)).astype(f),
+        np.zeros(h, f),
+        (rng.standard_normal((h, o)) / np.sqrt(h)).astype(f),
+        np.zeros(o, f),
+    )
+
+
+@program("ml", init_mlp)
+def mlp(x, W1, b1, W2, b2):
+    hidden = np.maximum(x @ W1 + b1, 0.0)
+    logits = hidden @ W2 + b2
+    logits -= logits.max(axis=1, keepdims=True)
+    p = np.exp(logits)
+    p /= p.sum(axis=1, keepdims=True)
+    return p
+
+
+def init_conv(size, rng):
+    n, c, h, w, co, k = pick(size, (1, 2, 7, 6, 3, 3), (8, 16, 64, 64, 32, 3))
+    f = np.float32
+    return rng.standard_normal((n, c, h, w)).astype(f), rng.standard_normal((co, c, k, k)).astype(f), np.zeros(co, f)
+
+
+@program("ml", init_conv)
+def conv2d(x, weights, bias):
+    # valid cross-correlation, NCHW, as a sum of shifted products over the kernel window
+    N, C, H, W = x.shape
+    K, _, R, S = weights.shape
+    Ho = H - R + 1
+    Wo = W - S + 1
+    out = np.zeros((N, Ho, Wo, K), dtype=np.float32)
+    for r in range(R):
+        for s in range(S):
+            patch = x[:, :, r : r + Ho, s : s + Wo].transpose(0, 2, 3, 1)  # N, Ho, Wo, C
+            out += patch @ weights[:, :, r, s].T
+    out += bias
+    return out.transpose(0, 3, 1, 2)
+
+
+def init_layernorm(size, rng):
+    (x,) = init_rows32(size, rng)
+    d = x.shape[1]
+    return x, (1.0 + 0.1 * rng.standard_normal(d)).astype(np.float32), np.zeros(d, np.float32)
+
+
+@program("ml", init_layernorm)
+def layernorm(x, gamma, beta):
+    mean = x.mean(axis=-1, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
+    return (x - mean) / np.sqrt(var + 1e-5) * gamma + beta
+
+
+def init_attention(size, rng):
+    b, h, t, d = pick(size, (1, 2, 5, 4), (4, 8, 256, 64))
+    # float64: with float32 inputs the result is float64 (np.sqrt(d) is a strong NumPy
+    # float64) but only float32-accurate, and BLAS's float32 summation order is not Ember's
+    q, k, v = (rng.standard_normal((b, h, t, d)) for _ in range(3))
+    return q, k, v
+
+
+@program("ml", init_attention)
+def attention(q, k, v):
+    d = q.shape[-1]
+    scores = q @ k.transpose(0, 1, 3, 2) / np.sqrt(d)
+    t = scores.shape[-1]
+    causal = np.arange(t)[:, None] >= np.arange(t)[None, :]
+    scores = np.where(causal, scores, -np.inf)
+    scores = scores - scores.max(axis=-1, keepdims=True)
+    w = np.exp(scores)
+    w /= w.sum(axis=-1, keepdims=True)
+    return w @ v
+
+
+def init_kmeans(size, rng):
+    n, d, k = pick(size, (12, 3, 4), (20_000, 8, 16))
+    X = rng.standard_normal((n, d))
+    return X, X[rng.choice(n, k, replace=False)].copy()
+
+
+@program("ml", init_kmeans)
+def kmeans_assign(X, centroids):
+    d2 = ((X[:, None, :] - centroids[None, :, :]) ** 2).sum(axis=2)
+    labels = d2.argmin(axis=1)
+    inertia = d2.min(axis=1).sum()
+    return labels, inertia
+
+
+@program("ml", init_kmeans)
+def kmeans_step(X, centroids):
+    # one Lloyd iteration: assign by the |x|^2 - 2 x.c + |c|^2 expansion, then re-average
+    k = centroids.shape[0]
+    d2 = (X * X).sum(axis=1)[:, None] - 2.0 * X @ centroids.T + (centroids * centroids).sum(axis=1)[None, :]
+    labels = np.argmin(d2, axis=1)
+    for j in range(k):
+        members = labels == j
+        count = members.sum()
+        if count > 0:
+            centroids[j] = (X * members[:, None]).sum(axis=0) / count
+    return labels
+
+
+def init_logreg(size, rng):
+    n, d, iters = pick(size, (10, 3, 3), (20_000, 32, 10))
+    X = rng.standard_normal((n, d))
+    y = (X @ rng.standard_normal(d) + 0.5 * rng.standard_normal(n) > 0).astype(np.float64)
+    return X, y, np.zeros(d), 0.1, iters
+
+
+@program("ml", init_logreg)
+def logreg(X, y, w, lr, iters):
+    n = X.shape[0]
+    for _ in range(iters):
+        p = 1.0 / (1.0 + np.exp(-(X @ w)))
+        grad = X.T @ (p - y) / n
+        w -= lr * grad
+    p = 1.0 / (1.0 + np.exp(-(X @ w)))
+    return -np.mean(y * np.log(p) + (1.0 - y) * np.log(1.0 - p))
+
+
+def init_xent(size, rng):
+    n, c = pick(size, (6, 5), (8192, 1000))
+    logits = rng.standard_normal((n, c)).astype(np.float32)
+    return logits, rng.integers(0, c, n)
+
+
+@program("ml", init_xent)
+def cross_entropy(logits, labels):
+    m = logits.max(axis=1, keepdims=True)
+    lse = m[:, 0] + np.log(np.exp(logits - m).sum(axis=1))
+    onehot = labels[:, None] == np.arange(logits.shape[1])[None, :]
+    picked = np.where(onehot, logits, 0.0).sum(axis=1)
+    return np.mean(lse - picked)
+
+
+def init_adam(size, rng):
+    n = pick(size, 20, 1_000_000)
+    f = np.float32
+    return (
+        rng.standard_normal(n).astype(f),
+        rng.standard_normal(n).astype(f),
+        np.zeros(n, f),
+        np.zeros(n, f),
+        3,
+    )
+
+
+@program("ml", init_adam)
+def adam(param, grad, m, v, t):
+    lr, b1, b2, eps = 1e-3, 0.9, 0.999, 1e-8
+    m *= b1
+    m += (1 - b1) * grad
+    v *= b2
+    v += (1 - b2) * grad * grad
+    m_hat = m / (1 - b1**t)
+    v_hat = v / (1 - b2**t)
+    param -= lr * m_hat / (np.sqrt(v_hat) + eps)
+
+
+def init_gelu(size, rng):
+    n = pick(size, 30, 1_000_000)
+    return (rng.standard_normal(n).astype(np.float32),)
+
+
+@program("ml", init_gelu)
+def gelu(x):
+    return 0.5 * x * (1.0 + np.tanh(0.7978845608 * (x + 0.044715 * x**3)))

@@ -1,0 +1,525 @@
+"""NumPy's statistics, arg-reductions, truth reductions, NaN-ignoring reductions and scans
+(compiler/frontend/numpy_reductions.py), compiled and compared with NumPy.
+
+Every case compiles one whole graph (``fullgraph=True``: no break, no fallback to CPython;
+an internal backend failure warns, and warnings are errors here) whose results must have
+NumPy's type (NumPy scalar or array), dtype and shape, and NumPy's values: exactly for
+integer, bool and index results and for the NaN/extreme reductions; within rtol 1e-12
+(float64) / 1e-5 (float32) for std/var/means (another summation order); within a
+tolerance scaled by the partial sums for float cumsum/cumprod, whose log-step scan adds
+in another order than NumPy's sequential loop.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import compiler
+from compiler.frontend import numpy_reductions
+from compiler.frontend.numpy_semantics import ARRAY_METHODS, TABLE
+
+DTYPES = [np.float64, np.float32, np.int64, np.int32, np.bool_]
+FLOATS = [np.float64, np.float32]
+RTOL = {np.dtype(np.float64): 1e-12, np.dtype(np.float32): 1e-5}
+SHAPES = [(0,), (1,), (7,), (3, 4), (0, 3), (2, 3, 4)]
+
+
+def data(dtype, shape, seed=0, special=False):
+    """Random values of ``dtype``; ints from a small range (ties for argmax); with
+    ``special``, floats get NaN, inf, -inf and -0.0 at a few places."""
+    rng = np.random.default_rng(seed)
+    dtype = np.dtype(dtype)
+    if dtype.kind == "b":
+        return rng.random(shape) < 0.5
+    if dtype.kind == "i":
+        return rng.integers(-3, 4, shape).astype(dtype)
+    x = rng.normal(0, 2, shape).astype(dtype)
+    if special and x.size:
+        flat = x.reshape(-1)
+        for i, v in zip(rng.permutation(x.size)[:4], (np.nan, np.inf, -np.inf, -0.0)):
+            flat[i] = v
+    return x
+
+
+def axes_of(ndim: int) -> list:
+    """None, every axis (one negative) and the tuples of two and all axes."""
+    axes = [None, *range(ndim)]
+    if ndim:
+        axes.append(-1)
+    if ndim >= 2:
+        axes += [(0, ndim - 1), (ndim - 1, 0)]
+    if ndim >= 3:
+        axes.append(tuple(range(ndim)))
+    return axes
+
+
+def quiet():
+    """NumPy's own RuntimeWarnings (empty slices, degrees of freedom) are not the test's."""
+    w = warnings.catch_warnings()
+    w.__enter__()
+    warnings.simplefilter("error")  # an ember internal error (fallback to eager) fails the test
+    for message in ("Degrees of freedom", "Mean of empty slice", "All-NaN", "invalid value", "divide by zero"):
+        warnings.filterwarnings("ignore", message=message, category=RuntimeWarning)
+    return w
+
+
+def compiled(fn, *args, dynamic=False):
+    """``fn(*args)`` compiled into one graph, and NumPy's ``fn(*args)``."""
+    w = quiet()
+    try:
+        with np.errstate(all="ignore"):
+            c = compiler.compile(fn, fullgraph=True, dynamic=dynamic)
+            got = c(*args)
+            want = fn(*args)
+    finally:
+        w.__exit__(None, None, None)
+    assert c.entries[0].graph_module is not None and c.entries[0].fallback_reason is None
+    return got, want, c
+
+
+def same(got, want, rtol=0.0, atol=0.0, where=""):
+    """Same type, dtype and shape; values equal (NaN equals NaN), or close within rtol/atol."""
+    assert type(got) is type(want), (where, type(got), type(want))
+    if isinstance(want, tuple):
+        assert len(got) == len(want)
+        for i, (g, w) in enumerate(zip(got, want)):
+            same(g, w, rtol, atol, f"{where}[{i}]")
+        return
+    g, w = np.asarray(got), np.asarray(want)
+    assert g.dtype == w.dtype and g.shape == w.shape, (where, g.dtype, w.dtype, g.shape, w.shape)
+    if (rtol or atol) and w.dtype.kind == "f":
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, equal_nan=True, err_msg=where)
+    else:
+        np.testing.assert_array_equal(g, w, err_msg=where)
+
+
+def bits(got, want):
+    """Bit for bit (-0.0 differs from 0.0)."""
+    assert np.asarray(got).dtype == np.asarray(want).dtype
+    assert np.ascontiguousarray(got).tobytes() == np.ascontiguousarray(want).tobytes(), (got, want)
+
+
+# ----------------------------------------------------------------------------- std, var
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_std_var(dtype, shape):
+    axes = axes_of(len(shape))
+
+    def f(x):
+        out = []
+        for axis in axes:
+            out.append(np.std(x, axis=axis))
+            out.append(x.var(axis=axis, ddof=1))
+            out.append(np.var(x, axis=axis, keepdims=True))
+            out.append(x.std(axis=axis, ddof=2, keepdims=True))
+        out.append(np.var(x, correction=1))
+        out.append(np.std(x, ddof=0.5))
+        return tuple(out)
+
+    x = data(dtype, shape)
+    got, want, _ = compiled(f, x)
+    rtol = RTOL.get(np.dtype(dtype), 1e-12)
+    same(got, want, rtol=rtol, atol=rtol * 1e-3)
+
+
+@pytest.mark.parametrize("dtype", FLOATS + [np.int32], ids=lambda d: np.dtype(d).name)
+def test_std_var_dtype_argument(dtype):
+    def f(x):
+        return (
+            np.var(x, dtype=np.float64),
+            x.std(axis=0, dtype=np.float32),
+            np.var(x, axis=1, dtype=np.float32, ddof=1),
+        )
+
+    got, want, _ = compiled(f, data(dtype, (5, 6)))
+    same(got, want, rtol=1e-5)
+
+
+def test_std_var_of_special_values_and_0d():
+    x = data(np.float64, (4, 5), special=True)
+    got, want, _ = compiled(lambda x: (np.std(x, axis=0), x.var(axis=1), np.var(x)), x)
+    same(got, want, rtol=1e-12)
+    got, want, _ = compiled(lambda x: (np.std(x), x.var(ddof=1), np.var(x, keepdims=True)), np.array(2.5))
+    same(got, want)
+
+
+# ----------------------------------------------------------------------------- argmax, argmin
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_argmax_argmin(dtype, shape):
+    valid = [a for a in [None, *range(len(shape))] if (np.prod(shape) if a is None else shape[a]) != 0]
+    if not valid:
+        pytest.skip("every argmax of this shape raises (test_empty_argmax_raises)")
+
+    def f(x):
+        out = []
+        for axis in valid:
+            out.append(np.argmax(x, axis=axis))
+            out.append(x.argmin(axis=axis))
+            out.append(x.argmax(axis=axis, keepdims=True))
+            out.append(np.argmin(x, axis=axis, keepdims=True))
+        return tuple(out)
+
+    for special in (False, True):
+        got, want, _ = compiled(f, data(dtype, shape, special=special))
+        same(got, want)
+
+
+def test_argmax_nan_is_the_first_nan_and_ties_are_the_first():
+    x = np.array([[1.0, np.nan, 5.0, np.nan], [2.0, 2.0, -np.inf, -np.inf], [-0.0, 0.0, 0.0, -0.0]])
+    got, want, _ = compiled(lambda x: (x.argmax(axis=1), x.argmin(axis=1), np.argmax(x), x.argmin(axis=0)), x)
+    same(got, want)
+    assert list(got[0]) == [1, 0, 0] and list(got[1]) == [1, 2, 0]
+
+
+# ----------------------------------------------------------------------------- any, all, count_nonzero
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_any_all_count_nonzero(dtype, shape):
+    axes = axes_of(len(shape))
+
+    def f(x):
+        out = []
+        for axis in axes:
+            out.append(np.any(x, axis=axis))
+            out.append(x.all(axis=axis))
+            out.append(x.any(axis=axis, keepdims=True))
+            out.append(np.all(x, axis=axis, keepdims=True))
+            out.append(np.count_nonzero(x, axis=axis))
+        out.append(np.count_nonzero(x, keepdims=True))
+        return tuple(out)
+
+    x = data(dtype, shape, special=True)
+    if x.size > 2:
+        x.reshape(-1)[:2] = 0  # some zeros (and -0.0 or False) in every dtype
+    got, want, _ = compiled(f, x)
+    same(got, want)
+
+
+def test_truth_of_nan_and_negative_zero():
+    x = np.array([[np.nan, 0.0], [-0.0, 0.0], [np.nan, 1.0]])
+    got, want, _ = compiled(lambda x: (x.any(axis=1), x.all(axis=1), np.count_nonzero(x, axis=0)), x)
+    same(got, want)
+    assert list(got[0]) == [True, False, True]
+
+
+# ----------------------------------------------------------------------------- nan-reductions
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_nan_reductions(dtype, shape):
+    axes = axes_of(len(shape))
+    nonempty = [a for a in axes if all(shape[i] for i in (range(len(shape)) if a is None else np.atleast_1d(a)))]
+
+    def f(x):
+        out = []
+        for axis in axes:
+            out.append(np.nansum(x, axis=axis))
+            out.append(np.nanmean(x, axis=axis, keepdims=True))
+        for axis in nonempty:
+            out.append(np.nanmax(x, axis=axis))
+            out.append(np.nanmin(x, axis=axis, keepdims=True))
+        return tuple(out)
+
+    x = data(dtype, shape)
+    if np.dtype(dtype).kind == "f" and x.size:
+        x.reshape(-1)[::3] = np.nan
+        if x.ndim == 2:
+            x[0] = np.nan  # a whole row of NaNs: nanmax is NaN, nanmean 0/0
+    got, want, _ = compiled(f, x)
+    same(got, want, rtol=RTOL.get(np.dtype(dtype), 0.0))
+
+
+def test_nan_reductions_dtype_argument():
+    x = data(np.float32, (4, 5))
+    x[1, 2] = np.nan
+
+    def f(x):
+        return np.nansum(x, dtype=np.float64), np.nanmean(x, axis=0, dtype=np.float64), np.nansum(x, axis=1)
+
+    got, want, _ = compiled(f, x)
+    same(got, want, rtol=1e-6)
+
+
+# ----------------------------------------------------------------------------- ptp, average
+
+
+@pytest.mark.parametrize("shape", [(1,), (7,), (3, 4), (2, 3, 4)], ids=str)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.int32], ids=lambda d: np.dtype(d).name)
+def test_ptp(dtype, shape):
+    axes = axes_of(len(shape))
+
+    def f(x):
+        out = []
+        for axis in axes:
+            out.append(np.ptp(x, axis=axis))
+            out.append(np.ptp(x, axis=axis, keepdims=True))
+        return tuple(out)
+
+    got, want, _ = compiled(f, data(dtype, shape, special=np.dtype(dtype).kind == "f"))
+    same(got, want)
+
+
+def test_ptp_wraps_like_numpy():
+    x = np.array([np.iinfo(np.int32).max, np.iinfo(np.int32).min], np.int32)
+    got, want, _ = compiled(lambda x: np.ptp(x), x)
+    same(got, want)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_average(dtype):
+    x = data(dtype, (3, 4, 5))
+    w2 = np.arange(1.0, 6.0)  # along the last axis
+    w_pair = np.arange(1, 13, dtype=np.int32).reshape(3, 4)  # along (0, 1)
+    w_swapped = np.arange(1, 13, dtype=np.float32).reshape(4, 3)  # along (1, 0)
+
+    def f(x, w_full, w2, w_pair, w_swapped):
+        return (
+            np.average(x),
+            np.average(x, axis=1),
+            np.average(x, axis=(0, 2), keepdims=True),
+            np.average(x, weights=w_full),
+            np.average(x, axis=-1, weights=w2),
+            np.average(x, axis=(0, 1), weights=w_pair),
+            np.average(x, axis=(1, 0), weights=w_swapped, keepdims=True),
+        )
+
+    w_full = data(np.float32, (3, 4, 5), seed=1) ** 2 + 0.5
+    got, want, _ = compiled(f, x, w_full, w2, w_pair, w_swapped)
+    same(got, want, rtol=RTOL.get(np.result_type(x.dtype, np.float32), 1e-12))
+
+
+# ----------------------------------------------------------------------------- cumsum, cumprod
+
+
+def scan_tolerance(x, result):
+    """|error| of a reordered float sum is at most ~log2(n) ulps of the partial sums of |x|."""
+    if result.dtype.kind != "f":
+        return 0.0, 0.0
+    eps = np.finfo(result.dtype).eps
+    return 8 * eps, 64 * eps * float(np.nanmax(np.abs(result), initial=1.0))
+
+
+@pytest.mark.parametrize("shape", [(0,), (1,), (2,), (13,), (3, 4), (0, 3), (3, 5, 9)], ids=str)
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_cumsum_cumprod(dtype, shape):
+    axes = [None, *range(len(shape))] + ([-1] if shape else [])
+
+    def f(x):
+        out = []
+        for axis in axes:
+            out.append(np.cumsum(x, axis=axis))
+            out.append(x.cumprod(axis=axis))
+        return tuple(out)
+
+    x = data(dtype, shape)
+    if np.dtype(dtype).kind == "f":
+        x = (np.abs(x) * 0.5 + 0.75).astype(dtype)  # products stay in range
+    got, want, _ = compiled(f, x)
+    for i, (g, w) in enumerate(zip(got, want)):
+        same(g, w, *scan_tolerance(x, w), where=f"{i}")
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_cumsum_cumprod_dtype_argument(dtype):
+    def f(x):
+        return (
+            x.cumsum(dtype=np.float64),
+            np.cumsum(x, axis=1, dtype=np.int32),
+            np.cumprod(x, axis=0, dtype=np.float32),
+            x.cumsum(axis=1, dtype=np.bool_),  # logical or
+            np.cumprod(x, axis=1, dtype=np.bool_),  # logical and
+        )
+
+    x = data(dtype, (4, 6))
+    if np.dtype(dtype).kind == "f":
+        x = np.round(x)  # the casts to int32 are exact
+    got, want, _ = compiled(f, x)
+    for i, (g, w) in enumerate(zip(got, want)):
+        same(g, w, *scan_tolerance(x, w), where=f"{i}")
+
+
+def test_cumsum_wraps_like_numpy():
+    big = np.array([2**62, 2**62, 2**62, -5], np.int64)
+    got, want, _ = compiled(lambda x: (np.cumsum(x), np.cumprod(x), np.cumsum(x.astype(np.int32), dtype=np.int32)), big)
+    same(got, want)
+    third = np.array([2**30, 2**30, 2**30], np.int32)
+    got, want, _ = compiled(lambda x: (np.cumsum(x, dtype=np.int32), np.cumsum(x)), third)
+    same(got, want)
+    assert got[0].dtype == np.int32 and got[1].dtype == np.int64
+
+
+def test_cumsum_keeps_negative_zero_and_special_values():
+    x = np.array([-0.0, -0.0, -0.0, 1.0, np.inf, -np.inf, np.nan, 2.0])
+    got, want, _ = compiled(lambda x: np.cumsum(x), x[:3])
+    bits(got, want)
+    got, want, _ = compiled(lambda x: (np.cumsum(x), np.cumprod(x)), x)
+    same(got, want)
+
+
+def test_cumsum_of_0d_is_1d():
+    got, want, _ = compiled(lambda x: (np.cumsum(x), x.cumprod()), np.array(3.5))
+    same(got, want)
+
+
+def test_cumsum_long_float_axis_matches_within_tolerance():
+    x = np.random.default_rng(3).random(1000).astype(np.float32)
+    got, want, _ = compiled(lambda x: np.cumsum(x), x)
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+
+
+# ----------------------------------------------------------------------------- odd views
+
+
+@pytest.mark.parametrize("view", ["reversed", "strided", "transposed", "broadcast"])
+def test_views(view):
+    base = data(np.float64, (6, 8), special=False)
+    base[2, 3] = np.nan
+    x = {
+        "reversed": base[::-1, ::-2],
+        "strided": base[::2, 1::3],
+        "transposed": base.T,
+        "broadcast": np.broadcast_to(base[1], (5, 8)),
+    }[view]
+
+    def f(x):
+        return (
+            x.std(axis=0),
+            np.var(x, axis=1, ddof=1),
+            x.argmax(axis=1),
+            np.argmin(x),
+            x.any(axis=0),
+            np.count_nonzero(x > 0, axis=1),
+            np.nansum(x, axis=0),
+            np.nanmax(x, axis=1),
+            np.ptp(x, axis=0),
+            np.average(x, axis=1),
+            x.cumsum(axis=1),
+            np.cumprod(x, axis=0),
+        )
+
+    got, want, _ = compiled(f, x)
+    same(got, want, rtol=1e-12, atol=1e-12)
+
+
+# ----------------------------------------------------------------------------- symbolic sizes
+
+
+def test_symbolic_sizes_one_compile():
+    def f(x, w):
+        return (
+            x.std(axis=0),
+            np.var(x, ddof=1),
+            np.std(x, axis=0, ddof=5),  # N = n: max(n - 5, 0) is 0 for n < 5, in the graph
+            x.var(axis=(0, 1), keepdims=True),
+            x.argmax(axis=0),
+            np.argmin(x),
+            x.argmax(axis=1, keepdims=True),
+            x.any(axis=0),
+            np.all(x > -1),
+            np.count_nonzero(x > 0, axis=0),
+            np.nansum(x, axis=0),
+            np.nanmean(x),
+            np.nanmax(x, axis=0),
+            np.nanmin(x, axis=1),
+            np.ptp(x, axis=0),
+            np.average(x, axis=0, weights=w),
+            x.cumsum(axis=1),  # the scanned axis has a static size
+            np.cumprod(x, axis=1),
+        )
+
+    c = compiler.compile(f, fullgraph=True, dynamic=True)
+    for n in (3, 2, 5, 17):
+        x = data(np.float64, (n, 4), seed=n)
+        x[1, 2] = np.nan
+        compiler.mark_static(x, 1)  # the scans run along axis 1
+        got, want = run_again(c, f, x, np.arange(1.0, n + 1))
+        same(got, want, rtol=1e-12, atol=1e-12, where=f"n={n}")
+    assert len(c.entries) == 1 and c.entries[0].graph_module is not None  # one compile for every n
+
+
+def run_again(c, f, *args):
+    w = quiet()
+    try:
+        with np.errstate(all="ignore"):
+            return c(*args), f(*args)
+    finally:
+        w.__exit__(None, None, None)
+
+
+def test_cumsum_along_a_symbolic_size_runs_in_cpython():
+    c = compiler.compile(lambda x: np.cumsum(x), dynamic=True)
+    for n in (3, 9):
+        x = np.arange(float(n))
+        np.testing.assert_array_equal(c(x), np.cumsum(x))
+        out = compiler.explain(c)(x)
+        assert "cumsum along a symbolic size" in str(out.break_reasons[0])
+        np.testing.assert_array_equal(out.result, np.cumsum(x))
+
+
+# ----------------------------------------------------------------------------- NumPy's errors
+
+
+@pytest.mark.parametrize(
+    "fn, x, error, message",
+    [
+        (lambda x: np.argmax(x), np.zeros(0), ValueError, "attempt to get argmax of an empty sequence"),
+        (lambda x: x.argmin(axis=0), np.zeros((0, 3)), ValueError, "attempt to get argmin of an empty sequence"),
+        (lambda x: x.argmax(axis=1), np.zeros((3, 0)), ValueError, "empty sequence"),
+        (lambda x: np.argmax(x, axis=(0,)), np.zeros(3), TypeError, "cannot be interpreted as an integer"),
+        (lambda x: np.argmax(x, axis=2), np.zeros((2, 3)), np.exceptions.AxisError, "out of bounds"),
+        (lambda x: np.std(x, axis=(0, 0)), np.zeros((2, 3)), ValueError, "duplicate value"),
+        (lambda x: np.ptp(x), np.zeros(0), ValueError, "reduction operation maximum which has no identity"),
+        (lambda x: np.ptp(x), np.ones(3, bool), TypeError, "boolean subtract"),
+        (lambda x: np.nanmax(x, axis=0), np.zeros((0, 2)), ValueError, "operation fmax which has no identity"),
+        (lambda x: np.nanmin(x), np.zeros(0, np.int32), ValueError, "operation fmin which has no identity"),
+        (lambda x: np.var(x, ddof=1, correction=1), np.ones(3), ValueError, "ddof and correction"),
+        (lambda x: np.nanmean(x, dtype=np.int64), np.ones(3), TypeError, "dtype must be inexact"),
+        (lambda x: np.average(x, weights=np.ones(3)), np.ones((2, 3)), TypeError, "Axis must be specified"),
+        (lambda x: np.average(x, axis=0, weights=np.ones(3)), np.ones((2, 3)), ValueError, "Shape of weights"),
+        (lambda x: np.cumsum(x, axis=1), np.ones(3), np.exceptions.AxisError, "out of bounds"),
+    ],
+)
+def test_numpy_errors(fn, x, error, message):
+    with pytest.raises(error, match=message):
+        fn(x)  # NumPy's own
+    c = compiler.compile(fn)
+    with pytest.raises(error, match=message):
+        c(x)
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x: np.average(x, weights=x, returned=True),
+        lambda x: np.std(x, where=x > 0),
+        lambda x: np.var(x, dtype=np.int64),
+        lambda x: np.any(x, where=x > 0),
+    ],
+)
+def test_unsupported_arguments_run_in_cpython(fn):
+    x = data(np.float64, (3, 4)) + 10
+    out = compiler.explain(fn)(x)
+    assert out.graph_break_count >= 1 and "is not supported" in str(out.break_reasons[0])
+    same(out.result, fn(x))
+
+
+def test_table_rows_and_methods():
+    for f in (np.std, np.var, np.argmax, np.argmin, np.any, np.all, np.count_nonzero, np.nansum, np.nanmean):
+        assert f in TABLE
+    for f in (np.nanmax, np.nanmin, np.average, np.ptp, np.cumsum, np.cumprod):
+        assert f in TABLE
+    for name in ("std", "var", "argmax", "argmin", "any", "all", "cumsum", "cumprod"):
+        assert name in TABLE and name in ARRAY_METHODS and hasattr(np.ndarray, name)
+    assert "ptp" not in ARRAY_METHODS and not hasattr(np.ndarray, "ptp")  # NumPy 2 has no ndarray.ptp
+    assert not numpy_reductions.ARRAY_RESULTS
