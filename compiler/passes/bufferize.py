@@ -254,6 +254,43 @@ def copy_read_only_update_targets(fn) -> int:
     return made
 
 
+def unshare_update_targets(fn) -> int:
+    """A copy of a tensor for each extra ``tensor.insert_slice`` that updates it.
+
+    Canonicalization folds ``insert(y, insert(x, t, R), R)`` into ``insert(y, t, R)``, so
+    ``b[...] = a; a[...] = t; t[1:] = ...`` can leave two updates of one tensor ``t``,
+    each returned. ``eliminate-empty-tensors`` then computes ``t`` in the first result's
+    output buffer and both updates land there: the second overwrote the first result
+    before its copy-out read it (a wrong answer, the corpus's wave_2d). With its own
+    copy each update has a tensor of its own. Only where an earlier update is returned:
+    a multi-step stencil's updates are read before the next one and stay one chain
+    (``chain_updates``). Returns the number of copies made."""
+    made = 0
+    earlier: dict = {}  # dest -> the results of the updates of it so far
+    for op in collect(fn, lambda op: op.name == "tensor.insert_slice" and op.parent == fn):
+        dest = op.operands[1]
+        before = earlier.setdefault(dest, [])
+        before.append(op.results[0])
+        if not any(_returned(r) for r in before[:-1]):
+            continue  # an earlier update read only before this one: chain_updates chains them in place
+        t = ir.RankedTensorType(dest.type)
+        with ir.InsertionPoint(op), op.location:
+            sizes = [
+                tensor.dim(dest, arith.constant(ir.IndexType.get(), i)) if t.is_dynamic_dim(i) else t.get_dim_size(i)
+                for i in range(t.rank)
+            ]
+            init = tensor.EmptyOp(sizes, t.element_type).result
+            op.operands[1] = linalg.copy(dest, outs=[init])
+        made += 1
+    return made
+
+
+def _returned(value) -> bool:
+    """Whether ``value`` is a result (copied into an output, or still returned)."""
+    readers = ("func.return", "bufferization.materialize_in_destination")
+    return any(operation_of(use.owner).name in readers for use in value.uses)
+
+
 def _init_operand(op) -> int | None:
     """The operand number of the single destination (``outs``/``shared_outs``) of a
     ``linalg`` op or ``scf.forall`` with one result, else None."""
@@ -384,6 +421,7 @@ class EmberBufferize(EmberPass):
             if NUM_OUTPUTS_ATTR not in fn.attributes and has_tensors(fn):
                 to_destination_passing(fn)
             unshare_inits(fn)
+            unshare_update_targets(fn)
             update_regions_in_place(fn)
             chain_updates(fn)
             read_updates_from_grid(fn)

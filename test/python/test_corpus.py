@@ -17,12 +17,7 @@ import pytest
 import compiler
 from benchmarks.corpus import PROGRAMS, check_call, fresh
 
-KNOWN_WRONG = {
-    "wave_2d": (
-        "argument 1 (u_prev): 64 of 100 elements differ after 3 steps, max abs diff 0.23: after "
-        "`u[...] = u_next` and a slice write into u_next, a later `u_prev[...] = u` reads u's final value"
-    ),
-}
+KNOWN_WRONG: dict[str, str] = {}
 
 
 def _param(p):

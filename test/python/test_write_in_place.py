@@ -129,3 +129,28 @@ def test_eager_and_custom_backends_still_get_the_copy_back():
         a = np.arange(4.0)
         compiler.compile(fn, backend=backend)(a, np.ones(4))
         assert np.array_equal(a, np.arange(4.0) + 1)
+
+
+def test_two_updates_of_one_buffer_each_returned():
+    """``b[...] = a; a[...] = t; t[1:] = ...``: canonicalization leaves two updates of one
+    tensor, each a result; each needs its own buffer (the second overwrote the first
+    result before it was copied out: the corpus's wave_2d, a wrong answer)."""
+
+    def k2(a, b):
+        t = np.zeros_like(a)
+        t[1:] = a[1:] + 1.0
+        b[...] = a
+        a[...] = t
+        t[1:] = a[1:] + 1.0
+        b[...] = a
+        a[...] = t
+
+    for n in (3, 5):
+        a, b = np.zeros(n), np.full(n, 9.0)
+        want_a, want_b = a.copy(), b.copy()
+        k2(want_a, want_b)
+        compiled = compiler.compile(k2)
+        compiled(a, b)
+        np.testing.assert_array_equal(a, want_a)
+        np.testing.assert_array_equal(b, want_b)
+        assert compiled.entries[0].graph_module is not None
