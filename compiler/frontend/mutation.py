@@ -43,7 +43,7 @@ from compiler.dialects import ops as ember_ops
 from compiler.dialects.types import TensorType
 from compiler.errors import Unsupported
 from compiler.frontend import variables as v
-from compiler.frontend.numpy_core import same_size
+from compiler.frontend.numpy_core import same_shape
 from compiler.frontend.symbolic_shapes import SymInt
 
 VIEW_OPS = ("slice", "squeeze", "expand_dims", "transpose", "reshape")
@@ -536,7 +536,7 @@ def _store_result(tx, out, result, what: str) -> None:
     em = tx.output.emitter
     target, res = out.tensor, result.tensor
     shape, target_shape = em.broadcast_shape([res, target], what), em.shape(target)
-    if not _same_shape(shape, target_shape):
+    if not same_shape(shape, target_shape):
         raise Unsupported(f"{what}: the result's shape does not fit the output (NumPy raises)")
     new = em.broadcast_to(em.cast(res, target.dtype), target_shape)
     write(tx, out, new)
@@ -573,13 +573,9 @@ def _fit(tx, t, region, what: str, strip_leading: bool):
             raise Unsupported(f"{what}: a value of shape {t.shape} into {region.shape} (NumPy raises)")
         t = em.emit("squeeze", t, axes=tuple(range(len(extra))))
     shape, region_shape = em.broadcast_shape([t, region], what), em.shape(region)
-    if not _same_shape(shape, region_shape):
+    if not same_shape(shape, region_shape):
         raise Unsupported(f"{what}: a value of shape {t.shape} into {region.shape} (NumPy raises)")
     return em.broadcast_to(t, region_shape)
-
-
-def _same_shape(a: tuple, b: tuple) -> bool:
-    return len(a) == len(b) and all(same_size(x, y) for x, y in zip(a, b))
 
 
 def _value_tensor(tx, value, region, convert, what: str):

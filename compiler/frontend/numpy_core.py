@@ -104,6 +104,11 @@ def same_size(a, b) -> bool:
     return not isinstance(a, SymInt) and not isinstance(b, SymInt) and a == b
 
 
+def same_shape(a: tuple, b: tuple) -> bool:
+    """Whether two shapes are the same without asking anything (no guard)."""
+    return len(a) == len(b) and all(same_size(x, y) for x, y in zip(a, b))
+
+
 def is_one(d) -> bool:
     return not isinstance(d, SymInt) and d == 1
 
@@ -336,7 +341,7 @@ class EmitterCore:
         shape = tuple(self.shape_env.normalize(d) for d in shape)
         t = self.refine(t)
         current = self.shape(t)
-        if len(current) == len(shape) and all(same_size(a, b) for a, b in zip(current, shape)):
+        if same_shape(current, shape):
             return t
         return self.emit_shaped("broadcast_to", t, shape=shape, dtype=t.type.dtype)
 

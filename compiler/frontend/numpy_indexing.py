@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from compiler.frontend.numpy_core import EmitterCore, Tensor
+from compiler.frontend.numpy_core import EmitterCore, Tensor, same_shape
 from compiler.frontend.symbolic_shapes import SymInt
 
 SUFFIX = object()  # a start marking a slice that runs to the end, of a symbolic length
@@ -35,9 +35,7 @@ def getitem(em: EmitterCore, x: Tensor, index) -> Tensor:
     items = _expand(_as_tuple(index), x.ndim)
     plan = _plan(em, x, items)
     result = x
-    if any(s != 0 or t != 1 for s, t in zip(plan.starts, plan.steps)) or any(
-        not _same(a, b) for a, b in zip(plan.shape, em.shape(x))
-    ):
+    if any(s != 0 or t != 1 for s, t in zip(plan.starts, plan.steps)) or not same_shape(tuple(plan.shape), em.shape(x)):
         suffix = [start is SUFFIX for start in plan.starts]
         starts = tuple(-1 if s else start for s, start in zip(suffix, plan.starts))
         steps = tuple(-1 if s else step for s, step in zip(suffix, plan.steps))
@@ -84,12 +82,6 @@ def _expand(items: tuple, ndim: int) -> list:
         return list(items) + fill
     at = kinds.index("ellipsis")
     return list(items[:at]) + fill + list(items[at + 1 :])
-
-
-def _same(a, b) -> bool:
-    if isinstance(a, SymInt) and isinstance(b, SymInt):
-        return a.expr == b.expr
-    return not isinstance(a, SymInt) and not isinstance(b, SymInt) and a == b
 
 
 def _plan(em: EmitterCore, x: Tensor, items: list) -> _Plan:

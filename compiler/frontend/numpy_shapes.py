@@ -22,7 +22,7 @@ from compiler.frontend.numpy_core import (
     normalize_axes,
     normalize_axis,
     reject,
-    same_size,
+    same_shape,
 )
 from compiler.frontend.numpy_elementwise import apply_ufunc
 from compiler.frontend.symbolic_shapes import SymInt
@@ -156,7 +156,7 @@ def reshape(em: EmitterCore, a, /, shape, order="C", *, copy=None) -> Tensor:
     a = em.array(a, "np.reshape")
     current = em.shape(a)
     target = _target_shape(em, current, shape)
-    if len(target) == len(current) and all(same_size(x, y) for x, y in zip(target, current)):
+    if same_shape(target, current):
         return a
     return em.emit_shaped("reshape", a, shape=target, dtype=a.type.dtype)
 
