@@ -28,8 +28,8 @@ from typing import Callable
 import numpy as np
 
 from compiler.frontend import numpy_creation as cr
+from compiler.frontend import numpy_einsum, numpy_linalg, numpy_math, numpy_reductions, numpy_sorting, numpy_structure
 from compiler.frontend import numpy_elementwise as ew
-from compiler.frontend import numpy_math, numpy_reductions, numpy_structure
 from compiler.frontend import numpy_shapes as sh
 from compiler.frontend.numpy_core import EmitterCore, Tensor
 from compiler.frontend.numpy_indexing import getitem
@@ -134,6 +134,9 @@ _ROWS = _ufunc_rows(
     *numpy_math.ROWS,  # elementwise math beyond the operators: numpy_math.py
     *numpy_reductions.ROWS,  # statistics, arg-reductions, scans: numpy_reductions.py
     *numpy_structure.ROWS,  # flips, rolls, stacking, splitting, triangles: numpy_structure.py
+    *numpy_linalg.ROWS,  # np.linalg, vdot/inner/tensordot: numpy_linalg.py
+    *numpy_sorting.ROWS,  # sort, argsort, median, percentile: numpy_sorting.py
+    *numpy_einsum.ROWS,  # einsum: numpy_einsum.py
     (("astype",), ew.astype, "cast", "given"),
     (("getitem", operator.getitem), getitem, "slice, squeeze, expand_dims", "same"),
     (("shape",), sh.shape_of, "dim (symbolic sizes)", "-"),
@@ -161,6 +164,9 @@ SYMBOLIC_INT_RULES = {
     np.full_like,
     np.arange,
     *numpy_structure.SYMBOLIC_INT_RULES,
+    *numpy_linalg.SYMBOLIC_INT_RULES,
+    *numpy_sorting.SYMBOLIC_INT_RULES,
+    *numpy_einsum.SYMBOLIC_INT_RULES,
 }
 
 
@@ -190,6 +196,9 @@ ARRAY_METHODS = (
     *numpy_math.METHODS,
     *numpy_reductions.METHODS,
     *numpy_structure.METHODS,
+    *numpy_linalg.METHODS,
+    *numpy_sorting.METHODS,
+    *numpy_einsum.METHODS,
 )
 
 
@@ -228,6 +237,9 @@ _ARRAY_RESULTS = (
     | numpy_math.ARRAY_RESULTS
     | numpy_reductions.ARRAY_RESULTS
     | numpy_structure.ARRAY_RESULTS
+    | numpy_linalg.ARRAY_RESULTS
+    | numpy_sorting.ARRAY_RESULTS
+    | numpy_einsum.ARRAY_RESULTS
 )
 # ... and whatever the operand was from these (a NumPy scalar's methods return scalars).
 _SAME_AS_OPERAND = {

@@ -805,6 +805,11 @@ LOWERINGS.update(
         "from_index": _lower_from_index,
     }
 )
+# Op families lowered in modules of their own (they import this module's helpers).
+from compiler.passes import lower_indexing, lower_lapack, lower_sort  # noqa: E402
+
+for _module in (lower_indexing, lower_lapack, lower_sort):
+    LOWERINGS.update(_module.LOWERINGS)
 _missing = [n for n, fn in LOWERINGS.items() if fn is None]
 assert not _missing, f"ember ops without a lowering: {_missing}"
 

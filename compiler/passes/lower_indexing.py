@@ -1,0 +1,7 @@
+"""Lowerings of the gather/scatter family (filled in by issue 12's indexing work)."""
+
+from __future__ import annotations
+
+# Ember op name -> lowering function (op, result TensorType, attrs) -> ir.Value, merged
+# into ember_to_linalg.LOWERINGS.
+LOWERINGS: dict = {}

@@ -1,0 +1,7 @@
+"""Lowerings of the LAPACK-backed linear-algebra ops (filled in by issue 12's linear-algebra work)."""
+
+from __future__ import annotations
+
+# Ember op name -> lowering function (op, result TensorType, attrs) -> ir.Value, merged
+# into ember_to_linalg.LOWERINGS.
+LOWERINGS: dict = {}
