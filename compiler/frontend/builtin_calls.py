@@ -10,6 +10,7 @@ unsupported here (a graph break in a later milestone).
 from __future__ import annotations
 
 import functools
+import math
 
 import numpy as np
 
@@ -47,6 +48,9 @@ PURE = {
     type,
     reversed,
 }
+# ``math``'s functions are pure too (``math.sqrt(2 * math.pi)`` folds to a constant).
+MATH_FUNCTIONS = {f for f in vars(math).values() if callable(f)}
+PURE |= MATH_FUNCTIONS
 
 
 def call_builtin(tx, fn, args: list, kwargs: dict) -> v.VariableTracker:

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import dataclasses
 import operator
+import sys
 
 import numpy as np
 
@@ -189,6 +190,18 @@ UFUNC_LOWERINGS = {
 }
 assert not set(UFUNC_LOWERINGS) & set(ew.LOWERINGS), "a ufunc lowered twice"
 ew.LOWERINGS.update(UFUNC_LOWERINGS)
+
+
+def optional_rule(fn):
+    """The rule of a ufunc from a library Ember does not import: SciPy's ``scipy.special.erf``
+    (the Ember op ``erf``), recognized by identity once the user has imported SciPy. Its
+    float32 loop is Ember's own polynomial (a few ulp, see ``expand_math``); SciPy
+    rounds the double result."""
+    special = sys.modules.get("scipy.special")
+    if special is None or fn is not getattr(special, "erf", None):
+        return None
+    ew.LOWERINGS.setdefault(fn, _op("erf"))
+    return ew.ufunc(fn)
 
 
 # ----------------------------------------------------------------------------- non-ufunc rules

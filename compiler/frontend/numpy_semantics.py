@@ -217,7 +217,7 @@ TABLE: dict = _build(_ROWS)
 def lookup(fn) -> Callable | None:
     """The rule for ``fn`` (a NumPy callable, an ``operator`` function or a name), if any."""
     try:
-        return TABLE.get(fn)
+        return TABLE.get(fn) or numpy_math.optional_rule(fn)
     except TypeError:  # unhashable
         return None
 

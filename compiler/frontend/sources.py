@@ -14,6 +14,7 @@ user's can shadow it (``generated("G")`` is the function's globals dict,
 from __future__ import annotations
 
 import builtins
+import sys
 from dataclasses import dataclass
 
 # Every name the generated entry code binds or reads, other than the user's parameters,
@@ -27,11 +28,14 @@ def generated(name: str) -> str:
 
 
 def builtin_names() -> dict:
-    """The builtins the generated code calls, under their generated names."""
-    return {
+    """The builtins the generated code calls, under their generated names, and
+    ``sys.modules`` (``generated("MODULES")``: where a module imported in the function is read)."""
+    names = {
         generated(n): getattr(builtins, n)
         for n in ("type", "len", "tuple", "Exception", "float", "int", "bool", "max", "min")
     }
+    names[generated("MODULES")] = sys.modules
+    return names
 
 
 class Source:
@@ -65,6 +69,20 @@ class GlobalSource(Source):
 
     def name(self) -> str:
         return f"G[{self.global_name!r}]"
+
+
+@dataclass(frozen=True)
+class ModuleSource(Source):
+    """A module the function imports itself (``import math``, ``from scipy.special import
+    erf``): read again from ``sys.modules``, where the import left it."""
+
+    module_name: str
+
+    def expr(self) -> str:
+        return f"{generated('MODULES')}[{self.module_name!r}]"
+
+    def name(self) -> str:
+        return f"sys.modules[{self.module_name!r}]"
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import builtins
 import dataclasses
 import inspect
+import sys
 import types
 
 import numpy as np
@@ -27,7 +28,7 @@ from compiler.frontend import variables as v
 from compiler.frontend import wrap as wrapping
 from compiler.frontend.binding import bind_arguments
 from compiler.frontend.operators import binary, identical, inplace_binary, subscript, unary
-from compiler.frontend.sources import AttrSource, GlobalSource, ItemSource, Source, generated
+from compiler.frontend.sources import AttrSource, GlobalSource, ItemSource, ModuleSource, Source, generated
 
 MAX_INLINE_DEPTH = 32
 MAX_INSTRUCTIONS = 200_000  # a trace that runs this long is a loop we should not unroll
@@ -452,6 +453,31 @@ class InstructionTranslator:
 
     def LOAD_CLOSURE(self, inst):
         self.push(self._cell(inst.argval))
+
+    def IMPORT_NAME(self, inst):
+        """``import a.b`` / ``from a.b import c`` inside the function: the import runs now, as
+        the call would run it (a module imports once per process), and the module is read
+        from ``sys.modules`` afterwards, guarded by identity like a global module."""
+        fromlist, level = self.pop(), self.pop()
+        if not (level.is_constant() and fromlist.is_constant()) or level.as_constant() != 0:
+            raise Unsupported("a relative import inside the function")
+        try:
+            module = builtins.__import__(inst.argval, self.f_globals, None, fromlist.as_constant(), 0)
+        except ImportError as e:
+            raise v.UserError(e) from None
+        if sys.modules.get(module.__name__) is not module:
+            raise Unsupported(f"importing {inst.argval!r}: the module is not sys.modules[{module.__name__!r}]")
+        self.push(wrapping.wrap_identity(self, module, ModuleSource(module.__name__)))
+
+    def IMPORT_FROM(self, inst):
+        module = self.stack[-1]
+        if not isinstance(module, v.ModuleVariable):
+            raise Unsupported(f"importing {inst.argval!r} from {module}")
+        submodule = f"{module.module.__name__}.{inst.argval}"
+        if not hasattr(module.module, inst.argval) and submodule in sys.modules:  # as CPython's import_from
+            self.push(wrapping.wrap_identity(self, sys.modules[submodule], ModuleSource(submodule)))
+            return
+        self.push(module.getattr(self, inst.argval))
 
     def LOAD_ATTR(self, inst):
         obj = self.pop()

@@ -19,6 +19,7 @@ import numpy as np
 from compiler.errors import Unsupported
 from compiler.frontend import numpy_semantics
 from compiler.frontend import variables as v
+from compiler.frontend.builtin_calls import MATH_FUNCTIONS
 from compiler.frontend.scalar_inputs import unspecialized
 from compiler.frontend.sources import AttrSource, ItemSource, LocalSource, Source
 
@@ -114,7 +115,7 @@ def wrap_identity(tx, value, source: Source | None) -> v.VariableTracker:
         return v.NumpyCallableVariable(value)
     if isinstance(value, type):
         return v.ClassVariable(value, source)
-    if isinstance(value, types.BuiltinFunctionType) and value in _BUILTIN_FUNCTIONS:
+    if isinstance(value, types.BuiltinFunctionType) and (value in _BUILTIN_FUNCTIONS or value in MATH_FUNCTIONS):
         return v.BuiltinVariable(value)
     if isinstance(value, types.BuiltinFunctionType):  # an unknown C function: calling it is a graph break
         return v.OpaqueCallableVariable(value, source)
