@@ -311,6 +311,8 @@ class _Body:
                     self.matmul,
                     self.astype,
                     self.where,
+                    self.library,
+                    self.library,
                 ]
             )
             text = maker(depth - 1)
@@ -473,6 +475,92 @@ class _Body:
         if kind in "bi":
             targets += ["np.int32", "np.int64", "int"]
         return f"{a}.astype({self.choice(targets)})"
+
+    # NumPy's wider surface (numpy_math, numpy_reductions, numpy_structure, ...): a draw
+    # that does not run plainly on the current values (a bad axis, a dtype a function
+    # refuses) is dropped by ``valid`` and drawn again.
+    UNARY_FUNCTIONS = (
+        "np.arctan({})",
+        "np.sinh({})",
+        "np.arcsinh({})",
+        "np.log1p(np.abs({}))",
+        "np.expm1({})",
+        "np.log2(np.abs({}) + 1)",
+        "np.cbrt({})",
+        "np.square({})",
+        "np.sign({})",
+        "np.floor({})",
+        "np.ceil({})",
+        "np.trunc({})",
+        "np.rint({})",
+        "np.round({}, 1)",
+        "np.isnan({})",
+        "np.isfinite({})",
+        "np.signbit({})",
+        "np.nan_to_num({})",
+        "np.logical_not({})",
+        "np.deg2rad({})",
+        "np.exp2({})",
+        "np.std({}, ddof=1)",
+        "np.var({}, axis=0)",
+        "np.argmax({})",
+        "np.argmin({}, axis=-1)",
+        "np.any({})",
+        "np.all({}, axis=0)",
+        "np.count_nonzero({})",
+        "np.ptp({})",
+        "np.cumsum({}, axis=0)",
+        "np.cumprod({})",
+        "np.nansum({})",
+        "np.nanmax({}, axis=-1)",
+        "np.average({}, axis=0)",
+        "np.flip({})",
+        "np.flip({}, axis=-1)",
+        "np.roll({}, 1)",
+        "np.roll({}, -2, axis=0)",
+        "np.tile({}, 2)",
+        "np.repeat({}, 2, axis=0)",
+        "np.pad({}, 1)",
+        "np.pad({}, (1, 2), mode='edge')",
+        "np.pad({}, 1, mode='reflect')",
+        "np.diff({})",
+        "np.diff({}, axis=0)",
+        "np.tril({})",
+        "np.triu({}, 1)",
+        "np.diag({})",
+        "np.diagonal({})",
+        "np.trace({})",
+        "np.atleast_2d({})",
+        "np.fliplr({})",
+        "np.swapaxes({}, 0, -1)",
+        "np.moveaxis({}, 0, -1)",
+        "{}.ravel()",
+        "np.ravel({})",
+    )
+    BINARY_FUNCTIONS = (
+        "np.arctan2({}, {})",
+        "np.hypot({}, {})",
+        "np.copysign({}, {})",
+        "np.fmod({}, {})",
+        "np.fmax({}, {})",
+        "np.fmin({}, {})",
+        "np.logical_and({}, {})",
+        "np.logical_xor({}, {})",
+        "np.heaviside({}, {})",
+        "np.outer({}, {})",
+        "np.vstack([{}, {}])",
+        "np.hstack([{}, {}])",
+        "np.column_stack([{}, {}])",
+        "np.divmod({}, {})[0]",
+        "np.remainder({}, {})",
+    )
+
+    def library(self, depth):
+        a = self.expr(depth)
+        if self.draw(st.booleans()):
+            return self.choice(self.UNARY_FUNCTIONS).format(a)
+        b = self.choice([a, self.expr(depth), self.scalar_literal(self.kind(a))])
+        return self.choice(self.BINARY_FUNCTIONS).format(a, b)
 
     def where(self, depth):
         a, b = self.expr(depth), self.expr(depth)
