@@ -24,7 +24,14 @@ from dataclasses import dataclass
 
 from compiler.mlir import functions, ir, operation_of
 from compiler.passes.base import EmberPass, PassFailure, run_upstream
-from compiler.passes.linalg_utils import is_elementwise, is_library_call, iterator_types, producers, roots
+from compiler.passes.linalg_utils import (
+    has_reduction,
+    is_elementwise,
+    is_library_call,
+    iterator_types,
+    producers,
+    roots,
+)
 from compiler.passes.sibling_loops import fuse_sibling_loops
 from compiler.passes.transform_scripts import apply, clear_marks, module_of, script
 
@@ -106,15 +113,63 @@ def fusion_group(root) -> list:
     block = root.parent.regions[0].blocks[0] if root.parent.name == "func.func" else None
     position = {op.operation: i for i, op in enumerate(block.operations)} if block else {}
     group, order = {root}, []
+    loops = {root: iterator_types(root).index("parallel")}
     before_loop = _upstream(root)
     for p in sorted(producers(root), key=lambda op: -position.get(op, 0)):
         if is_library_call(p):
             continue
         users = _users(p)
-        if users & group and (users <= group or (is_elementwise(p) and not (users - group) & before_loop)):
-            group.add(p)
-            order.append(p)
+        if not (users & group and (users <= group or (is_elementwise(p) and not (users - group) & before_loop))):
+            continue
+        loop = _tiled_loop(p, loops)
+        if loop is None and has_reduction(p):
+            continue
+        group.add(p)
+        order.append(p)
+        loops[p] = loop
     return order
+
+
+def _indexing_map(op, operand_number: int):
+    """The affine map of ``op``'s operand (a ``linalg.generic``'s; None for other ops)."""
+    if "indexing_maps" not in op.attributes:
+        return None
+    return ir.AffineMapAttr(ir.ArrayAttr(op.attributes["indexing_maps"])[operand_number]).value
+
+
+def _tiled_loop(p, loops: dict) -> int | None:
+    """The loop of producer ``p`` that its group readers' tile loop walks (``loops``: the
+    readers' own), or None when a tile reads all of ``p``.
+
+    Why: fusing a producer computes, in every tile, the slice of it that tile reads. A
+    reduction read whole by each tile (a mean broadcast over a grid, the 0-d threshold
+    of an iterative algorithm, a column sum read by row tiles) would be recomputed in
+    full per tile, and every reduction behind it too: an iterative chain of ``k`` such
+    steps cost exponential compile time and ``tiles**k`` work. Those run once, before
+    the loop."""
+    found = set()
+    for number, result in enumerate(p.results):
+        for use in result.uses:
+            user = operation_of(use.owner)
+            if user not in loops:
+                continue
+            m = _indexing_map(user, use.operand_number)
+            if loops[user] is None or m is None:
+                return None
+            dims = [k for k, e in enumerate(m.results) if isinstance(e, ir.AffineDimExpr) and e.position == loops[user]]
+            if len(dims) != 1:
+                return None
+            found.add((number, dims[0]))
+    if len(found) != 1:
+        return None
+    ((number, dim),) = found
+    if p.name == "linalg.fill":
+        return dim
+    m = _indexing_map(p, len(p.opview.inputs) + number) if "indexing_maps" in p.attributes else None
+    if m is None:
+        return None
+    e = m.results[dim]
+    return e.position if isinstance(e, ir.AffineDimExpr) else None
 
 
 def static_extent(op, loop: int) -> int | None:

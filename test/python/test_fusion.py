@@ -151,3 +151,42 @@ def test_split_reduction_through_the_descriptor_fallback(monkeypatch):
     a = np.random.default_rng(7).standard_normal(10_001)
     assert kernel.parallel and float(kernel(a)[0]) == a.max()
     assert float(kernel(a[::-3])[0]) == a[::-3].max()
+
+
+def iterative_threshold(steps: int) -> ir.Module:
+    """``t = mean(x)``, then ``steps`` times ``t = mean(where(x > t, x, t))``; returns
+    ``x > t``: each reduction reads the previous one's 0-d result, broadcast over the grid."""
+    grid = TensorType((512, 256), "f64")
+    b = FunctionBuilder("isodata", [grid])
+    (x,) = b.args
+
+    def spread(t):
+        return b.op("broadcast_to", t, result=grid)
+
+    t = b.op("mean", x, axes=[0, 1], keepdims=False)
+    for _ in range(steps):
+        t = b.op(
+            "mean", b.op("select", b.op("cmp", x, spread(t), predicate="gt"), x, spread(t)), axes=[0, 1], keepdims=False
+        )
+    return b.finish([b.op("cmp", x, spread(t), predicate="gt"), t])
+
+
+def test_a_reduction_read_whole_by_every_tile_runs_once_before_the_loop():
+    """Fusing such a reduction into the tiles of its consumer recomputed it (and every
+    reduction behind it) per tile: ``tiles**steps`` work and exponential compile time."""
+    steps = 6
+    module = iterative_threshold(steps)
+    with module.context:
+        fused = ir.Module.parse(str(module))
+    run_pipeline(fused, "builtin.module(ember-to-linalg,ember-fuse)")
+    text = str(fused)
+    full = 'iterator_types = ["reduction", "reduction"]'
+    assert text.count(full) == steps + 1  # each reduction once: none copied into a tile loop
+    loop = text[text.index("scf.forall") :] if "scf.forall" in text else ""
+    assert "scf.forall" in text and full not in loop
+
+    x = np.random.default_rng(0).random((512, 256))
+    got = compile_module(module)(x)
+    want = interpreter.run(module, x)
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-13)
