@@ -8,6 +8,13 @@ library's life work, and NumPy ships one. NumPy 2 wheels bundle OpenBLAS as
 register those addresses with the JIT under Ember's own names (``ember_blas_dgemm``,
 ``ember_blas_dgemv``, ...), so object code links to them like to any process symbol.
 
+The same library exports LAPACKE; Ember's linear algebra (``compiler/passes/lower_lapack.py``)
+calls its ``_work`` entry points (``scipy_LAPACKE_dgesv_work64_`` ...) as ``ember_lapack_dgesv``
+and so on, in column-major layout: those go straight to the Fortran routines NumPy's
+``umath_linalg`` calls, with no NaN check of the input (the plain ``LAPACKE_*`` functions
+refuse a NaN, where NumPy lets LAPACK compute with it). ``lapack_available()`` says
+whether all of them were found.
+
 When no such library is found (another NumPy build) ``available()`` is false, the
 pass emits no calls, and matmuls run as generated loops: slower, still correct. This
 lives in the runtime because loading object code needs the symbols registered; the
@@ -29,6 +36,15 @@ SYMBOLS = {
     "ember_blas_dgemm": ("scipy_cblas_dgemm64_", "cblas_dgemm64_"),
     "ember_blas_sgemv": ("scipy_cblas_sgemv64_", "cblas_sgemv64_"),
     "ember_blas_dgemv": ("scipy_cblas_dgemv64_", "cblas_dgemv64_"),
+}
+
+
+# Ember's symbol -> the LAPACKE ``_work`` entry points (ILP64), one per routine and precision.
+LAPACK_ROUTINES = ("getrf", "gesv", "potrf", "syevd", "gesdd", "geqrf", "orgqr", "gelsd")
+LAPACK_SYMBOLS = {
+    f"ember_lapack_{p}{r}": (f"scipy_LAPACKE_{p}{r}_work64_", f"LAPACKE_{p}{r}_work64_")
+    for r in LAPACK_ROUTINES
+    for p in "sd"
 }
 
 
@@ -54,6 +70,10 @@ def _addresses() -> dict[str, int]:
                     found[ours] = ctypes.cast(fn, ctypes.c_void_p).value
                     break
         if len(found) == len(SYMBOLS):
+            for ours, theirs in LAPACK_SYMBOLS.items():
+                fn = next((f for f in (getattr(lib, name, None) for name in theirs) if f is not None), None)
+                if fn is not None:
+                    found[ours] = ctypes.cast(fn, ctypes.c_void_p).value
             found["_library"] = lib  # keep it loaded
             return found
     return {}
@@ -63,13 +83,21 @@ def available() -> bool:
     return bool(_addresses())
 
 
+def lapack_available() -> bool:
+    """Whether every ``ember_lapack_*`` routine was found (with the BLAS)."""
+    found = _addresses()
+    return all(name in found for name in LAPACK_SYMBOLS)
+
+
 def cache_tag() -> str:
-    return "blas-ilp64" if available() else "no-blas"
+    if not available():
+        return "no-blas"
+    return "blas-ilp64+lapack" if lapack_available() else "blas-ilp64"
 
 
 @functools.cache
 def register_symbols() -> None:
-    """Make ``ember_blas_*`` resolvable by the JIT (a no-op without a BLAS)."""
+    """Make ``ember_blas_*`` and ``ember_lapack_*`` resolvable by the JIT (a no-op without a BLAS)."""
     for name, address in _addresses().items():
         if not name.startswith("_"):
             llvm.add_symbol(name, address)

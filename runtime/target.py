@@ -40,6 +40,17 @@ def host_target() -> HostTarget:
     return HostTarget(llvm.get_process_triple(), llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten())
 
 
+def half_conversions_inline() -> bool:
+    """Whether float16 <-> float32 conversions are instructions on this machine (x86:
+    F16C; other targets convert natively). Without them LLVM calls ``__extendhfsf2`` /
+    ``__truncsfhf2``, which the loader cannot resolve in this process (no libgcc/compiler-rt
+    symbols), so the frontend does not compile float16 there."""
+    host = host_target()
+    if not host.triple.startswith(("x86_64", "i386", "i686")):
+        return True
+    return "+f16c" in host.features.split(",")
+
+
 def new_target_machine(opt_level: int = 3) -> llvm.TargetMachine:
     """A target machine of its own, for an execution engine: llvmlite hands the
     machine over to the engine, which deletes it when the engine is freed (as a

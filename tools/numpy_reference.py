@@ -20,6 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
+from compiler.frontend.symbolic_convert import ARRAY_ATTRIBUTES
+
 PAGE = Path(__file__).resolve().parent.parent / "docs" / "numpy-reference.md"
 
 _HEADER = """# Supported NumPy (generated)
@@ -28,7 +30,8 @@ Generated from `compiler/frontend/numpy_semantics.py` by `python -m tools.numpy_
 `test/python/test_numpy_reference.py` fails when this page and the table disagree. What a
 rule does not model (an argument, a dtype, a shape that depends on data) runs in CPython:
 the `graph_breaks` log and `compiler.explain` name it. `docs/numpy-semantics.md` explains the
-rules; dtypes: bool, int32, int64, float32, float64 (others run in CPython).
+rules; dtypes: bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16,
+float32, float64 (others run in CPython).
 
 Columns: how it is spelled (`np.` functions, `x.` array methods and attributes, Python
 operators); the parameters the rule binds, with NumPy's defaults (`...`: a default that
@@ -77,7 +80,7 @@ def _spelled(keys, methods: set) -> str:
         if isinstance(key, str):
             if key in methods:
                 names.append(f"`x.{key}()`")
-            elif key in ("shape", "ndim", "dtype", "size", "T"):
+            elif key in ARRAY_ATTRIBUTES:
                 names.append(f"`x.{key}`")
             continue  # an operator's internal name: its operator function is listed too
         text = _OPERATOR_TEXT.get(key)
@@ -86,7 +89,9 @@ def _spelled(keys, methods: set) -> str:
         elif isinstance(key, type) and issubclass(key, np.generic):
             names.append(f"`np.{key.__name__}`")
         else:
-            names.append(f"`np.{getattr(key, '__name__', repr(key))}`")
+            module = getattr(key, "__module__", None) or "numpy"
+            prefix = "np.linalg." if module.startswith("numpy.linalg") else "np."
+            names.append(f"`{prefix}{getattr(key, '__name__', repr(key))}`")
     return ", ".join(dict.fromkeys(names)) or "-"
 
 
@@ -117,6 +122,16 @@ def _parameters(rule, keys) -> str:
     return f"`{', '.join(parts)}`" if parts else "-"
 
 
+def _note(rule) -> str:
+    """The first sentence of the rule's docstring (``-`` for rules without one)."""
+    doc = rule.__doc__ if inspect.isfunction(rule) else None
+    if not doc:
+        return "-"
+    paragraph = " ".join(inspect.cleandoc(doc).split("\n\n")[0].split())
+    sentence = paragraph.split(". ")[0].rstrip(".")
+    return sentence.replace("``", "`") + "."
+
+
 def _cell(text: str) -> str:
     """Text for a table cell: a ``|`` (an operator, an alternative) escaped."""
     return text.replace("|", "\\|")
@@ -127,7 +142,8 @@ def render() -> str:
 
     methods = set(ns.ARRAY_METHODS)
     rows = [
-        f"| {_cell(_spelled(keys, methods))} | {_cell(_parameters(rule, keys))} | {_cell(ops)} | {_cell(dtypes)} |"
+        f"| {_cell(_spelled(keys, methods))} | {_cell(_parameters(rule, keys))} | {_cell(ops)} | {_cell(dtypes)} "
+        f"| {_cell(_note(rule))} |"
         for keys, rule, ops, dtypes in ns._ROWS
     ]
     return _HEADER + "\n".join(rows) + "\n"

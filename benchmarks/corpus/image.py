@@ -1,5 +1,7 @@
 """Images: grayscale conversion, box blur and Sobel edges by slicing, thresholding
-without a histogram (global mean, then iterative isodata), contrast stretch."""
+without a histogram (global mean, then iterative isodata), contrast stretch; with
+advanced indexing: recolouring through a look-up table (a gather), clamping hot
+pixels (masked writes)."""
 
 import numpy as np
 
@@ -94,3 +96,39 @@ def contrast_stretch(img, gamma):
     hi = x.max()
     y = ((x - lo) / (hi - lo)) ** gamma
     return (y * 255.0 + 0.5).astype(np.uint8)
+
+
+def init_lut(size, rng):
+    h, w = pick(size, (6, 7), (1080, 1920))
+    img = rng.integers(0, 256, (h, w)).astype(np.int64)
+    levels = np.arange(256, dtype=np.float32) / 255.0
+    lut = np.stack([levels**0.5, levels, levels**2.0], axis=1)  # a false-colour map: 256 x RGB
+    return img, lut
+
+
+@program("image", init_lut)
+def lut_recolor(img, lut):
+    # a gray image through a colour look-up table (a gather), then a gamma tweak
+    rgb = lut[img]
+    return np.clip(rgb * 1.1, 0.0, 1.0)
+
+
+def init_outliers(size, rng):
+    h, w = pick(size, (6, 7), (1080, 1920))
+    img = rng.standard_normal((h, w)).astype(np.float32)
+    img[rng.random((h, w)) < 0.01] = 25.0  # hot pixels
+    return (img,)
+
+
+@program("image", init_outliers)
+def clip_hot_pixels(img):
+    # outliers beyond 3 sigma clamped in place (masked writes); their count returned
+    mu = img.mean()
+    sigma = img.std()
+    hi = mu + 3 * sigma
+    lo = mu - 3 * sigma
+    hot = img > hi
+    count = np.count_nonzero(hot)
+    img[hot] = hi
+    img[img < lo] = lo
+    return count

@@ -1,6 +1,7 @@
 """PolyBench-style linear algebra: the kernels of PolyBench/C 4.2's descriptions,
 written the way NumPy users write them (matmul where the loop nest is a product,
-row loops where the algorithm is sequential)."""
+row loops where the algorithm is sequential); and a sparse matrix-vector product in
+ELLPACK form (a gather)."""
 
 import numpy as np
 
@@ -272,3 +273,109 @@ def power_iteration(A, v, iters):
         lam = v @ w
         v = w / np.sqrt(np.sum(w * w))
     return lam, v
+
+
+def init_ell(size, rng):
+    n, k = pick(size, (10, 3), (200_000, 8))
+    cols = rng.integers(0, n, (n, k))
+    vals = rng.standard_normal((n, k))
+    vals[rng.random((n, k)) < 0.25] = 0.0  # padding of rows with fewer entries
+    return vals, cols, rng.standard_normal(n)
+
+
+@program("linalg", init_ell)
+def ell_spmv(vals, cols, x):
+    # sparse matrix-vector product in ELLPACK form: a gather of x by column index;
+    # then the density of the matrix from a mask
+    y = (vals * x[cols]).sum(axis=1)
+    nnz = np.count_nonzero(vals)
+    return y, nnz / vals.size
+
+
+# ----------------------------------------------------------------------------- np.linalg (LAPACK)
+
+
+def init_polyfit(size, rng):
+    m, deg = pick(size, (30, 3), (20_000, 8))
+    x = np.linspace(-1.0, 1.0, m)
+    y = np.cos(3 * x) + 0.01 * rng.standard_normal(m)
+    return x, y, deg
+
+
+@program("linalg", init_polyfit)
+def polyfit_lstsq(x, y, deg):
+    # least-squares polynomial fit on a Vandermonde matrix, and the fitted curve
+    V = x[:, None] ** np.arange(deg + 1)
+    coef, residuals, rank, sv = np.linalg.lstsq(V, y, rcond=None)
+    return coef, V @ coef, sv[0] / sv[-1]
+
+
+def init_power(size, rng):
+    n = pick(size, 12, 1500)
+    a = rng.standard_normal((n, n))
+    return a + a.T, np.ones(n)
+
+
+@program("linalg", init_power)
+def power_iter_norm(A, v):
+    # dominant eigenpair of a symmetric matrix, normalized with np.linalg.norm
+    for _ in range(20):
+        w = A @ v
+        v = w / np.linalg.norm(w)
+    return v @ A @ v, v
+
+
+def init_ridge(size, rng):
+    m, n = pick(size, (40, 5), (20_000, 300))
+    X = rng.standard_normal((m, n))
+    return X, X @ rng.standard_normal(n) + 0.1 * rng.standard_normal(m), 0.5
+
+
+@program("linalg", init_ridge)
+def ridge_cholesky(X, y, lam):
+    # ridge regression through the normal equations, solved with a Cholesky factor
+    G = X.T @ X + lam * np.eye(X.shape[1])
+    L = np.linalg.cholesky(G)
+    z = np.linalg.solve(L, X.T @ y)
+    return np.linalg.solve(L.T, z)
+
+
+def init_gram_schmidt(size, rng):
+    m, n = pick(size, (10, 4), (4000, 24))
+    return (rng.standard_normal((m, n)),)
+
+
+@program("linalg", init_gram_schmidt)
+def gram_schmidt(A):
+    # modified Gram-Schmidt orthonormalization: A = Q R
+    m, n = A.shape
+    Q = np.zeros((m, n))
+    R = np.zeros((n, n))
+    for j in range(n):
+        v = A[:, j]
+        for i in range(j):
+            R[i, j] = Q[:, i] @ v
+            v = v - R[i, j] * Q[:, i]
+        R[j, j] = np.linalg.norm(v)
+        Q[:, j] = v / R[j, j]
+    return Q, R
+
+
+def init_gaussian(size, rng):
+    n, d = pick(size, (50, 3), (100_000, 16))
+    x = rng.standard_normal((n, d))
+    mix = rng.standard_normal((d, d))
+    return x @ mix, np.zeros(d)
+
+
+@program("linalg", init_gaussian)
+def gaussian_loglik(X, mu):
+    # log-likelihood of samples under a Gaussian fitted to them: covariance,
+    # log-determinant and Mahalanobis distances through solve
+    d = X.shape[1]
+    centered = X - X.mean(axis=0)
+    cov = centered.T @ centered / (X.shape[0] - 1)
+    sign, logdet = np.linalg.slogdet(cov)
+    diff = X - mu
+    maha = np.sum(diff * np.linalg.solve(cov, diff.T).T, axis=1)
+    return -0.5 * (d * np.log(2 * np.pi) + logdet + maha), np.linalg.inv(cov)

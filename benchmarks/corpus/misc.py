@@ -151,3 +151,38 @@ def running_stats(x):
     mean = np.cumsum(x) / n
     dev = (x - mean) / (np.abs(mean) + 1.0)
     return mean, dev, np.max(np.abs(dev))
+
+
+# --- sorting-based statistics (issue 12: np.median, np.percentile, np.argsort)
+
+
+def init_robust(size, rng):
+    rows, cols = pick(size, (6, 9), (256, 2048))
+    x = rng.standard_normal((rows, cols))
+    x[:, ::97] += 40.0  # outliers
+    return (x,)
+
+
+@program("other", init_robust)
+def robust_zscore(x):
+    # median absolute deviation per row, and the data winsorized at its 1st/99th percentiles
+    med = np.median(x, axis=1, keepdims=True)
+    mad = np.median(np.abs(x - med), axis=1, keepdims=True)
+    z = 0.6745 * (x - med) / (mad + 1e-12)
+    lo, hi = np.percentile(x, [1.0, 99.0], axis=1, keepdims=True)
+    return z, np.clip(x, lo, hi)
+
+
+def init_topk(size, rng):
+    users, items = pick(size, (5, 12), (512, 4096))
+    return rng.standard_normal((users, items)).astype(np.float32), 3 if size == "small" else 20
+
+
+@program("other", init_topk)
+def topk_rank(scores, k):
+    # the k best items of each user (stable ranks), their scores, and each item's rank
+    order = np.argsort(-scores, axis=1, kind="stable")
+    top = order[:, :k]
+    ranks = np.argsort(order, axis=1, kind="stable")
+    best = -np.sort(-scores, axis=1)[:, :k]
+    return top, best, ranks

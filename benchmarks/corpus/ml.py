@@ -1,6 +1,8 @@
 """Machine learning: softmax, an MLP, conv2d by slicing, layernorm, attention, a
 k-means assignment step, logistic regression by gradient descent, cross-entropy,
-an Adam update."""
+an Adam update; with advanced indexing: an embedding bag (a gather), a cross-entropy
+with ignored labels (take_along_axis, a masked mean), a k-means update step (masked
+sums)."""
 
 import numpy as np
 
@@ -189,3 +191,78 @@ def init_gelu(size, rng):
 @program("ml", init_gelu)
 def gelu(x):
     return 0.5 * x * (1.0 + np.tanh(0.7978845608 * (x + 0.044715 * x**3)))
+
+
+def init_embedding(size, rng):
+    vocab, dim, batch, bag = pick(size, (20, 6, 4, 3), (50_000, 128, 4096, 16))
+    table = rng.standard_normal((vocab, dim)).astype(np.float32)
+    ids = rng.integers(0, vocab, (batch, bag))
+    ids[:, -1] = -1  # the last token of each bag: counted from the end of the table
+    return table, ids
+
+
+@program("ml", init_embedding)
+def embedding_bag(table, ids):
+    # mean of the embeddings of each bag of token ids (a gather), then L2-normalized
+    vectors = table[ids].mean(axis=1)
+    return vectors / np.sqrt((vectors * vectors).sum(axis=1, keepdims=True))
+
+
+def init_mask_loss(size, rng):
+    n, classes = pick(size, (12, 5), (200_000, 10))
+    logits = rng.standard_normal((n, classes))
+    labels = rng.integers(0, classes, n)
+    labels[rng.random(n) < 0.1] = -100  # ignored samples (PyTorch's ignore_index)
+    return logits, labels
+
+
+@program("ml", init_mask_loss)
+def masked_cross_entropy(logits, labels):
+    # cross-entropy over the samples whose label is not ignored: a per-row gather of
+    # the label's log-probability (take_along_axis) and a masked mean
+    shifted = logits - logits.max(axis=1, keepdims=True)
+    log_probs = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+    keep = labels != -100
+    safe = np.where(keep, labels, 0)
+    picked = np.take_along_axis(log_probs, safe[:, None], axis=1)[:, 0]
+    return -picked[keep].mean()
+
+
+# --- einsum (issue 12)
+
+
+def init_einsum_attention(size, rng):
+    b, h, t, d = pick(size, (2, 2, 5, 4), (8, 8, 256, 64))
+    q, k, v = (rng.standard_normal((b, h, t, d)).astype(np.float32) for _ in range(3))
+    w = rng.standard_normal((d, d)).astype(np.float32)
+    return q, k, v, w
+
+
+@program("ml", init_einsum_attention)
+def einsum_attention(q, k, v, w):
+    # multi-head attention written with einsum, plus a bilinear form per token pair
+    scores = np.einsum("bhqd,bhkd->bhqk", q, k) / np.sqrt(np.float32(q.shape[-1]))
+    scores = scores - scores.max(axis=-1, keepdims=True)
+    p = np.exp(scores)
+    p = p / p.sum(axis=-1, keepdims=True)
+    out = np.einsum("bhqk,bhkd->bhqd", p, v)
+    bilinear = np.einsum("bhqd,de,bhqe->bhq", q, w, k)
+    return out, bilinear
+
+
+def init_kmeans_update(size, rng):
+    n, d, k = pick(size, (30, 3, 4), (200_000, 16, 8))
+    X = rng.standard_normal((n, d))
+    labels = rng.integers(0, k - 1, n)  # the last cluster is empty: it keeps its centroid
+    return X, labels, rng.standard_normal((k, d))
+
+
+@program("ml", init_kmeans_update)
+def kmeans_update(X, labels, centroids):
+    # the update step of k-means: each centroid becomes the mean of its members (a
+    # masked reduction per cluster), in place
+    for k in range(centroids.shape[0]):
+        members = labels == k
+        n = np.count_nonzero(members)
+        total = X[members].sum(axis=0)
+        centroids[k] = np.where(n > 0, total / np.maximum(n, 1), centroids[k])

@@ -96,6 +96,8 @@ def to_attribute(kind: str, value) -> ir.Attribute:
     if kind == "dense":
         array = np.array(value, order="C")  # not ascontiguousarray: it makes 0-d arrays 1-d
         t = TensorType.of_array(array)
+        if t.is_complex:  # the bindings cannot read one back: ``complex`` of two real constants
+            raise ValueError("a complex dense attribute (build it with ember.complex of its parts)")
         return ir.DenseElementsAttr.get(array, type=mlir_element_type(t.dtype), shape=list(array.shape))
     raise ValueError(f"unknown attribute kind {kind!r}")
 

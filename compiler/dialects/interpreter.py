@@ -26,7 +26,7 @@ from typing import Callable
 
 import numpy as np
 
-from compiler.dialects import ember, ops
+from compiler.dialects import complex_numbers, ember, ops
 from compiler.dialects.types import DYN, TensorType
 from compiler.mlir import function_named, ir, symbol_name
 
@@ -140,7 +140,10 @@ def _select(cond, lhs, rhs, attrs, out):
 
 
 def _cast(x, attrs, out):
-    """``astype``: floats truncate toward zero, anything becomes bool as ``!= 0``."""
+    """``astype``: floats truncate toward zero, anything becomes bool as ``!= 0``; complex
+    to real keeps the real part (NumPy's value; its ComplexWarning is the frontend's)."""
+    if x.dtype.kind == "c" and out.numpy_dtype.kind not in "cb":
+        return x.real.astype(out.numpy_dtype)
     return x.astype(out.numpy_dtype)
 
 
@@ -148,8 +151,9 @@ def _reduce(name):
     fn = REDUCE[name]
 
     def reduce(x, attrs, out):
-        """Ember reductions keep the element type, so pass ``dtype`` (NumPy widens ints)."""
-        kwargs = {} if name in ("max", "min") else {"dtype": x.dtype}
+        """Ember reductions keep the element type, so pass ``dtype`` (NumPy widens ints).
+        A float16 mean is NumPy's own (float32 sum and division, rounded once to half)."""
+        kwargs = {} if name in ("max", "min") or (name == "mean" and x.dtype == np.float16) else {"dtype": x.dtype}
         return fn(x, axis=tuple(attrs["axes"]), keepdims=attrs["keepdims"], **kwargs)
 
     return reduce
@@ -254,7 +258,153 @@ def _from_index(size, attrs, out):
     return np.array(size, dtype=np.int64)
 
 
+# ----------------------------------------------------------------------------- scans
+
+
+def _scan(x, attrs, out):
+    """NumPy's own sequential loop, in the operand's dtype (bool: or / and)."""
+    fn = np.cumsum if attrs["kind"] == "sum" else np.cumprod
+    return fn(x, axis=attrs["axis"], dtype=x.dtype)
+
+
+# ----------------------------------------------------------------------------- sorting (issue 12)
+
+
+def _sort(x, attrs, out):
+    """NumPy's stable sort: NaN last, ``-0.0`` and ``0.0`` keep their order."""
+    return np.sort(x, axis=attrs["axis"], kind="stable")
+
+
+def _argsort(x, attrs, out):
+    return np.argsort(x, axis=attrs["axis"], kind="stable").astype(np.int64)
+
+
+SORTING: dict[str, Callable] = {"sort": _sort, "argsort": _argsort}
+
+
+# ----------------------------------------------------------------------------- advanced indexing
+
+
+def _indexed_view(x, indices, attrs):
+    """``x`` with the indexed axes first (a view) and the index arrays, one per axis:
+    negatives count from the end, and what is still outside is clamped into range, as
+    the lowering does (the frontend checks the bounds and never uses such a result)."""
+    axes = list(attrs["axes"])
+    rest = [i for i in range(x.ndim) if i not in axes]
+    moved = np.transpose(x, axes + rest)
+    index = []
+    for j, a in enumerate(axes):
+        i = indices[..., j]
+        i = np.where(i < 0, i + x.shape[a], i)  # negatives count from the end
+        index.append(np.clip(i, 0, max(x.shape[a] - 1, 0)))
+    return moved, tuple(index)
+
+
+def _batch_perm(batch: int, at: int, rank: int) -> list:
+    """The permutation moving the ``batch`` leading dims of a rank-``rank`` array to ``at``."""
+    return list(range(batch, batch + at)) + list(range(batch)) + list(range(batch + at, rank))
+
+
+def _gather(x, indices, attrs, out):
+    """``x[i0, i1, ...]`` of the indexed axes moved first, the batch dims moved to ``at``."""
+    moved, index = _indexed_view(x, indices, attrs)
+    taken = moved[index]
+    return np.transpose(taken, _batch_perm(indices.ndim - 1, attrs["at"], taken.ndim)).copy()
+
+
+def _scatter(dest, indices, updates, attrs, out):
+    """``dest`` with ``updates`` written at the gathered positions, in row-major order of
+    the index batch (a duplicate position keeps its last write)."""
+    result = np.array(dest, copy=True)
+    moved, index = _indexed_view(result, indices, attrs)
+    batch, at = indices.ndim - 1, attrs["at"]
+    perm = _batch_perm(batch, at, updates.ndim)
+    first = np.transpose(updates, list(np.argsort(perm)))  # the batch dims first
+    for b in np.ndindex(*indices.shape[:-1]):
+        moved[tuple(int(i[b]) for i in index)] = first[b]
+    return result
+
+
+# ----------------------------------------------------------------------------- LAPACK (np.linalg)
+
+
+def _lapack_pack(out, batch_parts):
+    """The packed ``(batch, parts, width)`` result: each part flattened (row-major) into its row."""
+    packed = np.zeros(out.shape, np.float64)
+    for b, parts in enumerate(batch_parts):
+        for k, part in enumerate(parts):
+            flat = np.asarray(part, np.float64).reshape(-1)
+            packed[b, k, : flat.size] = flat
+    return packed
+
+
+def _lapack_one(routine: str, a):
+    """The parts of ``routine`` for one matrix, by NumPy's own np.linalg (info 1 where it raises)."""
+    family, _, option = routine.partition("_")
+    try:
+        if family == "slogdet":
+            sign, logdet = np.linalg.slogdet(a)
+            return [[sign, logdet]]
+        if family == "inv":
+            return [[0], np.linalg.inv(a)]
+        if family == "cholesky":
+            return [[0], np.linalg.cholesky(a, upper=option == "U")]
+        if family == "eigh":
+            w, v = np.linalg.eigh(a, UPLO=option)
+            return [[0], w, v]
+        if family == "eigvalsh":
+            return [[0], np.linalg.eigvalsh(a, UPLO=option)]
+        if family == "svd":
+            if option == "N":
+                return [[0], np.linalg.svd(a, compute_uv=False)]
+            u, s, vh = np.linalg.svd(a, full_matrices=option == "A")
+            return [[0], s, u, vh]
+        if family == "qr":
+            if option == "r":
+                return [np.linalg.qr(a, mode="r")]
+            return list(np.linalg.qr(a, mode=option))
+    except np.linalg.LinAlgError:
+        return [[1]]
+    raise ValueError(f"unknown LAPACK routine {routine!r}")
+
+
+def _lapack(a, attrs, out):
+    return _lapack_pack(out, [_lapack_one(attrs["routine"], m) for m in a])
+
+
+def _lapack_solve(a, b, attrs, out):
+    parts = []
+    for am, bm in zip(a, b):
+        try:
+            parts.append([[0], np.linalg.solve(am, bm)])
+        except np.linalg.LinAlgError:
+            parts.append([[1]])
+    return _lapack_pack(out, parts)
+
+
+def _lapack_lstsq(a, b, rcond, attrs, out):
+    parts = []
+    for am, bm in zip(a, b):
+        try:
+            x, resids, rank, s = np.linalg.lstsq(am, bm, rcond=float(rcond))
+        except np.linalg.LinAlgError:
+            parts.append([[1]])
+            continue
+        if resids.size == 0:  # NumPy drops them (rank-deficient or not tall): the frontend ignores them
+            resids = np.zeros(bm.shape[1])
+        parts.append([[0, rank], x, s, resids])
+    return _lapack_pack(out, parts)
+
+
+LAPACK: dict[str, Callable] = {"lapack": _lapack, "lapack_solve": _lapack_solve, "lapack_lstsq": _lapack_lstsq}
+
+
 # ----------------------------------------------------------------------------- the table
+
+
+def _complex_op(fn):
+    """The complex ops (``complex_numbers.py``): ``fn(*operands, attrs)``."""
+    return lambda *args: fn(*args[:-1])
 
 
 def _table() -> dict[str, Callable]:
@@ -262,6 +412,8 @@ def _table() -> dict[str, Callable]:
     table.update({n: _unary(n) for n in UNARY})
     table.update({n: _binary(n) for n in BINARY})
     table.update({n: _reduce(n) for n in REDUCE})
+    table.update({n: _complex_op(fn) for n, fn in complex_numbers.UNARY.items()})
+    table.update({n: _complex_op(fn) for n, fn in complex_numbers.BINARY.items()})
     table.update(
         {
             "cmp": _compare,
@@ -285,6 +437,10 @@ def _table() -> dict[str, Callable]:
             "from_index": _from_index,
         }
     )
+    table.update({"gather": _gather, "scatter": _scatter})  # advanced indexing
+    table.update(SORTING)  # sort/argsort (issue 12)
+    table["scan"] = _scan  # cumsum/cumprod
+    table.update(LAPACK)  # np.linalg's LAPACK routines
     return table
 
 

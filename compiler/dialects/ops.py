@@ -32,7 +32,7 @@ import operator
 from dataclasses import dataclass, field
 from typing import Callable
 
-from compiler.dialects.types import DYN, FLOATS, INTEGERS, TensorType
+from compiler.dialects.types import COMPLEX, COMPLEX_PART, DYN, FLOATS, INTEGERS, TensorType
 
 
 class TypeRuleError(ValueError):
@@ -138,6 +138,37 @@ BINARY_DTYPES = {
 }
 
 CMP_PREDICATES = ("eq", "ne", "lt", "le", "gt", "ge")
+
+# --- complex numbers (types.COMPLEX; lowered in passes/complex_semantics.py, frontend in
+# frontend/numpy_complex.py): the ufunc loops NumPy has for complex, and ops of their own
+for _n in ("neg", "exp", "log", "sqrt", "tanh", "sin", "cos"):
+    UNARY_DTYPES[_n] += COMPLEX
+for _n in ("add", "sub", "mul", "div"):
+    BINARY_DTYPES[_n] += COMPLEX
+
+
+def _complex_op_rule(to_part: bool):
+    """``real imag cabs`` give the part's type (``complex<f64>`` -> ``f64``); ``conj`` and
+    ``reciprocal`` keep the complex type. Complex operands only."""
+
+    def rule(x: TensorType, attrs, result=None):
+        _require(x.dtype in COMPLEX, f"element type {x.dtype} is not complex")
+        return x.with_dtype(COMPLEX_PART[x.dtype]) if to_part else x
+
+    return rule
+
+
+COMPLEX_OPS = {"real": True, "imag": True, "cabs": True, "conj": False, "reciprocal": False}
+
+
+def _complex_rule(re: TensorType, im: TensorType, attrs, result=None):
+    """``complex(re, im)``: parts of one type (f32 or f64) -> ``complex<fN>``."""
+    _require(re == im, f"operand types differ: {re} vs {im} (broadcast and cast first)")
+    _require(re.dtype in COMPLEX_PART.values(), f"parts must be f32 or f64, got {re.dtype}")
+    return re.with_dtype(next(c for c, p in COMPLEX_PART.items() if p == re.dtype))
+
+
+# --- end of complex numbers
 
 
 def _unary_rule(name):
@@ -274,7 +305,7 @@ def _reduce_rule(name):
         if name in ("sum", "prod"):
             _require(x.dtype != "i1", f"'{name}' of i1 is undefined (cast to an integer first)")
         if name == "mean":
-            _require(x.is_float, f"'mean' needs a float element type, got {x.dtype}")
+            _require(x.is_float or x.is_complex, f"'mean' needs a float element type, got {x.dtype}")
         if attrs["keepdims"]:
             shape = tuple(1 if i in axes else d for i, d in enumerate(x.shape))
         else:
@@ -381,6 +412,170 @@ def _from_index_rule(attrs, result=None):
     return TensorType((), "i64")
 
 
+# ----------------------------------------------------------------------------- advanced indexing
+# (gather/scatter: lowered in passes/lower_indexing.py, frontend in frontend/numpy_indexing.py)
+
+
+def _indexed_shape(x, indices, attrs) -> tuple:
+    """The shape ``gather`` reads: ``x``'s dims not in ``axes``, with the index batch
+    shape ``indices.shape[:-1]`` inserted at position ``at``."""
+    axes = tuple(attrs["axes"])
+    _require(indices.dtype == "i64", f"indices must have element type i64, got {indices.dtype}")
+    _require(indices.rank >= 1, f"indices need a trailing dimension of the indexed axes, got {indices}")
+    _require(indices.shape[-1] == len(axes), f"indices {indices} do not index {len(axes)} axes (the last dimension)")
+    _require(len(axes) >= 1, "gather/scatter needs at least one indexed axis")
+    _check_axes(axes, x.rank)
+    _require(list(axes) == sorted(axes), f"axes {list(axes)} must be increasing")
+    rest = [d for i, d in enumerate(x.shape) if i not in axes]
+    at = attrs["at"]
+    _require(0 <= at <= len(rest), f"at={at} out of range for {len(rest)} remaining dimensions")
+    return tuple(rest[:at]) + tuple(indices.shape[:-1]) + tuple(rest[at:])
+
+
+def _gather_rule(x, indices, attrs, result=None):
+    """``result[r] = x[...]``: the coordinates of ``x`` along ``axes`` are
+    ``indices[b, :]`` (``b`` the result's dims ``at .. at + batch rank``), the other
+    coordinates the result's remaining dims in order. Indices must lie in range (the
+    frontend wraps negatives and checks; the lowering clamps, so none reads outside)."""
+    return x.with_shape(_indexed_shape(x, indices, attrs))
+
+
+def _scatter_rule(dest, indices, updates, attrs, result=None):
+    """``dest`` with ``dest[...] = updates[r]`` at the coordinates ``gather`` would read
+    ``r`` from, written in row-major order of ``updates``: the last write wins."""
+    _require(updates.dtype == dest.dtype, f"element types differ: dest {dest.dtype} vs updates {updates.dtype}")
+    shape = _indexed_shape(dest, indices, attrs)
+    _require(
+        len(shape) == updates.rank and all(_dims_agree(a, b) for a, b in zip(shape, updates.shape)),
+        f"updates {updates} do not have the indexed shape {shape}",
+    )
+    return dest
+
+
+# ----------------------------------------------------------------------------- scans
+# (cumsum/cumprod: lowered in passes/lower_scan.py, frontend in frontend/numpy_reductions.py)
+
+SCAN_KINDS = ("sum", "prod")
+
+
+def _scan_rule(x, attrs, result=None):
+    """``scan``: the running ``kind`` (sum or product) of ``x`` along ``axis``, in order:
+    element ``k`` is ``y[k - 1] op x[k]`` (NumPy's sequential loop), ``y[0] = x[0]``."""
+    _require(x.rank > 0, "scan needs an operand of rank 1 or more")
+    _check_axes([attrs["axis"]], x.rank, "axis")
+    _require(attrs["kind"] in SCAN_KINDS, f"scan kind {attrs['kind']!r} is not one of {list(SCAN_KINDS)}")
+    return x
+
+
+# ----------------------------------------------------------------------------- sorting
+# (sort/argsort: lowered in passes/lower_sort.py, frontend in frontend/numpy_sorting.py)
+
+
+def _sort_rule(x, attrs, result=None):
+    """``sort``: ``x`` sorted ascending along ``axis``, stably, NaN last (NumPy's order),
+    ``-0.0`` and ``0.0`` equal (they keep their order)."""
+    _require(x.rank > 0, "sort needs an operand of rank 1 or more")
+    _check_axes([attrs["axis"]], x.rank, "axis")
+    return x
+
+
+def _argsort_rule(x, attrs, result=None):
+    """``argsort``: the i64 indices along ``axis`` that sort ``x`` as ``sort`` does."""
+    return _sort_rule(x, attrs).with_dtype("i64")
+
+
+# ----------------------------------------------------------------------------- LAPACK
+# (np.linalg: frontend in frontend/numpy_linalg.py, lowered in passes/lower_lapack.py)
+#
+# ``lapack`` (one matrix), ``lapack_solve`` (A, B) and ``lapack_lstsq`` (A, B, rcond) run
+# one LAPACK routine on every matrix of a stack ``(batch, m, n)`` of f64 (NumPy computes
+# all its real linear algebra in double). Their one result packs the routine's outputs
+# per matrix: ``(batch, parts, width)``, part ``k`` in row ``k`` as the first
+# ``lapack_parts(...)[k]`` elements (a matrix row-major), the rest of the row zero.
+# Part 0 of the routines that can fail holds LAPACK's ``info`` (0: success); ``lstsq``
+# adds the rank there as its second element.
+
+LAPACK_ROUTINES = (
+    "slogdet",
+    "inv",
+    "cholesky_L",
+    "cholesky_U",
+    "eigh_L",
+    "eigh_U",
+    "eigvalsh_L",
+    "eigvalsh_U",
+    "svd_A",
+    "svd_S",
+    "svd_N",
+    "qr_reduced",
+    "qr_complete",
+    "qr_r",
+)
+SQUARE_ROUTINES = ("slogdet", "inv", "cholesky", "eigh", "eigvalsh", "solve")
+
+
+def lapack_parts(routine: str, m, n, nrhs=None) -> list:
+    """The length of each packed part for an ``m x n`` matrix (``nrhs`` columns of B)."""
+    k = min(m, n)
+    mc = m if m > n else k  # qr 'complete': NumPy's column count of q
+    table = {
+        "slogdet": [2],
+        "inv": [1, n * n],
+        "cholesky": [1, n * n],
+        "eigh": [1, n, n * n],
+        "eigvalsh": [1, n],
+        "svd_A": [1, k, m * m, n * n],
+        "svd_S": [1, k, m * k, k * n],
+        "svd_N": [1, k],
+        "qr_reduced": [m * k, k * n],
+        "qr_complete": [m * mc, mc * n],
+        "qr_r": [k * n],
+        "solve": [1, n * (nrhs or 0)],
+        "lstsq": [2, n * (nrhs or 0), k, nrhs or 0],
+    }
+    return table[routine if routine in table else routine.rsplit("_", 1)[0]]
+
+
+def lapack_packed_shape(routine: str, batch, m, n, nrhs=None) -> tuple:
+    parts = lapack_parts(routine, m, n, nrhs)
+    return (batch, len(parts), max([1, *parts]))
+
+
+def _lapack_check(routine, operands, result):
+    a = operands[0]
+    _require(a.rank == 3, f"'{routine}' needs a stack of matrices (batch, m, n), got {a}")
+    for t in operands:
+        _require(t.dtype == "f64", f"LAPACK routines run in f64 (NumPy's precision), got {t.dtype}")
+    for t in operands[1:]:
+        _require(t.rank == 3 and _dims_agree(t.shape[0], a.shape[0]), f"batch of {t} differs from {a}")
+    _, m, n = a.shape
+    if routine.split("_")[0] in SQUARE_ROUTINES:
+        _require(_dims_agree(m, n), f"'{routine}' needs square matrices, got {a}")
+    _require(result.dtype == "f64" and result.rank == 3, f"result {result} is not a (batch, parts, width) f64 stack")
+    _require(_dims_agree(result.shape[0], a.shape[0]), f"result batch of {result} differs from {a}")
+    nrhs = operands[1].shape[2] if len(operands) > 1 else None
+    if DYN not in (m, n, nrhs):
+        expected = lapack_packed_shape(routine, result.shape[0], m, n, nrhs)
+        _require(result.shape[1:] == expected[1:], f"result {result} of '{routine}' should be {expected}")
+    return result
+
+
+def _lapack_rule(a, attrs, result):
+    _require(attrs["routine"] in LAPACK_ROUTINES, f"unknown LAPACK routine {attrs['routine']!r}")
+    return _lapack_check(attrs["routine"], [a], result)
+
+
+def _lapack_solve_rule(a, b, attrs, result):
+    _require(_dims_agree(a.shape[-1], b.shape[1]) if b.rank == 3 else True, f"rows of {b} differ from {a}")
+    return _lapack_check("solve", [a, b], result)
+
+
+def _lapack_lstsq_rule(a, b, rcond, attrs, result):
+    _require(rcond.rank == 0 and rcond.dtype == "f64", f"rcond must be a 0-d f64, got {rcond}")
+    _require(b.rank == 3 and _dims_agree(a.shape[1], b.shape[1]), f"rows of {b} differ from {a}")
+    return _lapack_check("lstsq", [a, b], result)
+
+
 # ----------------------------------------------------------------------------- the table
 
 
@@ -418,6 +613,35 @@ def _table() -> dict[str, OpSpec]:
         OpSpec("to_index", "size", ("x",), _to_index_rule, index_result=True),
         OpSpec("from_index", "size", (), _from_index_rule, index_operands=("size",)),
     ]
+    # --- advanced indexing (gather/scatter): rules above, lowered in passes/lower_indexing.py
+    specs += [
+        OpSpec("gather", "gather", ("x", "indices"), _gather_rule, {"axes": "i64s", "at": "i64"}),
+        OpSpec("scatter", "scatter", ("dest", "indices", "updates"), _scatter_rule, {"axes": "i64s", "at": "i64"}),
+    ]
+    # --- end of advanced indexing
+    # --- scans (cumsum/cumprod: rule above, lowered in passes/lower_scan.py)
+    specs += [OpSpec("scan", "scan", ("x",), _scan_rule, {"axis": "i64", "kind": "str"})]
+    # --- sorting (sort/argsort: rules above, lowered in passes/lower_sort.py, frontend in
+    # frontend/numpy_sorting.py)
+    specs += [
+        OpSpec("sort", "sort", ("x",), _sort_rule, {"axis": "i64"}),
+        OpSpec("argsort", "sort", ("x",), _argsort_rule, {"axis": "i64"}),
+    ]
+    # --- end of sorting
+    # --- LAPACK (np.linalg): rules above, lowered in passes/lower_lapack.py, frontend in
+    # frontend/numpy_linalg.py
+    specs += [
+        OpSpec("lapack", "lapack", ("a",), _lapack_rule, {"routine": "str"}, sizes=True, result_given=True),
+        OpSpec("lapack_solve", "lapack", ("a", "b"), _lapack_solve_rule, sizes=True, result_given=True),
+        OpSpec("lapack_lstsq", "lapack", ("a", "b", "rcond"), _lapack_lstsq_rule, sizes=True, result_given=True),
+    ]
+    # --- end of LAPACK
+    # --- complex numbers: parts, conjugate, magnitude, reciprocal (passes/complex_semantics.py)
+    specs += [OpSpec(n, "unary", ("x",), _complex_op_rule(part)) for n, part in COMPLEX_OPS.items()]
+    specs += [OpSpec("complex", "binary", ("lhs", "rhs"), _complex_rule)]  # from the parts
+    # x ** n for an integer |n| < 100: NumPy's npy_cpow loop (repeated multiplication)
+    specs += [OpSpec("powi", "unary", ("x",), _complex_op_rule(False), {"n": "i64"})]
+    # --- end of complex numbers
     return {s.name: s for s in specs}
 
 

@@ -9,6 +9,8 @@ the frontend becomes.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,17 +18,56 @@ import numpy as np
 from compiler.mlir import ir
 from runtime.abi import DYN  # the runtime's marker, so a signature needs no translating of sizes
 
-# Ember element type name -> NumPy dtype. Integers are signed (MLIR signless, read as signed).
+# Ember element type name -> NumPy dtype. The name is the MLIR element type of Ember's
+# dialect: ``iN`` (signless) is a signed integer, ``uiN`` (MLIR's unsigned integer type)
+# an unsigned one. ``arith``/``linalg`` only take signless integers, so ember-to-linalg
+# lowers ``uiN`` to ``iN`` (``signless_types``) and picks the unsigned arith ops itself.
 NUMPY_DTYPES = {
     "i1": np.dtype(np.bool_),
     "i32": np.dtype(np.int32),
     "i64": np.dtype(np.int64),
     "f32": np.dtype(np.float32),
     "f64": np.dtype(np.float64),
+    "i8": np.dtype(np.int8),
+    "i16": np.dtype(np.int16),
+    "ui8": np.dtype(np.uint8),
+    "ui16": np.dtype(np.uint16),
+    "ui32": np.dtype(np.uint32),
+    "ui64": np.dtype(np.uint64),
+    "f16": np.dtype(np.float16),
+    # complex: MLIR's ``complex<fN>``, laid out as NumPy's, {re, im} (complex_numbers.py)
+    "complex<f32>": np.dtype(np.complex64),
+    "complex<f64>": np.dtype(np.complex128),
 }
 ELEMENT_TYPES = {v: k for k, v in NUMPY_DTYPES.items()}
-FLOATS = ("f32", "f64")
-INTEGERS = ("i32", "i64")
+FLOATS = ("f32", "f64", "f16")
+UNSIGNED = ("ui8", "ui16", "ui32", "ui64")
+INTEGERS = ("i32", "i64", "i8", "i16") + UNSIGNED
+COMPLEX = ("complex<f32>", "complex<f64>")
+COMPLEX_PART = {"complex<f32>": "f32", "complex<f64>": "f64"}  # the type of re and im
+
+# While set (ember-to-linalg, see ``signless_types``), ``uiN`` names build signless MLIR types.
+_SIGNLESS = contextvars.ContextVar("ember_signless_types", default=False)
+
+
+@contextlib.contextmanager
+def signless_types():
+    """Within the block, ``mlir_element_type`` (and ``TensorType.to_mlir``) of an unsigned
+    name give the signless integer of its width: what ``arith``/``linalg`` accept."""
+    token = _SIGNLESS.set(True)
+    try:
+        yield
+    finally:
+        _SIGNLESS.reset(token)
+
+
+def is_unsigned(name: str) -> bool:
+    return name in UNSIGNED
+
+
+def bit_width(name: str) -> int:
+    """Bits of an integer or float element type name (``ui8`` -> 8, ``f16`` -> 16)."""
+    return int(name.lstrip("uif"))
 
 
 @dataclass(frozen=True)
@@ -49,6 +90,10 @@ class TensorType:
     @property
     def is_float(self) -> bool:
         return self.dtype in FLOATS
+
+    @property
+    def is_complex(self) -> bool:
+        return self.dtype in COMPLEX
 
     @property
     def is_static(self) -> bool:
@@ -90,9 +135,13 @@ def element_type_of(dtype) -> str:
 
 
 def mlir_element_type(name: str) -> ir.Type:
+    if name in COMPLEX:
+        return ir.ComplexType.get(mlir_element_type(COMPLEX_PART[name]))
     if name in FLOATS:
-        return ir.F32Type.get() if name == "f32" else ir.F64Type.get()
-    return ir.IntegerType.get_signless(int(name[1:]))
+        return {"f16": ir.F16Type, "f32": ir.F32Type, "f64": ir.F64Type}[name].get()
+    if name in UNSIGNED and not _SIGNLESS.get():
+        return ir.IntegerType.get_unsigned(bit_width(name))
+    return ir.IntegerType.get_signless(bit_width(name))
 
 
 def element_type_name(t: ir.Type) -> str:

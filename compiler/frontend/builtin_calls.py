@@ -75,6 +75,8 @@ def call_builtin(tx, fn, args: list, kwargs: dict) -> v.VariableTracker:
 
 
 def _len(tx, obj):
+    if isinstance(obj, v.MaskedVariable):  # len(x[mask]): the mask's count, computed in the graph
+        return tx.emit("len", obj)
     if isinstance(obj, v.TensorVariable):
         t = obj.tensor
         if t.type.rank == 0:

@@ -185,16 +185,20 @@ def _finish(fn, output: OutputGraph, result, options, start, point=None, tx=None
         result_expr = plan.expr(result)
     else:
         break_lines, result_expr, resumes = graph_break.instruction_lines(fn, point, tx, plan, options)
+    check_expr = entry_codegen.check_expr(plan, output)  # run-time checks: re-run in CPython when one fails
+    status_lines = output.status_lines(plan)  # after the effects, which came before the fallible ops
     inout = entry_codegen.inout_outputs(plan, effects, array_writes, [i.type for i in output.inputs])
+    if check_expr is not None:  # a failed check must find the caller's arrays untouched
+        inout = {}
     trace_time = time.perf_counter() - start
     module = _finish_graph(fn, output, plan, inout) if plan.outputs else None
     graph = _compile_graph(fn, module, output, options) if module is not None else None
     effects = effects.without(getattr(graph, "written_inputs", {}))
     guards = output.guards.ordered()
     call = getattr(graph, "call_from_guarded_entry", graph)  # a CPU kernel: the guards did its checks
-    body, write_lines = effects.reads, effects.writes
+    body, write_lines = effects.reads, effects.writes + status_lines
     if point is not None:  # effects first: the breaking instruction may read what they wrote
-        body, write_lines = effects.reads + effects.writes + break_lines, ()
+        body, write_lines = effects.reads + effects.writes + status_lines + break_lines, ()
     entry = entry_codegen.build_entry(
         fn,
         guards,
@@ -205,6 +209,7 @@ def _finish(fn, output: OutputGraph, result, options, start, point=None, tx=None
         result_expr,
         plan.namespace,
         write_lines=write_lines,
+        check_expr=check_expr,
     )
     logs.log("guards", "GUARDS %s\n%s", fn.__qualname__, "\n".join(f"  - {_guard_line(g, output)}" for g in guards))
     logs.log("output_code", "ENTRY CODE %s\n%s", fn.__qualname__, entry.__ember_source__)

@@ -89,10 +89,15 @@ class ResultPlan:
             ):
                 return repr(value)
             return self.ref(value)
+        entry_expr = getattr(tracker, "entry_expr", None)
+        if entry_expr is not None:  # a tracker that builds itself from outputs (numpy_linalg.LstsqResiduals)
+            return entry_expr(self)
         if isinstance(tracker, v.BaseListVariable):
             if tracker.source is not None:
                 return tracker.source.expr()  # the caller's own object (mutations are replayed)
             inner = ", ".join(self.expr(i) for i in tracker.items)
+            if isinstance(tracker, v.NamedTupleVariable):
+                return f"{self.ref(tracker.cls)}({inner})"
             if isinstance(tracker, v.TupleVariable):
                 return f"({inner},)" if inner else "()"
             return f"[{inner}]"
@@ -214,6 +219,33 @@ def inout_outputs(plan: ResultPlan, effects: Effects, array_writes, input_types)
     return found
 
 
+def check_expr(plan: ResultPlan, output) -> str | None:
+    """The entry's expression of the graph's run-time check (``EmitterCore.add_check``), if
+    any: a 0-d bool output, true when NumPy would raise (an index out of bounds). The
+    entry then re-runs the whole call in CPython (``build_entry``), so the error, its
+    message and the caller's arrays are NumPy's own."""
+    emitter = getattr(output, "_emitter", None)
+    failed = getattr(emitter, "check", None)
+    if failed is None:
+        return None
+    return plan.expr(v.TensorVariable(failed))
+
+
+def _call_text(fn) -> str:
+    """The arguments passing an entry's parameters on to ``fn`` unchanged."""
+    parts = []
+    for p in inspect.signature(fn).parameters.values():
+        if p.kind is p.VAR_POSITIONAL:
+            parts.append("*" + p.name)
+        elif p.kind is p.VAR_KEYWORD:
+            parts.append("**" + p.name)
+        elif p.kind is p.KEYWORD_ONLY:
+            parts.append(f"{p.name}={p.name}")
+        else:
+            parts.append(p.name)
+    return ", ".join(parts)
+
+
 def reserved_parameter(fn) -> str | None:
     """A parameter of ``fn`` spelled like a name of the generated code, if any."""
     code = fn.__code__
@@ -261,9 +293,12 @@ def build_entry(
     namespace: dict,
     name: str = "entry",
     write_lines: list[str] = (),
+    check_expr: str | None = None,
 ):
     """``body_lines`` run before the result is read, ``write_lines`` after it (the reads
-    and the writes ``effect_lines`` makes)."""
+    and the writes ``effect_lines`` makes). ``check_expr`` (``check_expr()``), when true
+    right after the graph ran, makes the entry run the plain function instead: nothing
+    the graph computed is used and nothing has been written yet."""
     scope = {
         _MISS: MISS,
         _GRAPH: graph,
@@ -293,6 +328,10 @@ def build_entry(
         ]
     if graph is not None:
         lines.append(f"    {_OUT} = {_GRAPH}({', '.join(input_exprs)})")
+        if check_expr is not None:
+            plain = generated("PLAIN")
+            scope[plain] = fn
+            lines += [f"    if {check_expr}:", f"        return {plain}({_call_text(fn)})"]
     lines += body_lines
     if write_lines:  # the result is read before the writes change what it reads
         lines += [f"    {_RESULT} = {result_expr}", *write_lines, f"    return {_RESULT}"]

@@ -42,6 +42,7 @@ import numpy as np
 from compiler.dialects import ops as ember_ops
 from compiler.dialects.types import TensorType
 from compiler.errors import Unsupported
+from compiler.frontend import numpy_indexing
 from compiler.frontend import variables as v
 from compiler.frontend.numpy_core import same_shape
 from compiler.frontend.symbolic_shapes import SymInt
@@ -78,6 +79,11 @@ VIEW_FUNCTIONS = (
     np.diag,
     np.split,
     np.array_split,
+    # numpy_complex.py: the parts of a complex array, views the tracer does not follow
+    "real",
+    "imag",
+    np.real,
+    np.imag,
 )
 
 
@@ -348,6 +354,11 @@ def track_view(tx, parent, result, records, parent_tensor, fn=None) -> v.Variabl
     """Record ``result`` (the value of a view function of ``parent``) as a view of
     ``parent``'s base, where NumPy makes it one. A list of views (``np.split``): each
     item by the chain of recorded ops that made it."""
+    if isinstance(result, v.MaskedVariable):
+        return result  # x[mask]: a new array (numpy_indexing), never a view
+    if records and any(r[0] == "gather" for r in records):
+        if result._tensor.value not in tx.output.emitter.opaque_views:
+            return result  # advanced indexing (numpy_indexing): a new array, never a view
     if isinstance(result, (v.ListVariable, v.TupleVariable)):
         items = []
         for item in result.items:
@@ -441,6 +452,7 @@ def write(tx, target, new) -> None:
     if getattr(target._tensor, "scalar", False) and target.base is None:
         raise Unsupported("writing into a NumPy scalar (NumPy raises: it is immutable)")
     base = ensure_base(tx, target)
+    tx.output.before_side_effect(base)  # not after a np.linalg call that may raise
     if target.steps is None or base.opaque:
         raise Unsupported("writing into an array with a view the tracer cannot follow")
     require_layout(tx.output, all_deps(target))
@@ -618,6 +630,8 @@ def setitem(tx, obj, index, value) -> None:
     if getattr(obj.tensor, "scalar", False):
         raise Unsupported("item assignment on a NumPy scalar (NumPy raises)")
     key = tx._operand(index)
+    if numpy_indexing.is_advanced(key):
+        return _advanced_setitem(tx, obj, key, value)
     items = key if isinstance(key, tuple) else (key,)
     if not any(i is Ellipsis for i in items):
         items = items + (Ellipsis,)  # a view even where every axis is indexed by an int
@@ -628,6 +642,61 @@ def setitem(tx, obj, index, value) -> None:
         raise Unsupported("item assignment through an index the tracer cannot follow")
     t = _value_tensor(tx, value, region.tensor, _setitem_convert, "item assignment")
     write(tx, region, _fit(tx, t, region.tensor, "item assignment", strip_leading=True))
+
+
+def _advanced_setitem(tx, obj, key, value) -> None:
+    """``obj[key] = value`` with an advanced index (numpy_indexing): a boolean mask as a
+    ``select``, integer arrays as an ``ember.scatter`` into the basic part's view."""
+    em = tx.output.emitter
+    try:
+        mask = numpy_indexing.mask_of(em, obj.tensor, key)
+        if mask is not None:
+            return _masked_setitem(tx, obj, mask, value)
+        adv = numpy_indexing.split_advanced(em, obj.tensor, key)
+    except NotImplementedError as e:
+        raise Unsupported(f"item assignment: {e}") from None
+    except (IndexError, ValueError) as e:
+        raise v.UserError(e) from None
+    region = tx.emit("getitem", obj, v.ConstantVariable(adv.basic + (Ellipsis,)))
+    if not isinstance(region, v.TensorVariable) or region.base is None:
+        raise Unsupported("item assignment through an index the tracer cannot follow")
+    t = _value_tensor(tx, value, region.tensor, _setitem_convert, "item assignment")
+    try:
+        new = numpy_indexing.scatter(em, region.tensor, adv, t)
+    except NotImplementedError as e:
+        raise Unsupported(f"item assignment: {e}") from None
+    except (IndexError, ValueError) as e:
+        raise v.UserError(e) from None
+    write(tx, region, new)
+
+
+def _masked_setitem(tx, obj, mask, value) -> None:
+    """``obj[mask] = value``: ``select(mask, value, obj)`` where ``value`` does not depend
+    on how many elements the mask selects (a scalar, a value broadcast to each selected
+    element, or ``y[mask]`` of an array ``y`` of ``obj``'s shape under the same mask)."""
+    em = tx.output.emitter
+    target = obj.tensor
+    if isinstance(value, v.MaskedVariable):
+        masked = value.masked
+        if not numpy_indexing.same_mask(masked, mask):
+            em_shape = em.shape
+            if not same_shape(em_shape(masked.mask), em_shape(mask)):
+                raise Unsupported("item assignment x[mask] = y[other_mask] (the sizes depend on the data)")
+            # ``x[x > 0] = -x[x > 0]``: two masks the trace cannot tell equal; a run-time
+            # check that they are (else the call runs in CPython, which assigns or raises)
+            em.add_check(em.emit("xor", masked.mask, mask))
+        source = v.TensorVariable(masked.full)
+        t = _value_tensor(tx, source, target, _setitem_convert, "item assignment")
+        full = numpy_indexing.mask_fill(em, target, mask, t, spread=True)
+    else:
+        t = _value_tensor(tx, value, target, _setitem_convert, "item assignment")
+        try:
+            full = numpy_indexing.mask_fill(em, target, mask, t, spread=False)
+        except NotImplementedError as e:
+            raise Unsupported(f"item assignment: {e}") from None
+        except ValueError as e:
+            raise v.UserError(e) from None
+    write(tx, obj, full)
 
 
 def copyto(tx, dst, src, casting=None, where=None):
@@ -689,7 +758,85 @@ def dispatch(tx, fn, args, kwargs):
         if len(args) != 2 or kwargs:
             raise Unsupported("fill with other than one value")
         return fill(tx, args[0], args[1])
+    if isinstance(fn, str) and fn == "sort":  # a.sort(...): in place (numpy_sorting, issue 12)
+        return sort_in_place(tx, args, kwargs)
+    if _is_index_write(fn):  # np.put_along_axis, np.put / a.put, np.fill_diagonal (numpy_indexing)
+        return _index_write(tx, fn, args, kwargs)
     return NotImplemented
+
+
+def _unsafe_convert(dst, src):
+    np.copyto(dst, src, casting="unsafe")
+
+
+# In-place index writes (numpy_indexing): the parameter names, the one holding the
+# values written, and the rule computing the array's new value.
+_INDEX_WRITES = {
+    np.put_along_axis: (("arr", "indices", "values", "axis"), "values", numpy_indexing.put_along_axis),
+    np.put: (("a", "ind", "v", "mode"), "v", numpy_indexing.put),
+    np.fill_diagonal: (("a", "val", "wrap"), "val", numpy_indexing.fill_diagonal),
+}
+
+
+def _is_index_write(fn) -> bool:
+    if isinstance(fn, str):
+        return fn == "put"
+    try:
+        return fn in _INDEX_WRITES
+    except TypeError:
+        return False
+
+
+def _index_write(tx, fn, args, kwargs):
+    """``np.put_along_axis``, ``np.put`` / ``a.put``, ``np.fill_diagonal``: the new value
+    of the array (an ``ember.scatter``), written through the mutation machinery."""
+    names, value_name, rule = _INDEX_WRITES[np.put if isinstance(fn, str) else fn]
+    bound = dict(zip(names, args))
+    for k, a in kwargs.items():
+        if k not in names or k in bound:
+            raise Unsupported(f"np.{rule.__name__} argument {k}=")
+        bound[k] = a
+    required = names[:2] if rule is numpy_indexing.fill_diagonal else names[:3]
+    if rule is numpy_indexing.put_along_axis:
+        required = names
+    missing = [n for n in required if n not in bound]
+    if missing:
+        raise Unsupported(f"np.{rule.__name__} without {missing[0]}")
+    target = bound.pop(names[0])
+    if not isinstance(target, v.TensorVariable) or getattr(target.tensor, "scalar", False):
+        raise Unsupported(f"np.{rule.__name__} into {target}")
+    value = bound.pop(value_name)
+    convert = _setitem_convert if rule is numpy_indexing.put_along_axis else _unsafe_convert
+    t = _value_tensor(tx, value, target.tensor, convert, f"np.{rule.__name__}")
+    options = {k: tx._operand(a) for k, a in bound.items()}
+    em = tx.output.emitter
+    try:
+        new = rule(em, target.tensor, **{value_name: t}, **options)
+    except NotImplementedError as e:
+        raise Unsupported(f"np.{rule.__name__}: {e}") from None
+    except (IndexError, ValueError, TypeError) as e:
+        raise v.UserError(e) from None
+    write(tx, target, new)
+    return v.ConstantVariable(None)
+
+
+def sort_in_place(tx, args, kwargs):
+    """``a.sort(...)``: ``numpy_sorting.sorted_in_place``'s new value written into ``a``."""
+    from compiler.frontend.numpy_sorting import sorted_in_place
+
+    target = args[0]
+    if not isinstance(target, v.TensorVariable):
+        raise Unsupported(f"sort of {target}")
+    operands = [tx._operand(a) for a in args]
+    keywords = {k: tx._operand(a) for k, a in kwargs.items()}
+    try:
+        new = sorted_in_place(tx.output.emitter, *operands, **keywords)
+    except NotImplementedError as e:
+        raise Unsupported(f"NumPy operation: {e}") from None
+    except (ValueError, TypeError, IndexError) as e:
+        raise v.UserError(e) from None
+    write(tx, target, new)
+    return v.ConstantVariable(None)
 
 
 # ----------------------------------------------------------------------------- entry code

@@ -126,6 +126,17 @@ class EmitterCore:
         self._shapes: dict = {}  # ir.Value -> sizes (ints, SymInts) of a value with ``?`` sizes
         self._symbol_values: dict = {}  # sympy symbol -> () -> its index value
         self._size_values: dict = {}  # sympy expression -> its index value in the graph
+        # (0-d bool tensor, message) of each fallible op (np.linalg): the entry raises
+        # np.linalg.LinAlgError(message) when the value is true after the graph ran
+        self.status_checks: list = []
+        # Run-time checks (``add_check``): a 0-d bool that is true when NumPy would raise
+        # where the kernel cannot (an index out of bounds): the entry then re-runs the call
+        # in CPython, which raises NumPy's own error (convert_frame, entry_codegen).
+        self.check: Tensor | None = None
+        # Values NumPy gives as a view at an offset only the data knows (``x[np.argmax(y)]``
+        # of a 2-d ``x``: a NumPy integer scalar is basic indexing): the mutation model
+        # follows them as opaque views (numpy_indexing, mutation.track_view).
+        self.opaque_views: set = set()
 
     # ----------------------------------------------------------------- values
 
@@ -154,6 +165,17 @@ class EmitterCore:
         if self.recording is not None:
             self.recording.append((name, operands, out, tuple(sizes), attrs))
         return out
+
+    def add_check(self, failed: Tensor) -> None:
+        """A 0-d bool computed in the graph: true means this call must not use the graph's
+        results (NumPy raises there, with a message only CPython can give). All checks of
+        a graph are or-ed into one output, which the entry tests right after the kernel
+        returns, before any result is read or any caller's array written; when it is true
+        the whole call runs in CPython instead (``entry_codegen.build_entry``)."""
+        failed = self.cast(failed, np.bool_)
+        if failed.ndim:
+            failed = self.emit("max", failed, axes=tuple(range(failed.ndim)), keepdims=False)
+        self.check = failed if self.check is None else self.emit("or", self.check, failed)
 
     # ----------------------------------------------------------------- symbolic sizes
 
@@ -277,12 +299,18 @@ class EmitterCore:
     def constant(self, array) -> Tensor:
         array = np.asarray(array)
         promotion.ember_dtype(array.dtype, "constant")
+        if array.dtype.kind == "c":  # MLIR's Python bindings cannot read complex attributes back
+            return self.emit("complex", self.constant(array.real), self.constant(array.imag))
         return self.wrap(self.b.constant(array))
 
     def cast(self, t: Tensor, dtype) -> Tensor:
         name = promotion.ember_dtype(dtype)
         if t.type.dtype == name:
             return t
+        if t.dtype.kind == "c" and np.dtype(dtype).kind not in "cb":
+            raise NotImplementedError(
+                f"casting {t.dtype} to {np.dtype(dtype)} discards the imaginary part (NumPy warns ComplexWarning)"
+            )
         return self.emit("cast", t, result=t.type.with_dtype(name))
 
     def array(self, x, fname: str) -> Tensor:
@@ -290,7 +318,7 @@ class EmitterCore:
         constants of NumPy's default dtype, as ``np.asarray`` makes them."""
         if isinstance(x, Tensor):
             return x
-        if isinstance(x, (bool, int, float, np.generic)):
+        if isinstance(x, (bool, int, float, complex, np.generic)):
             if promotion.is_python_scalar(x):
                 return self.constant(promotion.check_weak_scalar(x, promotion.default_dtype(x), fname))
             return self.constant(np.asarray(x))
@@ -361,7 +389,7 @@ def symbolic_result_shape(em: EmitterCore, name: str, operands, attrs: dict, res
     """The sizes of an op's result from its operands' sizes (``emit_shaped`` ops say theirs)."""
     family = OPS[name].family if name in OPS else None
     shapes = [em.shape(t) for t in operands]
-    if family in ("unary", "binary", "compare", "cast", "update_slice") or name == "cast":
+    if family in ("unary", "binary", "compare", "cast", "update_slice", "sort", "scan") or name == "cast":
         return shapes[0]
     if family == "select":
         return shapes[1]
@@ -382,6 +410,13 @@ def symbolic_result_shape(em: EmitterCore, name: str, operands, attrs: dict, res
         if len(b) == 1:
             return a[:-1]
         return a[:-1] + b[-1:] if len(a) > 2 or len(b) > 2 else a[:-1] + b[1:]
+    if family == "gather":  # advanced indexing: the rest of x with the index batch at ``at``
+        x, indices = shapes
+        axes, at = tuple(attrs["axes"]), attrs["at"]
+        rest = [d for i, d in enumerate(x) if i not in axes]
+        return tuple(rest[:at]) + tuple(indices[:-1]) + tuple(rest[at:])
+    if family == "scatter":
+        return shapes[0]
     if name == "concatenate":
         axis = attrs["axis"]
         a, b = shapes

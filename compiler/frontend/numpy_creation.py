@@ -100,16 +100,18 @@ def _binary(em: EmitterCore, name: str, x: Tensor, value) -> Tensor:
 def _fill_value(value, dtype: np.dtype, fname: str) -> np.ndarray:
     """A scalar fill value converted to ``dtype`` as ``np.copyto(..., casting="unsafe")``
     does (2.7 -> 2 for ints); what NumPy refuses or leaves undefined is left to NumPy."""
-    if promotion.is_python_scalar(value) and type(value) is int and dtype.kind == "i":
+    if promotion.is_python_scalar(value) and type(value) is int and dtype.kind in "iu":
         info = np.iinfo(dtype)
         if not info.min <= value <= info.max:
             raise NotImplementedError(f"{fname}: Python int {value} is out of bounds for {dtype}")
     array = np.asarray(value)
     if array.ndim != 0 or array.dtype not in promotion.SUPPORTED:
         raise NotImplementedError(f"{fname}: fill value {value!r} (dtype {array.dtype}) is not supported")
-    if dtype.kind == "i" and array.dtype.kind == "f":
+    if array.dtype.kind == "c" and dtype.kind not in "cb":
+        raise NotImplementedError(f"{fname}: complex fill value {value!r} into {dtype} (NumPy warns ComplexWarning)")
+    if dtype.kind in "iu" and array.dtype.kind == "f":
         info = np.iinfo(dtype)
-        if not (np.isfinite(array) and info.min <= float(array) < -float(info.min)):
+        if not (np.isfinite(array) and info.min <= float(array) < float(info.max) + 1):
             raise NotImplementedError(f"{fname}: casting {value} to {dtype} is undefined")
     with np.errstate(all="ignore"):
         return array.astype(dtype)

@@ -37,7 +37,8 @@ def _cmp(predicate: str) -> Callable:
 def _invert(em: EmitterCore, x: Tensor) -> Tensor:
     if x.dtype.kind == "b":
         return em.emit("logical_not", x)
-    return em.emit("xor", x, em.scalar_like(-1, x.dtype, x))  # ~x == x ^ -1 (two's complement)
+    all_ones = np.array(-1).astype(x.dtype)  # uiN: the maximum
+    return em.emit("xor", x, em.scalar_like(all_ones, x.dtype, x))  # ~x == x ^ -1 (two's complement)
 
 
 def _logical_not(em: EmitterCore, x: Tensor) -> Tensor:
@@ -47,7 +48,7 @@ def _logical_not(em: EmitterCore, x: Tensor) -> Tensor:
 
 
 def _floor(em: EmitterCore, x: Tensor) -> Tensor:
-    return x if x.dtype.kind in "bi" else em.emit("floor", x)  # NumPy 2 keeps integer dtypes
+    return x if x.dtype.kind in "biu" else em.emit("floor", x)  # NumPy 2 keeps integer dtypes
 
 
 # ufunc -> lowering of the loop NumPy picked (operands already cast and broadcast).
@@ -189,7 +190,7 @@ def clip(em: EmitterCore, a, a_min=NOVALUE, a_max=NOVALUE, out=None, *, min=NOVA
     lo = _one_of(a_min, min, "min")
     hi = _one_of(a_max, max, "max")
     a = em.array(a, "np.clip")
-    if a.dtype.kind == "i":
+    if a.dtype.kind in "iu":
         info = np.iinfo(a.dtype)
         lo = None if type(lo) is int and lo <= info.min else lo
         hi = None if type(hi) is int and hi >= info.max else hi
@@ -207,6 +208,39 @@ def _one_of(positional, keyword, name):
         raise TypeError(f"Passed more than one argument for {name}")
     value = keyword if positional is NOVALUE else positional
     return None if value is NOVALUE else value
+
+
+# NumPy's scalar types, called on an array (``np.uint8(x)``): an unsafe cast, as ``astype``.
+SCALAR_TYPES = (
+    np.bool_,
+    np.int8,
+    np.int16,
+    np.int32,
+    np.int64,
+    np.uint8,
+    np.uint16,
+    np.uint32,
+    np.uint64,
+    np.float16,
+    np.float32,
+    np.float64,
+)
+
+
+def scalar_type_call(scalar_type: type) -> Callable:
+    """``np.uint8(x)`` of a traced array: ``x.astype(np.uint8)`` (a NumPy scalar when 0-d).
+    Calls on constants never get here (the tracer makes them constants itself)."""
+    fname = f"np.{scalar_type.__name__}"
+
+    def rule(em: EmitterCore, x, /) -> Tensor:
+        if not isinstance(x, Tensor):
+            raise NotImplementedError(f"{fname}: only a call on a traced array is supported")
+        target = promotion.parse_dtype(scalar_type, fname)
+        if x.weak and target.kind != "f":  # np.int64(nan) raises, np.int64(1e300) too
+            raise NotImplementedError(f"{fname} of a Python float argument")
+        return em.cast(x, target)
+
+    return rule
 
 
 def astype(em: EmitterCore, x: Tensor, dtype, order="K", casting="unsafe", subok=True, copy=True):

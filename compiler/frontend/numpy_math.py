@@ -69,7 +69,7 @@ def _is_nan(em: EmitterCore, x: Tensor) -> Tensor:
 
 def _float_only(name: str):
     """A ceil/trunc-like op: integer and bool loops (NumPy 2) return the operand."""
-    return lambda em, x: x if x.dtype.kind in "bi" else em.emit(name, x)
+    return lambda em, x: x if x.dtype.kind in "biu" else em.emit(name, x)
 
 
 def _sign(em: EmitterCore, x: Tensor) -> Tensor:
@@ -77,6 +77,8 @@ def _sign(em: EmitterCore, x: Tensor) -> Tensor:
     inner = _const(em, 0, x)
     if x.dtype.kind == "f":
         inner = _select(em, _cmp(em, "eq", x, zero), zero, x)  # NaN stays NaN
+    if x.dtype.kind == "u":  # never negative
+        return _select(em, _cmp(em, "gt", x, zero), _const(em, 1, x), zero)
     negative = _select(em, _cmp(em, "lt", x, zero), _const(em, -1, x), inner)
     return _select(em, _cmp(em, "gt", x, zero), _const(em, 1, x), negative)
 
@@ -131,8 +133,11 @@ def _reciprocal(em: EmitterCore, x: Tensor) -> Tensor:
     if x.dtype.kind == "f":
         return em.emit("div", _const(em, 1, x), x)
     # NumPy's integer loop: (int)(1.0 / x); 1.0 / 0 is inf, which x86 converts to INT_MIN
-    result = _select(em, _cmp(em, "eq", x, _const(em, 0, x)), _const(em, np.iinfo(x.dtype).min, x), _const(em, 0, x))
-    result = _select(em, _cmp(em, "eq", x, _const(em, -1, x)), _const(em, -1, x), result)
+    # (int32, int64), of which int8/int16 and the unsigned types keep the low bits: 0
+    at_zero = np.iinfo(x.dtype).min if x.dtype in (np.dtype(np.int32), np.dtype(np.int64)) else 0
+    result = _select(em, _cmp(em, "eq", x, _const(em, 0, x)), _const(em, at_zero, x), _const(em, 0, x))
+    if x.dtype.kind == "i":
+        result = _select(em, _cmp(em, "eq", x, _const(em, -1, x)), _const(em, -1, x), result)
     return _select(em, _cmp(em, "eq", x, _const(em, 1, x)), _const(em, 1, x), result)
 
 
@@ -249,10 +254,9 @@ def round_(em: EmitterCore, a, decimals=0, out=None):
         decimals = decimals.env.specialize(decimals)
     decimals = operator.index(decimals)  # NumPy's TypeError for 1.5
     a = em.array(a, "np.round")
-    if a.dtype.kind == "b":  # NumPy's casting error (decimals != 0), else a float16 rint
-        probe = np.round(np.zeros(0, np.bool_), decimals)
-        raise NotImplementedError(f"np.round of a bool array is {probe.dtype}")
-    if decimals >= 0 and a.dtype.kind == "i":
+    if a.dtype.kind == "b":  # NumPy's own error for this ``decimals``, else its float16 loops
+        a = em.cast(a, np.round(np.zeros(0, np.bool_), decimals).dtype)
+    if decimals >= 0 and a.dtype.kind in "iu":
         return a
     if decimals == 0:
         return ew.apply_ufunc(em, np.rint, a)
@@ -267,11 +271,12 @@ def round_(em: EmitterCore, a, decimals=0, out=None):
 
 
 def conj_method(em: EmitterCore, x: Tensor, out=None):
-    """``x.conj()`` / ``x.conjugate()`` of a real array: the array itself (not a copy)."""
+    """``x.conj()`` / ``x.conjugate()`` of a real array: the array itself (not a copy); of a
+    complex array a new one (``conj``)."""
     reject("conj", out=(out, None))
     if x.scalar:
         raise NotImplementedError("conj of a NumPy scalar (a scalar result, not an array)")
-    return x
+    return em.emit("conj", x) if x.dtype.kind == "c" else x
 
 
 def _fill_value(value, dtype: np.dtype) -> np.ndarray:

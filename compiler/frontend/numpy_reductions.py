@@ -18,11 +18,8 @@ arithmetic is the same, the values are NumPy's:
   ``max``/``min`` (their identities False/True give NumPy's empty answers).
 * ``nan*``: ``select(x != x, identity, x)`` first; ``nanmax``/``nanmin`` put NaN back
   where a whole slice was NaN; ``nanmean`` divides by the count of non-NaN elements.
-* ``cumsum``/``cumprod``: a log-step (Hillis-Steele) scan along a static size:
-  ``ceil(log2 n)`` rounds of ``y = y op concatenate(identity block, y[:n - shift])``.
-  Integers wrap as NumPy's do; floats are summed in another order than NumPy's
-  sequential loop (the same values up to rounding). A symbolic size along the scanned
-  axis is not supported (``NotImplementedError``).
+* ``cumsum``/``cumprod``: the ``scan`` op, NumPy's sequential loop (``passes/lower_scan.py``):
+  the same values bit for bit, integers wrapping as NumPy's do, any size symbolic.
 
 Errors NumPy raises on the traced shapes (an empty ``argmax``, ``nanmax`` or ``ptp``, a
 bad axis, weights of the wrong shape) are raised with NumPy's exception and message.
@@ -109,7 +106,7 @@ def _var(em: EmitterCore, fname: str, a, axis, dtype, out, ddof, keepdims, where
     axes = normalize_axes(axis, a.ndim)
     keepdims = _keepdims(keepdims)
     dtype = _float_dtype(dtype, fname)
-    if dtype is None and a.dtype.kind in "bi":
+    if dtype is None and a.dtype.kind in "biu":
         dtype = np.dtype(np.float64)
     count = _count(em, a, axes)
     # mean = sum(a, dtype, keepdims=True) / intp(N), cast back (NumPy divides into the sum's buffer)
@@ -303,7 +300,7 @@ def average(em, a, axis=None, weights=None, returned=False, *, keepdims=NOVALUE)
             raise ValueError("Shape of weights must be consistent with shape of a along specified axis.")
         w = sh.transpose(em, w, tuple(int(i) for i in np.argsort(axis)))
         w = sh.reshape(em, w, tuple(s if i in axis else 1 for i, s in enumerate(shape)))
-    result_dtype = np.result_type(a.dtype, w.dtype, *(["f8"] if a.dtype.kind in "bi" else []))
+    result_dtype = np.result_type(a.dtype, w.dtype, *(["f8"] if a.dtype.kind in "biu" else []))
     promotion.ember_dtype(result_dtype, "np.average")
     axes, keep = normalize_axes(axis, a.ndim), _keepdims(keepdims)
     scale = _reduce(em, "sum", w, axes, keep, result_dtype)
@@ -326,23 +323,9 @@ def _scan(em: EmitterCore, ufunc: np.ufunc, a, axis, dtype, out) -> Tensor:
         axis = 0
     axis = normalize_axis(axis, a.ndim)
     y = em.cast(a, promotion.reduction_dtype("sum" if ufunc is np.add else "prod", a.dtype, dtype))
-    shape = em.shape(y)
-    n = shape[axis]
-    if isinstance(n, SymInt):
-        raise NotImplementedError(f"{name} along a symbolic size")
-    if any(_is_zero(d) for d in shape):
+    if any(_is_zero(d) for d in em.shape(y)):
         return y  # no element: nothing to scan
-    # identity: -0.0 for a float sum (-0.0 + x is x, -0.0 included), 0, 1, False, True
-    identity = np.asarray((-0.0 if y.dtype.kind == "f" else 0) if ufunc is np.add else 1, dtype=y.dtype)
-    starts, steps = (0,) * y.ndim, (1,) * y.ndim
-    shift = 1
-    while shift < n:
-        head = em.broadcast_to(em.constant(identity), shape[:axis] + (shift,) + shape[axis + 1 :])
-        body_shape = shape[:axis] + (n - shift,) + shape[axis + 1 :]
-        body = em.emit_shaped("slice", y, shape=body_shape, dtype=y.type.dtype, starts=starts, steps=steps)
-        y = apply_ufunc(em, ufunc, y, em.emit("concatenate", head, body, axis=axis))
-        shift *= 2
-    return y
+    return em.emit("scan", y, axis=axis, kind="sum" if ufunc is np.add else "prod")
 
 
 def cumsum(em, a, axis=None, dtype=None, out=None):
@@ -368,8 +351,8 @@ ROWS: list = [
     ((np.nanmin,), nanmin, "cmp, select, min", "same"),
     ((np.ptp,), ptp, "max, min, sub", "same"),
     ((np.average,), average, "cast, mul, sum, div | mean", "result_type (ints: float64)"),
-    ((np.cumsum, "cumsum"), cumsum, "cast, slice, concatenate, add", "reduce"),
-    ((np.cumprod, "cumprod"), cumprod, "cast, slice, concatenate, mul", "reduce"),
+    ((np.cumsum, "cumsum"), cumsum, "cast, scan", "reduce"),
+    ((np.cumprod, "cumprod"), cumprod, "cast, scan", "reduce"),
 ]
 
 # Array methods this module answers (``x.name(...)`` with the array first); "argmax",

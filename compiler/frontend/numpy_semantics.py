@@ -10,8 +10,8 @@ where its dtype rule comes from:
 
 * ``ufunc``: NumPy's own loop resolution (``np.<ufunc>.resolve_dtypes``),
 * ``result_type``: ``np.result_type`` of the operands,
-* ``reduce``: NumPy's reduction dtypes (sum/prod of bool and int32 -> int64, mean of
-  integers -> float64),
+* ``reduce``: NumPy's reduction dtypes (sum/prod of bool and narrow ints -> int64, of
+  narrow unsigned ints -> uint64, mean of integers -> float64),
 * ``same``/``given``: the input's dtype / the ``dtype=`` argument.
 
 What the table does not cover, or an argument it does not model, raises
@@ -27,9 +27,18 @@ from typing import Callable
 
 import numpy as np
 
+from compiler.frontend import (
+    numpy_complex,
+    numpy_einsum,
+    numpy_linalg,
+    numpy_math,
+    numpy_reductions,
+    numpy_sorting,
+    numpy_structure,
+)
 from compiler.frontend import numpy_creation as cr
-from compiler.frontend import numpy_einsum, numpy_linalg, numpy_math, numpy_reductions, numpy_sorting, numpy_structure
 from compiler.frontend import numpy_elementwise as ew
+from compiler.frontend import numpy_indexing as ix
 from compiler.frontend import numpy_shapes as sh
 from compiler.frontend.numpy_core import EmitterCore, Tensor
 from compiler.frontend.numpy_indexing import getitem
@@ -59,13 +68,16 @@ def _pow_operator(em, x, y, mod=None):
         raise NotImplementedError("pow: the three-argument form is not supported")
     if isinstance(y, SymInt):  # the exponent's value picks NumPy's fast path: specialize it
         y = y.env.specialize(y)
+    if isinstance(x, Tensor) and x.dtype.kind == "c":
+        fast = numpy_complex.pow_fast_path(em, x, y)
+        return fast if fast is not None else numpy_complex.power(em, x, y)
     if isinstance(x, Tensor) and type(y) is int and y == 2:
         return ew.apply_ufunc(em, np.square, x)
     if isinstance(x, Tensor) and x.dtype.kind == "f" and type(y) in (int, float) and y in (-1, 0.5):
         if y == 0.5:
             return ew.apply_ufunc(em, np.sqrt, x)
         return em.emit("div", em.scalar_like(1, x.dtype, x), x)  # np.reciprocal
-    return ew.apply_ufunc(em, np.power, x, y)
+    return numpy_complex.power(em, x, y)  # the ufunc's, or a complex loop's (powi)
 
 
 def _ufunc_rows(rows):
@@ -109,8 +121,8 @@ _ROWS = _ufunc_rows(
         (np.logical_not, (), "logical_not | cmp eq 0"),
     ]
 ) + [
-    ((np.power,), ew.ufunc(np.power), "pow", "ufunc"),
-    (("pow", operator.pow, pow), _pow_operator, "pow | mul | div | sqrt", "ufunc"),
+    ((np.power,), numpy_complex.power, "pow | powi (complex)", "ufunc"),
+    (("pow", operator.pow, pow), _pow_operator, "pow | mul | div | sqrt | powi | reciprocal", "ufunc"),
     ((np.where,), ew.where, "cast, select", "result_type"),
     ((np.clip, "clip"), ew.clip, "maximum, minimum", "ufunc"),
     ((np.sum, "sum"), sh.sum_, "cast, sum", "reduce"),
@@ -131,18 +143,23 @@ _ROWS = _ufunc_rows(
     ((np.concatenate,), sh.concatenate, "cast, concatenate", "result_type"),
     ((np.stack,), sh.stack, "cast, expand_dims, concatenate", "result_type"),
     *cr.ROWS,  # array creation: numpy_creation.py
+    *numpy_complex.ROWS,  # real, imag, angle of complex arrays: numpy_complex.py
     *numpy_math.ROWS,  # elementwise math beyond the operators: numpy_math.py
     *numpy_reductions.ROWS,  # statistics, arg-reductions, scans: numpy_reductions.py
     *numpy_structure.ROWS,  # flips, rolls, stacking, splitting, triangles: numpy_structure.py
     *numpy_linalg.ROWS,  # np.linalg, vdot/inner/tensordot: numpy_linalg.py
     *numpy_sorting.ROWS,  # sort, argsort, median, percentile: numpy_sorting.py
     *numpy_einsum.ROWS,  # einsum: numpy_einsum.py
+    *ix.ROWS,  # take, take_along_axis: numpy_indexing.py (advanced indexing)
     (("astype",), ew.astype, "cast", "given"),
+    *(((t,), ew.scalar_type_call(t), "cast", "given") for t in ew.SCALAR_TYPES),
     (("getitem", operator.getitem), getitem, "slice, squeeze, expand_dims", "same"),
     (("shape",), sh.shape_of, "dim (symbolic sizes)", "-"),
     (("ndim",), sh.ndim_of, "-", "-"),
     (("dtype",), sh.dtype_of, "-", "-"),
     (("size",), sh.size_of, "-", "-"),
+    (("itemsize",), sh.itemsize_of, "-", "-"),
+    (("nbytes",), sh.nbytes_of, "-", "-"),
 ]
 
 
@@ -199,6 +216,8 @@ ARRAY_METHODS = (
     *numpy_linalg.METHODS,
     *numpy_sorting.METHODS,
     *numpy_einsum.METHODS,
+    *ix.METHODS,
+    "put",
 )
 
 
@@ -212,6 +231,7 @@ def _build(rows) -> dict:
 
 
 TABLE: dict = _build(_ROWS)
+numpy_complex.guard(TABLE)  # complex arrays only reach the rules known to be right for them
 
 
 def lookup(fn) -> Callable | None:
@@ -243,6 +263,10 @@ _ARRAY_RESULTS = (
 )
 # ... and whatever the operand was from these (a NumPy scalar's methods return scalars).
 _SAME_AS_OPERAND = {
+    "real",
+    "imag",
+    np.real,
+    np.imag,
     "astype",
     "copy",
     "reshape",
@@ -263,6 +287,8 @@ def returns_scalar(fn, args) -> bool:
     0-d result of ``fn(*args)``: ``a.astype(f)`` of a 0-d array is a 0-d array, ``a[()]`` is
     a scalar, ``a[...]`` an array, ``np.where`` always an array, ufuncs always a scalar."""
     key = fn if _hashable(fn) else None
+    if key in ("conj", "conjugate") and args and numpy_complex.is_complex(args[0]):
+        return True  # a complex array's conj() is the ufunc's result (real ones return the array)
     if key in _ARRAY_RESULTS:
         return False
     if key in _SAME_AS_OPERAND:
@@ -271,8 +297,26 @@ def returns_scalar(fn, args) -> bool:
     if key in ("getitem", operator.getitem):
         index = args[1] if len(args) > 1 else None
         items = index if isinstance(index, tuple) else (index,)
-        return all(isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.bool_)) for i in items)
+        return all(
+            (isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.bool_)))
+            or (isinstance(i, Tensor) and i.ndim == 0 and i.dtype.kind in "iu")  # x[np.array(1)]: a scalar too
+            for i in items
+        )
     return True
+
+
+# Elementwise keys (a ufunc without a core signature, its operators, ``astype``): they
+# map a boolean-mask result ``x[mask]`` element by element (numpy_indexing.masked_call).
+_ELEMENTWISE = {
+    k
+    for keys, _rule, _ops, _dtypes in _ROWS
+    if any(isinstance(x, np.ufunc) and x.signature is None for x in keys)
+    for k in keys
+} | {"pow", operator.pow, pow, "astype"}
+
+
+def _is_elementwise(fn) -> bool:
+    return _hashable(fn) and fn in _ELEMENTWISE
 
 
 def _hashable(fn) -> bool:
@@ -290,6 +334,11 @@ class Emitter(EmitterCore):
     tensors) or Python values for metadata (``shape``, ``ndim``, ``dtype``, ``size``)."""
 
     def call(self, fn, *args, **kwargs):
+        if any(isinstance(a, ix.Masked) for a in (*args, *kwargs.values())):  # x[mask], lazy
+            return ix.masked_call(self, fn, args, kwargs, _is_elementwise(fn))
+        unsized = ix.data_dependent(fn)
+        if unsized is not None:
+            raise NotImplementedError(unsized)
         rule = lookup(fn)
         if rule is None:
             raise NotImplementedError(f"{_name(fn)} is not supported by Ember's NumPy semantics")

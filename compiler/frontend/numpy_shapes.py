@@ -40,7 +40,7 @@ def _reduce(em: EmitterCore, name: str, a, axis, dtype, keepdims) -> Tensor:
     if name in _UFUNC_NAMES and any(not isinstance(d, SymInt) and d == 0 for d in reduced):
         raise ValueError(f"zero-size array to reduction operation {_UFUNC_NAMES[name]} which has no identity")
     out_dtype = promotion.reduction_dtype(name, a.dtype, dtype)
-    if name == "mean" and out_dtype.kind != "f":
+    if name == "mean" and out_dtype.kind not in "fc":
         raise NotImplementedError(f"np.mean: dtype={out_dtype} (an integer mean) is not supported")
     return em.emit(name, em.cast(a, out_dtype), axes=axes, keepdims=keepdims)
 
@@ -118,8 +118,6 @@ def dot(em: EmitterCore, a, b, out=None) -> Tensor:
     a, b = em.array(a, "np.dot"), em.array(b, "np.dot")  # Python scalars are strong here
     if a.ndim == 0 or b.ndim == 0:
         return apply_ufunc(em, np.multiply, a, b)
-    if a.ndim > 2 or b.ndim > 2:
-        raise NotImplementedError("np.dot: operands of rank > 2 (use matmul)")
     sa, sb = em.shape(a), em.shape(b)
     k_b = sb[0] if b.ndim == 1 else sb[-2]
     if not em.equal_sizes(sa[-1], k_b):
@@ -128,7 +126,25 @@ def dot(em: EmitterCore, a, b, out=None) -> Tensor:
             f"(dim {a.ndim - 1}) != {k_b} (dim {max(b.ndim - 2, 0)})"
         )
     dtype = promotion.result_type([a.dtype, b.dtype], "np.dot")
-    return _contract(em, em.cast(a, dtype), em.cast(b, dtype))
+    a, b = em.cast(a, dtype), em.cast(b, dtype)
+    if a.ndim > 2 or b.ndim > 2:
+        return _dot_nd(em, a, b, sa, sb)
+    return _contract(em, a, b)
+
+
+def _dot_nd(em: EmitterCore, a: Tensor, b: Tensor, sa: tuple, sb: tuple) -> Tensor:
+    """``dot`` of rank > 2: ``dot(a, b)[i, j, k, m] = sum(a[i, j, :] * b[k, :, m])``, one
+    matmul of ``a`` as rows ``(prod(a.shape[:-1]), K)`` and ``b`` with its axis ``-2``
+    moved first, as columns ``(K, prod(rest))``."""
+    env = em.shape_env
+    k = sa[-1]
+    lhs = a if a.ndim == 1 else reshape(em, a, (env.normalize(math.prod(sa[:-1])), k))
+    if b.ndim == 1:
+        return reshape(em, _contract(em, lhs, b), sa[:-1])
+    perm = (b.ndim - 2, *range(b.ndim - 2), b.ndim - 1)
+    rest = sb[:-2] + sb[-1:]
+    rhs = reshape(em, transpose(em, b, perm), (k, env.normalize(math.prod(rest))))
+    return reshape(em, _contract(em, lhs, rhs), sa[:-1] + rest)
 
 
 def _tuple(shape) -> str:
@@ -293,6 +309,15 @@ def shape_of(em: EmitterCore, a: Tensor) -> tuple:
 
 def size_of(em: EmitterCore, a: Tensor):
     return em.shape_env.normalize(math.prod(em.shape(a)))
+
+
+def itemsize_of(em: EmitterCore, a: Tensor) -> int:
+    return a.dtype.itemsize
+
+
+def nbytes_of(em: EmitterCore, a: Tensor):
+    """``x.nbytes``: symbolic where the size is (``8*s0`` for a float64 vector)."""
+    return em.shape_env.normalize(size_of(em, a) * a.dtype.itemsize)
 
 
 def ndim_of(em: EmitterCore, a: Tensor) -> int:

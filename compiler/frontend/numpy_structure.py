@@ -662,7 +662,7 @@ def triu(em: EmitterCore, m, k=0) -> Tensor:
 def _lowest(dtype: np.dtype):
     if dtype.kind == "b":
         return False
-    if dtype.kind == "i":
+    if dtype.kind in "iu":
         return np.iinfo(dtype).min
     return -np.inf
 

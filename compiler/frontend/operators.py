@@ -56,7 +56,7 @@ _OPERATOR_NAMES = {
 
 
 def binary(tx, op: str, lhs, rhs):
-    if is_array(lhs) or is_array(rhs):
+    if is_array(lhs) or is_array(rhs) or isinstance(lhs, v.MaskedVariable) or isinstance(rhs, v.MaskedVariable):
         return tx.emit(_OPERATOR_NAMES[op], lhs, rhs)
     if isinstance(lhs, v.SymIntVariable) or isinstance(rhs, v.SymIntVariable):
         traced = _symbolic_arithmetic(op, lhs, rhs)
@@ -158,6 +158,8 @@ def inplace_binary(tx, op: str, lhs, rhs):
         from compiler.frontend.mutation import augmented
 
         return augmented(tx, op, lhs, rhs)
+    if isinstance(lhs, v.MaskedVariable):  # ``x[mask] += v``: a new lazy value, stored back by setitem
+        return binary(tx, op, lhs, rhs)
     if isinstance(lhs, v.ListVariable):
         if op == "+":
             items = rhs.iterate(tx)  # list += any iterable
@@ -185,7 +187,7 @@ def inplace_binary(tx, op: str, lhs, rhs):
 
 
 def unary(tx, op: str, value):
-    if isinstance(value, v.TensorVariable):
+    if isinstance(value, (v.TensorVariable, v.MaskedVariable)):
         return tx.emit({"neg": "neg", "pos": "pos", "invert": "invert"}[op], value)
     if isinstance(value, v.SymIntVariable) and op in ("neg", "pos"):
         return v.sym_or_constant(-value.value if op == "neg" else value.value)

@@ -20,11 +20,13 @@ from compiler.dialects import ember
 from compiler.dialects.builder import FunctionBuilder
 from compiler.dialects.types import DYN, TensorType
 from compiler.errors import Unsupported
+from compiler.frontend import promotion
 from compiler.frontend import variables as v
 from compiler.frontend.dynamic_policy import DynamicPolicy
 from compiler.frontend.guards import GuardSet
 from compiler.frontend.sources import Source
 from compiler.frontend.symbolic_shapes import ShapeEnv, SymInt
+from compiler.mlir import ir
 
 TRACE_LOCK = threading.RLock()
 _context = None
@@ -81,7 +83,8 @@ class OutputGraph:
         sizes as ints and SymInts (``?`` in the type), when some are symbolic."""
         try:
             t = TensorType.of_array(example)
-        except TypeError:  # the caller's guards already pin the dtype: this entry runs in CPython
+            promotion.ember_dtype(example.dtype)  # float16 without F16C
+        except (TypeError, NotImplementedError):  # the guards already pin the dtype: this entry runs in CPython
             raise Unsupported(
                 f"an array of dtype {example.dtype} ({source.name()})", hint="Ember does not compile that dtype yet"
             ) from None
@@ -216,6 +219,37 @@ class OutputGraph:
             if self._by_source.get(graph_input.source) is tracker:
                 return i
         return None
+
+    def before_side_effect(self, base=None) -> None:
+        """A side effect the caller can see is about to be traced (``base``: the
+        ``mutation.ArrayBase`` an array write goes to). After a fallible op (``np.linalg``:
+        the entry raises LinAlgError once the graph ran) it must not be in this graph:
+        NumPy raises before it happens. A graph break before it keeps that order; a
+        write into an array made after the op is invisible if the op fails, and stays."""
+        checks = self._emitter.status_checks if self._emitter is not None else []
+        if not checks:
+            return
+        if base is not None and base.graph_input is None:
+            owner = base.original.value.owner
+            last = checks[-1][0].value.owner
+            owner = getattr(owner, "operation", owner)
+            last = getattr(last, "operation", last)
+            if isinstance(owner, ir.Operation) and owner != last and last.is_before_in_block(owner):
+                return
+        raise Unsupported(
+            "a side effect after a np.linalg call that may raise LinAlgError",
+            hint="the graph ends before it, so that the error leaves the caller's objects as NumPy does",
+        )
+
+    def status_lines(self, plan) -> list[str]:
+        """The entry's checks of the fallible ops' statuses (graph outputs through ``plan``)."""
+        checks = self._emitter.status_checks if self._emitter is not None else []
+        lines = []
+        for status, message in checks:
+            value = plan.expr(v.TensorVariable(status))
+            error = plan.ref(np.linalg.LinAlgError)
+            lines.append(f"    if {value}:\n        raise {error}({message!r})")
+        return lines
 
     def op_count(self) -> int:
         return len(list(self.builder.block.operations))

@@ -177,6 +177,8 @@ class InstructionTranslator:
         rule takes one (``symbolic``), else it is specialized."""
         if isinstance(tracker, v.TensorVariable):
             return tracker.tensor
+        if isinstance(tracker, v.MaskedVariable):  # x[mask], lazy (numpy_indexing.Masked)
+            return tracker.masked
         if isinstance(tracker, v.SymIntVariable) and symbolic:
             return tracker.value
         if isinstance(tracker, v.BaseListVariable):
@@ -190,13 +192,20 @@ class InstructionTranslator:
         return tracker.as_constant()
 
     def _tracker(self, result) -> v.VariableTracker:
+        from compiler.frontend.numpy_indexing import Masked
         from compiler.frontend.numpy_semantics import Tensor
         from compiler.frontend.symbolic_shapes import SymInt
 
         if isinstance(result, Tensor):
             return v.TensorVariable(result)
+        if isinstance(result, Masked):
+            return v.MaskedVariable(result)
         if isinstance(result, SymInt):
             return v.sym_or_constant(result)
+        if isinstance(result, v.VariableTracker):  # a rule's own tracker (np.linalg.lstsq's residuals)
+            return result
+        if isinstance(result, tuple) and hasattr(type(result), "_fields"):  # EighResult, SVDResult, ...
+            return v.NamedTupleVariable([self._tracker(r) for r in result], cls=type(result))
         if isinstance(result, tuple):
             return v.TupleVariable([self._tracker(r) for r in result])
         if isinstance(result, list):
@@ -251,6 +260,8 @@ class InstructionTranslator:
         return wrapping.wrap(self, value, source) if source is not None else wrapping.wrap_identity(self, value, None)
 
     def mark_mutated(self, container) -> None:
+        if container.source is not None:
+            self.output.before_side_effect()  # not after a np.linalg call that may raise
         if container.source is not None and not container.mutated:
             container.mutated = True
             self.output.mutated.append(container)
@@ -404,6 +415,7 @@ class InstructionTranslator:
     def STORE_GLOBAL(self, inst):
         if self.depth != 0:
             raise Unsupported("a global write inside an inlined function")
+        self.output.before_side_effect()
         self.output.global_writes[inst.argval] = self.pop()
 
     def MAKE_CELL(self, inst):
@@ -496,6 +508,7 @@ class InstructionTranslator:
     def STORE_ATTR(self, inst):
         obj, value = self.pop(), self.pop()
         if isinstance(obj, v.UserObjectVariable) and obj.source is not None:
+            self.output.before_side_effect()
             self.output.attribute_writes.append((obj, inst.argval, value))
             return
         raise Unsupported(f"setting attribute {inst.argval!r} of {obj}")
@@ -852,7 +865,7 @@ class InstructionTranslator:
 # ---------------------------------------------------------------------- helpers
 
 
-ARRAY_ATTRIBUTES = ("shape", "ndim", "dtype", "size", "T")
+ARRAY_ATTRIBUTES = ("shape", "ndim", "dtype", "size", "itemsize", "nbytes", "T", "real", "imag")
 
 
 def _takes_symbolic_ints(fn) -> bool:
@@ -873,7 +886,9 @@ def _returns_operand(fn, kwargs) -> bool:
 
     if fn is np.asarray or fn is getattr(np, "asanyarray", None):
         return True
-    if isinstance(fn, str) and fn in ("conj", "conjugate"):  # x.conj() of a real array is x
+    if isinstance(fn, str) and fn in ("conj", "conjugate", "real"):  # x.conj(), x.real of a real array: x
+        return True
+    if fn is np.real:
         return True
     if fn is np.array:
         copy = kwargs.get("copy")

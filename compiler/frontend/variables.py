@@ -185,6 +185,39 @@ class TensorVariable(VariableTracker):
         return f"TensorVariable({self.tensor.type})"
 
 
+class MaskedVariable(VariableTracker):
+    """``x[mask]`` with a traced boolean mask (``numpy_indexing.Masked``): its size depends
+    on the data, so it stays lazy; reductions, ``len``, ``.size``, elementwise arithmetic
+    and ``y[mask] = ...`` compile, any other use is a graph break saying why."""
+
+    METHODS = ("sum", "mean", "max", "min", "prod", "any", "all", "astype")
+
+    def __init__(self, masked: Any):
+        self.masked = masked
+
+    def python_type(self):
+        return np.ndarray
+
+    def getattr(self, tx, name):
+        if name in self.METHODS:
+            return NumpyCallableVariable(name, self)
+        if name in ("size", "ndim", "dtype"):
+            return tx.emit(name, self)
+        raise Unsupported(
+            f"x[mask].{name}: the boolean-mask result's size depends on the data "
+            "(reductions, len(), .size and x[mask] = ... compile)"
+        )
+
+    def truth(self, tx):
+        raise Unsupported("a branch on array data", hint="control flow that depends on array data is a graph break")
+
+    def iterate(self, tx):
+        raise Unsupported("iterating over x[mask]: its size depends on the data")
+
+    def __repr__(self):
+        return f"MaskedVariable({self.masked.full.type}[{self.masked.mask.type}])"
+
+
 class SymIntVariable(VariableTracker):
     """An int the trace keeps symbolic: an array's size (``x.shape[0]``, ``len(x)``), an int
     argument made dynamic, and arithmetic on them (``symbolic_shapes.SymInt``). Arithmetic
@@ -251,6 +284,21 @@ class BaseListVariable(VariableTracker):
 class TupleVariable(BaseListVariable):
     def python_type(self):
         return tuple
+
+
+@dataclass(repr=False)
+class NamedTupleVariable(TupleVariable):
+    """A named tuple a NumPy function returns (``np.linalg.eigh``'s ``EighResult``)."""
+
+    cls: type = tuple
+
+    def python_type(self):
+        return self.cls
+
+    def getattr(self, tx, name):
+        if name in self.cls._fields:
+            return self.items[self.cls._fields.index(name)]
+        raise Unsupported(f"attribute {name!r} of {self.cls.__name__}")
 
 
 class ListVariable(BaseListVariable):

@@ -22,14 +22,24 @@ size ops, which become ``arith`` on ``index``: ``size_constant`` a constant,
 ``size_arith`` addi/subi/muli/maxsi/minsi and Python's floor division and remainder
 (``floordivsi``; ``remsi`` with the sign fixed up), ``to_index`` a ``tensor.extract``
 and ``index_cast``, ``from_index`` an ``index_cast`` to i64 filling a 0-d tensor.
+
+Unsigned integers (``uiN`` in Ember's types) become signless ``iN`` here, the only
+integers ``arith`` and ``linalg`` take: the pass runs under ``types.signless_types``,
+converts function signatures, and remembers the Ember type of every value it replaced
+(``_type``), so rules still see ``ui8`` and pick ``divui``, ``cmpi ult``, ``extui``...
+``f16`` is computed as NumPy's half loops do: each op extends its operands to ``f32``,
+computes there and rounds back (``_via_f32``); reductions and matmul accumulate in
+``f32`` and round once at the end, as NumPy's half add/multiply reduce and matmul loops.
 """
 
 from __future__ import annotations
 
+import contextvars
+import functools
 from dataclasses import dataclass
 
 from compiler.dialects import ember, ops
-from compiler.dialects.types import DYN, TensorType, mlir_element_type
+from compiler.dialects.types import DYN, UNSIGNED, TensorType, bit_width, is_unsigned, mlir_element_type, signless_types
 from compiler.mlir import arith, collect, ir, linalg, math, operation_of, tensor
 from compiler.passes import scalar_semantics as scalar
 from compiler.passes.base import EmberPass, PassFailure
@@ -40,7 +50,15 @@ _DYNAMIC = ir.ShapedType.get_dynamic_size()
 # ----------------------------------------------------------------------------- helpers
 
 
+# value -> its Ember type, for values whose MLIR type lost the signedness (``uiN`` -> ``iN``):
+# the lowered results of ember ops and the converted function arguments (one dict per run).
+_EMBER_TYPES: contextvars.ContextVar = contextvars.ContextVar("ember_to_linalg_types", default=None)
+
+
 def _type(value: ir.Value) -> TensorType:
+    known = _EMBER_TYPES.get()
+    if known is not None and value in known:
+        return known[value]
     return TensorType.from_mlir(value.type)
 
 
@@ -207,6 +225,8 @@ def _fmod(a, b, dtype):
     if dtype in ("f32", "f64"):
         return arith.remf(a, b)
     one = scalar.const(dtype, 1)
+    if is_unsigned(dtype):
+        return arith.remui(a, arith.select(arith.cmpi(scalar.CmpI.eq, b, scalar.const(dtype, 0)), one, b))
     trap = arith.ori(
         arith.cmpi(scalar.CmpI.eq, b, scalar.const(dtype, 0)), arith.cmpi(scalar.CmpI.eq, b, scalar.const(dtype, -1))
     )
@@ -215,7 +235,7 @@ def _fmod(a, b, dtype):
 
 def _shift_in_range(b, dtype):
     """0 <= b < bits: NumPy compares the count as unsigned, so a negative one is out of range."""
-    return arith.cmpi(scalar.CmpI.ult, b, scalar.const(dtype, int(dtype[1:])))
+    return arith.cmpi(scalar.CmpI.ult, b, scalar.const(dtype, bit_width(dtype)))
 
 
 def _shl(a, b, dtype):
@@ -227,9 +247,12 @@ def _shl(a, b, dtype):
 
 def _shr(a, b, dtype):
     """NumPy's ``right_shift`` (arithmetic): a count outside [0, bits) shifts the sign in
-    everywhere, as a shift by bits - 1 does."""
+    everywhere, as a shift by bits - 1 does. Unsigned (logical): such a count gives 0."""
     ok = _shift_in_range(b, dtype)
-    return arith.shrsi(a, arith.select(ok, b, scalar.const(dtype, int(dtype[1:]) - 1)))
+    if is_unsigned(dtype):
+        zero = scalar.const(dtype, 0)
+        return arith.select(ok, arith.shrui(a, arith.select(ok, b, zero)), zero)
+    return arith.shrsi(a, arith.select(ok, b, scalar.const(dtype, bit_width(dtype) - 1)))
 
 
 MATH_UNARY = {
@@ -266,22 +289,53 @@ _UNARY = {**scalar.UNARY, **MATH_UNARY}
 _BINARY = {**scalar.BINARY, **MATH_BINARY}
 
 
+def _via_f32(rule, dtype: str):
+    """``rule(*scalars, dtype)``, for ``f16`` computed as NumPy's half loops do: operands
+    extended to ``f32`` (exact), the ``f32`` rule, a float result rounded back to ``f16``."""
+    if dtype != "f16":
+        return lambda *xs: rule(*xs, dtype)
+    f32 = mlir_element_type("f32")
+
+    def rule_f16(*xs):
+        value = rule(*(arith.extf(f32, x) for x in xs), "f32")
+        return arith.truncf(mlir_element_type("f16"), value) if value.type == f32 else value
+
+    return rule_f16
+
+
 def _lower_unary(op, result: TensorType, attrs):
     (x,) = ember.tensor_operands(op)
-    rule = _UNARY[op.name.removeprefix("ember.")]
-    return _elementwise([x], result, lambda a, _: rule(a, result.dtype))
+    rule = _via_f32(_UNARY[op.name.removeprefix("ember.")], result.dtype)
+    return _elementwise([x], result, lambda a, _: rule(a))
+
+
+def _half_extreme(name: str):
+    """NumPy's half ``maximum``/``minimum`` loop: ``(a >= b || isnan(a)) ? a : b`` (``<=``):
+    NaN propagates and, of equal zeros, the first operand comes out (``maximum(-0.0, 0.0)``
+    is ``-0.0``; the float32/float64 loops differ there)."""
+    predicate = scalar.CmpF.OGE if name == "maximum" else scalar.CmpF.OLE
+
+    def rule(a, b, dtype):
+        take_a = arith.ori(arith.cmpf(predicate, a, b), arith.cmpf(scalar.CmpF.UNO, a, a))
+        return arith.select(take_a, a, b)
+
+    return rule
 
 
 def _lower_binary(op, result: TensorType, attrs):
     lhs, rhs = ember.tensor_operands(op)
-    rule = _BINARY[op.name.removeprefix("ember.")]
-    return _elementwise([lhs, rhs], result, lambda a, b, _: rule(a, b, result.dtype))
+    name = op.name.removeprefix("ember.")
+    if result.dtype == "f16" and name in ("maximum", "minimum"):
+        rule = _via_f32(_half_extreme(name), "f16")
+    else:
+        rule = _via_f32(_BINARY[name], result.dtype)
+    return _elementwise([lhs, rhs], result, lambda a, b, _: rule(a, b))
 
 
 def _lower_cmp(op, result: TensorType, attrs):
     lhs, rhs = ember.tensor_operands(op)
-    dtype = _type(lhs).dtype
-    return _elementwise([lhs, rhs], result, lambda a, b, _: scalar.compare(attrs["predicate"], a, b, dtype))
+    rule = _via_f32(lambda a, b, d: scalar.compare(attrs["predicate"], a, b, d), _type(lhs).dtype)
+    return _elementwise([lhs, rhs], result, lambda a, b, _: rule(a, b))
 
 
 def _lower_select(op, result: TensorType, attrs):
@@ -310,22 +364,29 @@ def _lower_reduce(op, result: TensorType, attrs):
     if not axes:  # reducing over nothing is the identity, for mean too (x / 1)
         return x
     identity, combine = scalar.REDUCTIONS[name]
+    # f16 accumulates in f32 and rounds once, as NumPy's half add/multiply reduce loops
+    # (and mean, which sums float16 in float32) do
+    acc = result.with_dtype("f32") if xt.dtype == "f16" else result
+    f32 = mlir_element_type("f32")
+    element = (lambda a: arith.extf(f32, a)) if xt.dtype == "f16" else (lambda a: a)
     if attrs["keepdims"]:
         loops = xt.rank + len(axes)  # the result's dims, then one reduction loop per axis
         in_exprs = [ir.AffineDimExpr.get(xt.rank + axes.index(i) if i in axes else i) for i in range(xt.rank)]
         out_map = _identity_prefix(loops, xt.rank)
-        init = _filled(result, _sizes_like(result, x), identity(xt.dtype))
+        init = _filled(acc, _sizes_like(result, x), identity(acc.dtype))
         iterators = ["parallel"] * xt.rank + ["reduction"] * len(axes)
         in_map = _map(loops, in_exprs)
     else:
         kept = [i for i in range(xt.rank) if i not in axes]
-        init = _filled(result, _sizes_like(result, x, kept), identity(xt.dtype))
+        init = _filled(acc, _sizes_like(result, x, kept), identity(acc.dtype))
         out_map = _map(xt.rank, [ir.AffineDimExpr.get(i) for i in kept])
         iterators = ["reduction" if i in axes else "parallel" for i in range(xt.rank)]
         in_map = _identity(xt.rank)
-    value = _generic([x], init, [in_map, out_map], iterators, lambda a, acc: combine(acc, a, xt.dtype))
+    value = _generic([x], init, [in_map, out_map], iterators, lambda a, total: combine(total, element(a), acc.dtype))
     if name == "mean":
-        value = _divide_by_count(value, result, x, axes)
+        value = _divide_by_count(value, acc, x, axes)
+    if acc != result:
+        value = _elementwise([value], result, lambda a, _: scalar.cast(a, acc.dtype, result.dtype))
     return value
 
 
@@ -370,7 +431,16 @@ def _lower_matmul(op, result: TensorType, attrs):
     lhs_t, rhs_t = _transposed_source(lhs), _transposed_source(rhs)
     dyn = [(v, a) if (t := _transposed_source(v)) is None else (t, 1 - a) for v, a in dyn]
     sizes = [d if d is not DYN else _dim(v, a) for d, (v, a) in zip(result.shape, dyn)]
-    init = _filled(result, sizes, 0)
+    if result.dtype == "f16":  # NumPy's half matmul/dot sum in float and round once
+        acc = result.with_dtype("f32")
+        product = _single_value(_lower_matmul_into(lhs, rhs, lhs_t, rhs_t, _filled(acc, sizes, 0), lt, rt, "f16"))
+        return _elementwise([product], result, lambda a, _: scalar.cast(a, "f32", "f16"))
+    return _lower_matmul_into(lhs, rhs, lhs_t, rhs_t, _filled(result, sizes, 0), lt, rt, result.dtype)
+
+
+def _lower_matmul_into(lhs, rhs, lhs_t, rhs_t, init, lt: TensorType, rt: TensorType, dtype: str):
+    """The named linalg op of the ranks into ``init`` (its element type may be wider:
+    the named ops extend their operands to it)."""
     if lt.rank == 1 and rt.rank == 1:
         return linalg.dot(lhs, rhs, outs=[init])
     if lt.rank == 1:  # y @ A.T == A @ y
@@ -391,7 +461,7 @@ def _lower_matmul(op, result: TensorType, attrs):
         return linalg.matmul(a, b, outs=[init], indexing_maps=maps)
     if lt.rank == 3:
         return linalg.batch_matmul(lhs, rhs, outs=[init])
-    return _batched_matmul_generic(lhs, rhs, init, lt.rank, result.dtype)
+    return _batched_matmul_generic(lhs, rhs, init, lt.rank, dtype)
 
 
 def _transposed_source(value: ir.Value) -> ir.Value | None:
@@ -412,6 +482,15 @@ def _batched_matmul_generic(lhs, rhs, init, rank, dtype):
     batch, m, n, k = d[: rank - 2], d[rank - 2], d[rank - 1], d[rank]
     maps = [_map(rank + 1, batch + [m, k]), _map(rank + 1, batch + [k, n]), _map(rank + 1, batch + [m, n])]
     mul, add = scalar.BINARY["mul"], scalar.BINARY["add"]
+    if dtype == "f16":  # into an f32 init
+        f32 = mlir_element_type("f32")
+        return _generic(
+            [lhs, rhs],
+            init,
+            maps,
+            ["parallel"] * rank + ["reduction"],
+            lambda a, b, acc: add(acc, mul(arith.extf(f32, a), arith.extf(f32, b), "f32"), "f32"),
+        )
     return _generic(
         [lhs, rhs], init, maps, ["parallel"] * rank + ["reduction"], lambda a, b, acc: add(acc, mul(a, b, dtype), dtype)
     )
@@ -487,7 +566,7 @@ def _static_groups(src, dst):
             i += 1
             if product >= target:
                 break
-        if product != target:
+        if product != target or not group:  # a unit dim past the last source dim: no grouping
             return None
         groups.append(group)
     while i < len(src) and src[i] == 1:
@@ -696,13 +775,16 @@ def _lower_iota(op, result: TensorType, attrs):
     def body(_):
         i = linalg.IndexOp(attrs["axis"]).result
         if result.is_float:
-            return arith.sitofp(element, arith.index_cast(ir.IntegerType.get_signless(64), i))
+            return scalar.cast(arith.index_cast(ir.IntegerType.get_signless(64), i), "i64", result.dtype)
         return arith.index_cast(element, i)
 
     return _generic([], init, [_identity(result.rank)], ["parallel"] * result.rank, body)
 
 
 def _lower_constant(op, result: TensorType, attrs):
+    if result.dtype in UNSIGNED:  # the same bits as a signless dense attribute
+        value = attrs["value"].view(result.numpy_dtype.str.replace("u", "i"))
+        return arith.ConstantOp(result.to_mlir(), ember.to_attribute("dense", value)).result
     return arith.ConstantOp(op.results[0].type, op.attributes["value"]).result
 
 
@@ -760,7 +842,8 @@ def _lower_size_arith(op, result, attrs):
 
 def _lower_to_index(op, result, attrs):
     (x,) = ember.tensor_operands(op)
-    return arith.index_cast(ir.IndexType.get(), tensor.extract(x, []))
+    cast = arith.index_castui if is_unsigned(_type(x).dtype) else arith.index_cast
+    return cast(ir.IndexType.get(), tensor.extract(x, []))
 
 
 def _lower_from_index(op, result: TensorType, attrs):
@@ -805,27 +888,40 @@ LOWERINGS.update(
         "from_index": _lower_from_index,
     }
 )
-# Op families lowered in modules of their own (they import this module's helpers).
-from compiler.passes import lower_indexing, lower_lapack, lower_sort  # noqa: E402
+# Ops with complex operands or results: NumPy's complex loops (complex_semantics.handles).
+from compiler.passes import complex_semantics  # noqa: E402
 
-for _module in (lower_indexing, lower_lapack, lower_sort):
-    LOWERINGS.update(_module.LOWERINGS)
-_missing = [n for n, fn in LOWERINGS.items() if fn is None]
-assert not _missing, f"ember ops without a lowering: {_missing}"
+
+@functools.cache
+def lowerings() -> dict:
+    """``LOWERINGS`` and the op families lowered in modules of their own (advanced
+    indexing, LAPACK, scans, sorting). Those import this module's helpers, so they are
+    imported here, on first use: imported at the top, whichever module a process
+    imported first would find the other half-initialized."""
+    from compiler.passes import lower_indexing, lower_lapack, lower_scan, lower_sort
+
+    table = dict(LOWERINGS)
+    for module in (lower_indexing, lower_lapack, lower_scan, lower_sort):
+        table.update(module.LOWERINGS)
+    missing = [n for n, fn in table.items() if fn is None]
+    assert not missing, f"ember ops without a lowering: {missing}"
+    return table
 
 
 def lower_op(op: ir.Operation) -> ir.Value:
     """Build the replacement of one ember op before it and return its value."""
     name = op.name.removeprefix("ember.")
-    if name not in LOWERINGS:
+    table = lowerings()
+    if name not in table:
         raise PassFailure(f"no lowering for '{op.name}'", op)
     try:
         attrs = ember.op_attributes(op)
         result = None if ops.OPS[name].index_result else _type(op.results[0])
     except (ops.TypeRuleError, TypeError, ValueError) as e:
         raise PassFailure(f"cannot lower '{op.name}': {e}", op) from None
+    lowering = complex_semantics.lower if complex_semantics.handles(op, result) else table[name]
     with op.location, ir.InsertionPoint(op):
-        value = LOWERINGS[name](op, result, attrs)
+        value = lowering(op, result, attrs)
     # Some binding helpers (linalg.transpose) return the op rather than its result.
     return _single_value(value)
 
@@ -848,12 +944,46 @@ class EmberToLinalg(EmberPass):
 
     def run(self, module):
         found = collect(module, lambda op: op.name.startswith("ember."))
-        with module.context:
-            for op in found:
-                value = lower_op(op)
-                op.results[0].replace_all_uses_with(value)
-                op.erase()
-            _erase_dead_transposes(module)
+        known: dict = {}
+        token = _EMBER_TYPES.set(known)
+        try:
+            with module.context, signless_types():
+                _signless_signatures(module, known)
+                for op in found:
+                    ember_type = None if ops.OPS[op.name.removeprefix("ember.")].index_result else op.results[0].type
+                    value = lower_op(op)
+                    if ember_type is not None and value.type != ember_type:  # uiN: remember the type
+                        known[value] = TensorType.from_mlir(ember_type)
+                    op.results[0].replace_all_uses_with(value)
+                    op.erase()
+                _erase_dead_transposes(module)
+        finally:
+            _EMBER_TYPES.reset(token)
+
+
+def _signless_signatures(module, known: dict) -> None:
+    """Function arguments and results of ``uiN`` tensor types become ``iN`` (the Ember
+    type of each argument is kept in ``known``); ``return`` follows its operands."""
+    for fn in collect(module, lambda op: op.name == "func.func"):
+        fn_type = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)
+        inputs, results = [_signless(t) for t in fn_type.inputs], [_signless(t) for t in fn_type.results]
+        if inputs == list(fn_type.inputs) and results == list(fn_type.results):
+            continue
+        for arg in fn.regions[0].blocks[0].arguments if len(fn.regions[0].blocks) else ():
+            if _signless(arg.type) != arg.type:
+                known[arg] = TensorType.from_mlir(arg.type)
+                arg.set_type(_signless(arg.type))
+        fn.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(inputs, results))
+
+
+def _signless(t: ir.Type) -> ir.Type:
+    """``t`` with a ``uiN`` tensor element type made ``iN`` (other types as they are)."""
+    if not isinstance(t, ir.RankedTensorType):
+        return t
+    element = t.element_type
+    if isinstance(element, ir.IntegerType) and element.is_unsigned:
+        return ir.RankedTensorType.get(t.shape, ir.IntegerType.get_signless(element.width))
+    return t
 
 
 def _erase_dead_transposes(module) -> None:

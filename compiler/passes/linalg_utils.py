@@ -53,8 +53,12 @@ _LIBRARY_OPS = ("linalg.matmul", "linalg.matvec", "linalg.vecmat")
 
 def is_library_call(op) -> bool:
     """Float matmuls and matrix-vector products become BLAS calls (passes/blas.py):
-    never tiled, never fused."""
-    return op.name in _LIBRARY_OPS and str(op.results[0].type.element_type) in ("f32", "f64")
+    never tiled, never fused. Only where every operand has that one element type (an f16
+    matmul accumulates into f32 and stays a generated loop, like integer ones)."""
+    if op.name not in _LIBRARY_OPS:
+        return False
+    elements = {str(v.type.element_type) for v in op.operands}
+    return len(elements) == 1 and elements <= {"f32", "f64"}
 
 
 def roots(fn) -> list:

@@ -1,7 +1,174 @@
-"""Lowerings of the gather/scatter family (filled in by issue 12's indexing work)."""
+"""Lowerings of the gather/scatter family (NumPy's advanced indexing).
+
+``ember.gather(x, indices) {axes, at}`` reads, for each position ``r`` of its result,
+``x`` at the coordinates ``indices[b, :]`` along ``axes`` (``b``: the result's dims
+``at .. at + batch rank``) and the result's other dims along the rest of ``x``. It
+becomes one ``linalg.generic`` over the result: the index tensor is an input read
+once per indexed axis (a map whose last coordinate is that axis' constant column),
+and the body reads ``x`` with ``tensor.extract``, so the gather fuses with its
+elementwise consumers and producers like any parallel loop.
+
+``ember.scatter(dest, indices, updates) {axes, at}`` writes ``updates[r]`` into
+``dest`` at the position ``gather`` would read ``r`` from, in row-major order of
+``updates``, so that of two writes to one position the last wins (NumPy's
+``x[idx] = v``). That order is sequential by nature: a nest of ``scf.for`` loops
+carrying the tensor, one ``tensor.insert`` per element. One-shot bufferization
+(``ember-bufferize``) turns the loop-carried tensor into one buffer written in
+place: a copy of ``dest`` when ``dest`` is read-only or read later, ``dest``'s
+own buffer otherwise (an in-out argument, ``ember.inout``).
+
+Index semantics (both ops): an index in ``[-size, size)`` counts from the end when
+negative, as in NumPy; any other index is clamped into ``[0, size - 1]``, so no
+kernel ever reads or writes outside its arrays. The frontend checks the range with
+a run-time status output (``numpy_indexing``) and never uses a clamped result:
+the call is then re-run in CPython, which raises NumPy's ``IndexError``.
+"""
 
 from __future__ import annotations
 
-# Ember op name -> lowering function (op, result TensorType, attrs) -> ir.Value, merged
-# into ember_to_linalg.LOWERINGS.
-LOWERINGS: dict = {}
+from compiler.dialects import ember
+from compiler.dialects.types import TensorType
+from compiler.mlir import arith, ir, linalg, scf, tensor
+
+# ember_to_linalg imports this module to merge ``LOWERINGS``: its helpers are looked up
+# when a lowering runs, so that either module may be imported first.
+
+
+def _as_index(size):
+    return _base()._as_index(size)
+
+
+def _dim(value, axis):
+    return _base()._dim(value, axis)
+
+
+def _empty(t, sizes):
+    return _base()._empty(t, sizes)
+
+
+def _generic(inputs, init, maps, iterators, body):
+    return _base()._generic(inputs, init, maps, iterators, body)
+
+
+def _index(value):
+    return _base()._index(value)
+
+
+def _map(rank, exprs):
+    return _base()._map(rank, exprs)
+
+
+def _type(value):
+    return _base()._type(value)
+
+
+def _base():
+    from compiler.passes import ember_to_linalg
+
+    return ember_to_linalg
+
+
+__all__ = ["LOWERINGS"]
+
+
+def _layout(result_rank: int, x_rank: int, attrs, batch: int):
+    """For each dim of ``x``: ('index', j) for the j-th indexed axis, else ('dim', d)
+    with ``d`` the result dim it comes from; and the result dims of the batch."""
+    axes, at = list(attrs["axes"]), attrs["at"]
+    batch_dims = list(range(at, at + batch))
+    rest_dims = [d for d in range(result_rank) if d not in batch_dims]
+    coords, it = [], iter(rest_dims)
+    for a in range(x_rank):
+        coords.append(("index", axes.index(a)) if a in axes else ("dim", next(it)))
+    return coords, batch_dims
+
+
+def _in_range(i: ir.Value, size) -> ir.Value:
+    """An i64 index as an ``index`` in ``[0, size)``: negatives count from the end
+    (NumPy's), anything still outside is clamped (never read or written)."""
+    i = arith.index_cast(ir.IndexType.get(), i)
+    size = _as_index(size)
+    zero = _index(0)
+    negative = arith.cmpi(arith.CmpIPredicate.slt, i, zero)
+    i = arith.select(negative, arith.addi(i, size), i)
+    last = arith.maxsi(arith.subi(size, _index(1)), zero)
+    return arith.minsi(arith.maxsi(i, zero), last)
+
+
+def _result_sizes(result: TensorType, x, indices, coords, batch_dims) -> list:
+    sizes = [None] * result.rank
+    for a, (kind, d) in enumerate(coords):
+        if kind == "dim":
+            sizes[d] = _dim(x, a)
+    for k, d in enumerate(batch_dims):
+        sizes[d] = _dim(indices, k)
+    return sizes
+
+
+def _lower_gather(op, result: TensorType, attrs):
+    x, indices = ember.tensor_operands(op)
+    xt, it = _type(x), _type(indices)
+    batch = it.rank - 1
+    coords, batch_dims = _layout(result.rank, xt.rank, attrs, batch)
+    init = _empty(result, _result_sizes(result, x, indices, coords, batch_dims))
+    k = len(attrs["axes"])
+    rank = result.rank
+    index_maps = [
+        _map(rank, [ir.AffineDimExpr.get(d) for d in batch_dims] + [ir.AffineConstantExpr.get(j)]) for j in range(k)
+    ]
+    out_map = _map(rank, [ir.AffineDimExpr.get(d) for d in range(rank)])
+    x_sizes = [_dim(x, a) for a in range(xt.rank)]
+
+    def body(*args):
+        picked = args[:k]
+        where = []
+        for a, (kind, d) in enumerate(coords):
+            if kind == "index":
+                where.append(_in_range(picked[d], x_sizes[a]))
+            else:
+                where.append(_linalg_index(d))
+        return tensor.extract(x, where)
+
+    return _generic([indices] * k, init, index_maps + [out_map], ["parallel"] * rank, body)
+
+
+def _linalg_index(d: int) -> ir.Value:
+    return linalg.IndexOp(d).result
+
+
+def _lower_scatter(op, result: TensorType, attrs):
+    dest, indices, updates = ember.tensor_operands(op)
+    dt, it, ut = _type(dest), _type(indices), _type(updates)
+    batch = it.rank - 1
+    coords, batch_dims = _layout(ut.rank, dt.rank, attrs, batch)
+    if 0 in ut.shape:  # nothing to write
+        return dest
+    dest_sizes = [_dim(dest, a) for a in range(dt.rank)]
+    bounds = [_as_index(_dim(updates, d)) for d in range(ut.rank)]
+    zero, one = _index(0), _index(1)
+
+    def write(acc, ivs):
+        b = [ivs[d] for d in batch_dims]
+        where = []
+        for a, (kind, d) in enumerate(coords):
+            if kind == "index":
+                i = tensor.extract(indices, b + [_index(d)])
+                where.append(_in_range(i, dest_sizes[a]))
+            else:
+                where.append(ivs[d])
+        value = tensor.extract(updates, list(ivs))
+        return tensor.insert(value, acc, where)
+
+    def nest(depth, acc, ivs):
+        if depth == ut.rank:
+            return write(acc, ivs)
+        loop = scf.ForOp(zero, bounds[depth], one, [acc])
+        with ir.InsertionPoint(loop.body):
+            inner = nest(depth + 1, loop.inner_iter_args[0], ivs + [loop.induction_variable])
+            scf.YieldOp([inner])
+        return loop.results[0]
+
+    return nest(0, dest, [])
+
+
+LOWERINGS: dict = {"gather": _lower_gather, "scatter": _lower_scatter}

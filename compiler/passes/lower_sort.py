@@ -1,7 +1,185 @@
-"""Lowerings of sort/argsort (filled in by issue 12's sorting work)."""
+"""Lowerings of ``ember.sort`` and ``ember.argsort``: a stable bottom-up merge sort per row.
+
+Both ops sort every 1-d line of their operand along ``axis`` (ascending, NumPy's order:
+NaN after everything else, ``-0.0`` and ``0.0`` equal, bools ``False < True``), stably;
+``sort`` gives the values, ``argsort`` the i64 positions the values came from. The
+lowering is tensor-level ``scf`` code that one-shot bufferization turns into in-place
+loops over buffers:
+
+* each op sorts into buffers of its own (``tensor.empty``: a key tensor, for ``argsort``
+  an i64 index tensor, and two scratch lines), filled line by line from the operand
+  (and the positions) inside the loops: no linalg init that CSE could share between
+  two sorts, which eliminate-empty-tensors would then place in one output buffer;
+* nested ``scf.for`` loops walk every line (every index of the other dims), carrying
+  the whole key (and index) tensor and two scratch lines of the axis' length;
+* per line, passes of widths 1, 2, 4, ... merge adjacent sorted runs: the even passes
+  from the line into the scratch line, the odd ones back, two per iteration of an
+  ``scf.for`` over at most 32 double passes (each guarded by ``width < n`` in an
+  ``scf.if``), so the sorted line always ends where it started. A merge takes the
+  right element only when it is strictly less than the left one: stable;
+* ``n`` is read from the operand (static or ``tensor.dim``), so symbolic sizes need
+  nothing else: ``O(n log n)`` compares per line and ``n`` extra elements of scratch.
+
+The loops are ``scf.for``, not linalg ops, so fusion and tiling leave them alone, and
+the kernel holding them runs on one thread (``ember-parallel-parts`` sees more than
+one loop nest at the top).
+"""
 
 from __future__ import annotations
 
+from compiler.dialects import ember
+from compiler.dialects.types import DYN, TensorType, mlir_element_type
+from compiler.mlir import arith, ir, scf, tensor
+from compiler.passes import scalar_semantics as scalar
+from compiler.passes.ember_to_linalg import _as_index, _dim, _empty, _filled, _index, _result_sizes, _type
+
+CmpF = arith.CmpFPredicate
+CmpI = arith.CmpIPredicate
+
+# Double passes per line: widths up to 4**32 = 2**64, more than any size.
+MAX_DOUBLE_PASSES = 32
+
+
+def _before(b: ir.Value, a: ir.Value, dtype: str) -> ir.Value:
+    """Whether ``b`` sorts strictly before ``a`` (NumPy's order: NaN last; -0.0 == 0.0)."""
+    if dtype in ("f16", "f32", "f64"):  # f16: cmpf is exact on half, no rounding involved
+        less = arith.cmpf(CmpF.OLT, b, a)
+        a_nan = arith.cmpf(CmpF.UNO, a, a)
+        b_num = arith.cmpf(CmpF.ORD, b, b)
+        return arith.ori(less, arith.andi(a_nan, b_num))
+    return arith.cmpi(CmpI.ult if dtype == "i1" or dtype.startswith("ui") else CmpI.slt, b, a)  # uiN: unsigned
+
+
+def _yield(values) -> None:
+    scf.YieldOp(list(values))
+
+
+def _for(lower, upper, step, iter_args, body) -> list:
+    """``scf.for`` from ``lower`` to ``upper`` by ``step`` (index values) carrying
+    ``iter_args``; ``body(iv, *args)`` returns the values to yield."""
+    loop = scf.ForOp(lower, upper, step, list(iter_args))
+    with ir.InsertionPoint(loop.body):
+        _yield(body(loop.induction_variable, *loop.inner_iter_args))
+    return list(loop.results)
+
+
+def _merge_pass(n, width, src, dst, src_at, dst_at, dtype: str):
+    """One merge pass of runs of ``width`` over a line of ``n``: ``src`` (keys and
+    optionally indices, tensors) into ``dst``; ``src_at(k)``/``dst_at(k)`` are the
+    tensor indices of the line's element ``k``. Returns the new ``dst`` tensors."""
+    zero, one = _index(0), _index(1)
+    span = arith.addi(width, width)
+
+    def run(lo, *dsts):
+        mid = arith.minsi(arith.addi(lo, width), n)
+        hi = arith.minsi(arith.addi(lo, span), n)
+        last = arith.subi(hi, one)
+
+        def step(k, i, j, *outs):
+            left_ok = arith.cmpi(CmpI.slt, i, mid)
+            right_ok = arith.cmpi(CmpI.slt, j, hi)
+            ia = arith.minsi(i, last)  # clamped: never read outside the run
+            jb = arith.minsi(j, last)
+            a = tensor.extract(src[0], src_at(ia))
+            b = tensor.extract(src[0], src_at(jb))
+            take_right = arith.andi(right_ok, arith.ori(arith.xori(left_ok, _true()), _before(b, a, dtype)))
+            new = [tensor.insert(arith.select(take_right, b, a), outs[0], dst_at(k))]
+            if len(src) > 1:
+                ai = tensor.extract(src[1], src_at(ia))
+                bi = tensor.extract(src[1], src_at(jb))
+                new.append(tensor.insert(arith.select(take_right, bi, ai), outs[1], dst_at(k)))
+            next_i = arith.select(take_right, i, arith.addi(i, one))
+            next_j = arith.select(take_right, arith.addi(j, one), j)
+            return [next_i, next_j, *new]
+
+        results = _for(lo, hi, one, [lo, mid, *dsts], step)
+        return results[2:]
+
+    return _for(zero, n, span, dst, run)
+
+
+def _true() -> ir.Value:
+    return scalar.const("i1", True)
+
+
+def _sort_lines(x: ir.Value, axis: int, with_indices: bool) -> list:
+    """The keys of ``x`` with every line along ``axis`` sorted (and the positions they came
+    from, with ``with_indices``), as new tensors."""
+    xt = _type(x)
+    rank = xt.rank
+    sizes = [_as_index(_dim(x, d)) for d in range(rank)]
+    n = sizes[axis]
+    dynamic = [s for s, d in zip(sizes, xt.shape) if d is DYN]
+    line_size = [n]
+    full = [_empty(xt, _result_sizes(xt, dynamic))]
+    scratch = [_empty(TensorType((xt.shape[axis],), xt.dtype), line_size)]
+    if with_indices:
+        full.append(_empty(xt.with_dtype("i64"), _result_sizes(xt, dynamic)))
+        scratch.append(_empty(TensorType((xt.shape[axis],), "i64"), line_size))
+    count = len(full)
+    others = [d for d in range(rank) if d != axis]
+    zero, one = _index(0), _index(1)
+    i64 = mlir_element_type("i64")
+
+    def sort_line(outer: list, *state):
+        def in_line(k):
+            at = list(outer)
+            at.insert(axis, k)
+            return at
+
+        def in_spare(k):
+            return [k]
+
+        def load(k, *line):  # the line's keys (and positions) from x: each sort owns its buffers
+            at = in_line(k)
+            new = [tensor.insert(tensor.extract(x, at), line[0], at)]
+            if with_indices:
+                new.append(tensor.insert(arith.index_cast(i64, k), line[1], at))
+            return new
+
+        line = _for(zero, n, one, state[:count], load)
+
+        def double_pass(q, *state):
+            line, spare = list(state[:count]), list(state[count:])
+            width = arith.shli(one, arith.muli(q, _index(2)))
+            active = arith.cmpi(CmpI.slt, width, n)
+            branch = scf.IfOp(active, [v.type for v in state], has_else=True)
+            with ir.InsertionPoint(branch.then_block):
+                spare2 = _merge_pass(n, width, line, spare, in_line, in_spare, xt.dtype)
+                line2 = _merge_pass(n, arith.addi(width, width), spare2, line, in_spare, in_line, xt.dtype)
+                _yield([*line2, *spare2])
+            with ir.InsertionPoint(branch.else_block):
+                _yield(state)
+            return list(branch.results)
+
+        return _for(zero, _index(MAX_DOUBLE_PASSES), one, [*line, *state[count:]], double_pass)
+
+    def nest(level: int, outer: list, state: list):
+        if level == len(others):
+            return sort_line(outer, *state)
+        return _for(zero, sizes[others[level]], one, state, lambda iv, *s: nest(level + 1, [*outer, iv], list(s)))
+
+    return nest(0, [], [*full, *scratch])[:count]
+
+
+def _lower_sort(op, result: TensorType, attrs):
+    (x,) = ember.tensor_operands(op)
+    xt = _type(x)
+    axis = attrs["axis"]
+    if 0 in xt.shape or xt.shape[axis] == 1:
+        return x  # nothing to reorder
+    return _sort_lines(x, axis, False)[0]
+
+
+def _lower_argsort(op, result: TensorType, attrs):
+    (x,) = ember.tensor_operands(op)
+    xt = _type(x)
+    axis = attrs["axis"]
+    if 0 in xt.shape or xt.shape[axis] == 1:  # every position is 0 (or there is none)
+        return _filled(result, [_dim(x, d) for d in range(xt.rank)], 0)
+    return _sort_lines(x, axis, True)[1]
+
+
 # Ember op name -> lowering function (op, result TensorType, attrs) -> ir.Value, merged
-# into ember_to_linalg.LOWERINGS.
-LOWERINGS: dict = {}
+# into ember_to_linalg.lowerings().
+LOWERINGS: dict = {"sort": _lower_sort, "argsort": _lower_argsort}

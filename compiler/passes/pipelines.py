@@ -31,6 +31,12 @@ PIPELINES: dict[str, tuple[str, str]] = {
                 "scf-forall-to-for",
                 "arith-expand",  # floordivsi, ceildivsi and friends have no direct LLVM lowering
                 "convert-math-to-funcs",  # math.ipowi (integer power) as a small generated function
+                # complex (passes/complex_semantics.py): exp/log/sqrt/sin/cos/tanh as C99 libm
+                # calls (cexp, ...: NumPy's own), anything else to arith, then create/re/im to
+                # LLVM structs {re, im}
+                "convert-complex-to-libm",
+                "convert-complex-to-standard",
+                "convert-complex-to-llvm",
                 "convert-scf-to-cf",
                 "expand-strided-metadata",
                 "lower-affine",

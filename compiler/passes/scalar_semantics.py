@@ -6,18 +6,21 @@ is this one file. Each rule takes the block's scalar values and the Ember elemen
 type name (``f32 f64 i32 i64 i1``) and returns the result value; it builds at the
 current insertion point and location.
 
-Where NumPy differs from the obvious arith op it is spelled out: integers are
-signed; integer ``//`` and ``%`` by zero give 0 (and never reach a hardware divide
+Where NumPy differs from the obvious arith op it is spelled out: ``iN`` integers are
+signed and ``uiN`` unsigned (both signless in arith: the rules pick ``divui remui
+maxui minui shrui extui uitofp fptoui`` and the unsigned predicates for ``uiN``); integer ``//`` and ``%`` by zero give 0 (and never reach a hardware divide
 by zero or ``INT_MIN / -1``, which trap on x86); float ``//`` and ``%`` follow
 ``npy_divmod`` (floor of the fmod-corrected quotient, not ``floor(a / b)``, which is
 wrong for ``1 // 0.1``); max/min propagate NaN; ``!=`` on floats is unordered
-(``NaN != NaN``); bools compare as unsigned (``False < True``).
+(``NaN != NaN``); bools compare as unsigned (``False < True``). ``f16`` never reaches
+these rules: ember-to-linalg computes it in ``f32`` and rounds back after each op, as
+NumPy's half loops do (``cast`` alone takes ``f16`` operands and results).
 """
 
 from __future__ import annotations
 
-from compiler.dialects.types import FLOATS, mlir_element_type
-from compiler.mlir import arith, ir, math
+from compiler.dialects.types import COMPLEX, COMPLEX_PART, FLOATS, bit_width, is_unsigned, mlir_element_type
+from compiler.mlir import arith, complex_dialect, ir, math
 
 CmpI = arith.CmpIPredicate
 CmpF = arith.CmpFPredicate
@@ -27,21 +30,26 @@ CmpF = arith.CmpFPredicate
 
 
 def const(dtype: str, value) -> ir.Value:
-    """A scalar constant of an Ember element type (bools as 0/1, floats may be inf/nan)."""
+    """A scalar constant of an Ember element type (bools as 0/1, floats may be inf/nan,
+    complex ``{re, im}`` from a Python number)."""
     t = mlir_element_type(dtype)
+    if dtype in COMPLEX:
+        value, part = complex(value), COMPLEX_PART[dtype]
+        return complex_dialect.create_(t, const(part, value.real), const(part, value.imag))
     if dtype in FLOATS:
         return arith.constant(t, ir.FloatAttr.get(t, float(value)))
     if dtype == "i1":
         return arith.constant(t, ir.IntegerAttr.get(t, -1 if value else 0))
-    return arith.constant(t, ir.IntegerAttr.get(t, int(value)))
+    half = 1 << (bit_width(dtype) - 1)  # the bit pattern as a signed value (uiN: 255 is -1 of i8)
+    return arith.constant(t, ir.IntegerAttr.get(t, (int(value) + half) % (2 * half) - half))
 
 
 def int_min(dtype: str) -> int:
-    return -(1 << (int(dtype[1:]) - 1))
+    return 0 if is_unsigned(dtype) else -(1 << (bit_width(dtype) - 1))
 
 
 def int_max(dtype: str) -> int:
-    return (1 << (int(dtype[1:]) - 1)) - 1
+    return (1 << bit_width(dtype)) - 1 if is_unsigned(dtype) else (1 << (bit_width(dtype) - 1)) - 1
 
 
 def _is_float(dtype: str) -> bool:
@@ -56,6 +64,8 @@ def _neg(x, dtype):
 
 
 def _abs(x, dtype):
+    if is_unsigned(dtype):
+        return x  # np.abs of an unsigned integer is the identity
     return math.absf(x) if _is_float(dtype) else math.absi(x)
 
 
@@ -116,7 +126,16 @@ def _safe_divisor(b, dtype):
     return safe, is_zero, is_minus_one
 
 
+def _unsigned_divisor(b, dtype):
+    """(divisor that never traps, b == 0): 0 is replaced by 1 (unsigned: no -1 case)."""
+    is_zero = _cmpi(CmpI.eq, b, const(dtype, 0))
+    return arith.select(is_zero, const(dtype, 1), b), is_zero
+
+
 def _int_floordiv(a, b, dtype):
+    if is_unsigned(dtype):  # floor is truncation; x // 0 == 0
+        safe, is_zero = _unsigned_divisor(b, dtype)
+        return arith.select(is_zero, const(dtype, 0), arith.divui(a, safe))
     safe, is_zero, is_minus_one = _safe_divisor(b, dtype)
     q = arith.floordivsi(a, safe)
     q = arith.select(is_minus_one, arith.subi(const(dtype, 0), a), q)
@@ -125,6 +144,9 @@ def _int_floordiv(a, b, dtype):
 
 def _int_mod(a, b, dtype):
     """Python's ``%``: the remainder takes the divisor's sign; ``x % 0 == 0``."""
+    if is_unsigned(dtype):
+        safe, is_zero = _unsigned_divisor(b, dtype)
+        return arith.select(is_zero, const(dtype, 0), arith.remui(a, safe))
     safe, is_zero, _ = _safe_divisor(b, dtype)  # x % -1 == x % 1 == 0
     zero = const(dtype, 0)
     r = arith.remsi(a, safe)
@@ -167,18 +189,32 @@ def _mod(a, b, dtype):
 
 
 def _pow(a, b, dtype):
-    return math.powf(a, b) if _is_float(dtype) else math.ipowi(a, b)
+    if _is_float(dtype):
+        return math.powf(a, b)
+    if is_unsigned(dtype):
+        # ipowi reads its exponent as signed (a uiN count with the top bit set would be
+        # negative): a**b == (a**(b >> 1))**2 * (a if b is odd else 1), all wrapping, as
+        # NumPy's square-and-multiply loop.
+        half = math.ipowi(a, arith.shrui(b, const(dtype, 1)))
+        square = arith.muli(half, half)
+        odd = _cmpi(CmpI.ne, arith.andi(b, const(dtype, 1)), const(dtype, 0))
+        return arith.select(odd, arith.muli(square, a), square)
+    return math.ipowi(a, b)
 
 
 def _max(a, b, dtype):
     if _is_float(dtype):
         return arith.maximumf(a, b)  # NaN-propagating, like np.maximum
+    if is_unsigned(dtype):
+        return arith.maxui(a, b)
     return arith.ori(a, b) if dtype == "i1" else arith.maxsi(a, b)
 
 
 def _min(a, b, dtype):
     if _is_float(dtype):
         return arith.minimumf(a, b)
+    if is_unsigned(dtype):
+        return arith.minui(a, b)
     return arith.andi(a, b) if dtype == "i1" else arith.minsi(a, b)
 
 
@@ -202,7 +238,7 @@ BINARY = {
 
 # ----------------------------------------------------------------------------- compare
 
-# predicate -> (float predicate, signed int predicate, bool (unsigned) predicate)
+# predicate -> (float predicate, signed int predicate, bool and uiN (unsigned) predicate)
 COMPARE = {
     "eq": (CmpF.OEQ, CmpI.eq, CmpI.eq),
     "ne": (CmpF.UNE, CmpI.ne, CmpI.ne),  # NaN != NaN is True
@@ -217,7 +253,7 @@ def compare(predicate: str, a, b, dtype: str):
     f_pred, si_pred, b_pred = COMPARE[predicate]
     if _is_float(dtype):
         return _cmpf(f_pred, a, b)
-    return _cmpi(b_pred if dtype == "i1" else si_pred, a, b)
+    return _cmpi(b_pred if dtype == "i1" or is_unsigned(dtype) else si_pred, a, b)
 
 
 # ----------------------------------------------------------------------------- cast
@@ -228,19 +264,46 @@ def cast(x, src: str, dst: str):
     if src == dst:
         return x
     t = mlir_element_type(dst)
+    if src == "f16":  # exact; NumPy's half casts go through float too
+        return cast(arith.extf(mlir_element_type("f32"), x), "f32", dst)
     if dst == "i1":  # truthiness; NaN is truthy
         if _is_float(src):
             return _cmpf(CmpF.UNE, x, const(src, 0.0))
         return _cmpi(CmpI.ne, x, const(src, 0))
+    if dst == "f16":
+        if src == "f64":
+            return _f64_to_f16(x)
+        # an integer > 65504 in magnitude is inf in f16 whichever way it rounds to f32 first,
+        # and every smaller one is exact in f32: no double rounding
+        return arith.truncf(t, cast(x, src, "f32"))
     if src == "i1":
         return arith.uitofp(t, x) if _is_float(dst) else arith.extui(t, x)
     if _is_float(src) and _is_float(dst):
-        return arith.extf(t, x) if dst == "f64" else arith.truncf(t, x)
-    if _is_float(src):
-        return arith.fptosi(t, x)  # truncates toward zero
+        return arith.extf(t, x) if bit_width(dst) > bit_width(src) else arith.truncf(t, x)
+    if _is_float(src):  # truncates toward zero (out-of-range values are undefined, as in C)
+        return arith.fptoui(t, x) if is_unsigned(dst) else arith.fptosi(t, x)
     if _is_float(dst):
-        return arith.sitofp(t, x)
-    return arith.extsi(t, x) if int(dst[1:]) > int(src[1:]) else arith.trunci(t, x)
+        return arith.uitofp(t, x) if is_unsigned(src) else arith.sitofp(t, x)
+    if bit_width(dst) > bit_width(src):  # widening: the source's signedness decides
+        return arith.extui(t, x) if is_unsigned(src) else arith.extsi(t, x)
+    return arith.trunci(t, x) if bit_width(dst) < bit_width(src) else x  # iN <-> uiN: same bits
+
+
+def _f64_to_f16(x):
+    """float64 -> float16 correctly rounded (no double rounding through float32, which
+    ``fptrunc`` would need the libcall ``__truncdfhf2`` for): round to float32 *to odd*
+    (truncate toward zero, set the last bit when inexact), then to half to nearest even.
+    float32's 13 extra bits keep the odd bit below half's rounding point, so the second
+    rounding sees exactly what the first one cut (NaN, inf and +-0 pass through)."""
+    f32, i32 = mlir_element_type("f32"), ir.IntegerType.get_signless(32)
+    t = arith.truncf(f32, x)  # to nearest even; overflows to inf past float32's range
+    back = arith.extf(mlir_element_type("f64"), t)
+    inexact = _cmpf(CmpF.ONE, back, x)  # ordered: false for NaN
+    bits = arith.bitcast(i32, t)
+    away = _cmpf(CmpF.OGT, math.absf(back), math.absf(x))  # rounded away from zero: step back
+    bits = arith.select(away, arith.subi(bits, arith.constant(i32, ir.IntegerAttr.get(i32, 1))), bits)
+    bits = arith.select(inexact, arith.ori(bits, arith.constant(i32, ir.IntegerAttr.get(i32, 1))), bits)
+    return arith.truncf(mlir_element_type("f16"), arith.bitcast(f32, bits))
 
 
 # ----------------------------------------------------------------------------- reductions

@@ -46,13 +46,18 @@ def samples(dtype: str, shape) -> np.ndarray:
     """Deterministic values of ``dtype`` full of edge cases (0, -0, NaN, inf, extremes)."""
     n = math.prod(shape)
     np_dtype = NUMPY_DTYPES[dtype]
-    if dtype in ("f32", "f64"):
+    if dtype in ("f16", "f32", "f64"):
         pool = np.array([0.5, -1.5, 0.0, -0.0, 2.25, np.nan, np.inf, -np.inf, 3.0, -7.0, 1e-3, 10.0], np_dtype)
     elif dtype == "i1":
         pool = np.array([True, False, False, True, True], np_dtype)
-    else:
+    elif np_dtype.kind == "c":  # every pair of these parts (NaN, inf and -0.0 in either)
+        parts = [0.5, -1.5, 0.0, -0.0, 2.25, np.nan, np.inf, -7.0]
+        pool = np.array([complex(re, im) for re in parts for im in parts[::-1]], np_dtype)
+    else:  # unsigned: -1 and -7 wrap to the top of the range
         info = np.iinfo(np_dtype)
-        pool = np.array([0, 1, -1, 7, -7, 3, info.max, info.min, 2, -3, 5], np_dtype)
+        wrap = 1 << (8 * np_dtype.itemsize)
+        values = [0, 1, -1, 7, -7, 3, int(info.max), int(info.min), 2, -3, 5]
+        pool = np.array([v % wrap if np_dtype.kind == "u" else v for v in values], np_dtype)
     return np.resize(pool, n).reshape(shape) if n else np.zeros(shape, np_dtype)
 
 
@@ -128,7 +133,7 @@ def test_binary_reference_covers_every_binary_op():
 def binary_operands(name, dtype, shape):
     lhs = samples(dtype, shape)
     rhs = np.flip(samples(dtype, shape)) if shape else samples(dtype, shape)
-    if name == "pow" and dtype in ("i32", "i64"):
+    if name == "pow" and dtype in ("i8", "i16", "i32", "i64"):
         rhs = np.resize(np.array([0, 1, 2, 3], rhs.dtype), rhs.shape)  # int ** negative raises
     return lhs, np.array(rhs)  # a copy; ascontiguousarray would make 0-d arrays 1-d
 

@@ -69,8 +69,8 @@ BAD_OPS = {
     "cast shape": ("cast", '"ember.cast"(%f) : (tensor<2x3xf32>) -> tensor<3x2xi32>', "cast changes shape"),
     "cast element type": (
         "cast",
-        '"ember.cast"(%f) : (tensor<2x3xf32>) -> tensor<2x3xi8>',
-        "unsupported element type i8",
+        '"ember.cast"(%f) : (tensor<2x3xf32>) -> tensor<2x3xi4>',
+        "unsupported element type i4",
     ),
     "reduce axes": (
         "sum",
@@ -191,6 +191,33 @@ BAD_OPS = {
         "(tensor<2x3xf32>, tensor<2x3xi32>) -> tensor<2x3xf32>",
         "element types differ: dest f32 vs src i32",
     ),
+    "gather index dtype": (
+        "gather",
+        '"ember.gather"(%f, %i) {axes = array<i64: 0>, at = 0 : i64} : (tensor<2x3xf32>, tensor<2x3xi32>) -> '
+        "tensor<2x3xf32>",
+        "indices must have element type i64",
+    ),
+    "scatter dtype": (
+        "scatter",
+        '"ember.scatter"(%f, %i, %i) {axes = array<i64: 0>, at = 0 : i64} : '
+        "(tensor<2x3xf32>, tensor<2x3xi32>, tensor<2x3xi32>) -> tensor<2x3xf32>",
+        "element types differ: dest f32 vs updates i32",
+    ),
+    "sort axis": (
+        "sort",
+        '"ember.sort"(%f) {axis = 2 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>',
+        "axis [2] out of range for rank 2",
+    ),
+    "scan kind": (
+        "scan",
+        '"ember.scan"(%f) {axis = 0 : i64, kind = "max"} : (tensor<2x3xf32>) -> tensor<2x3xf32>',
+        "scan kind 'max' is not one of ['sum', 'prod']",
+    ),
+    "lapack rank": (
+        "lapack",
+        '"ember.lapack"(%f) {routine = "inv"} : (tensor<2x3xf32>) -> tensor<1x2x4xf64>',
+        "'inv' needs a stack of matrices (batch, m, n), got tensor<2x3xf32>",
+    ),
     "iota i1": (
         "iota",
         '"ember.iota"(%n) {axis = 0 : i64} : (index) -> tensor<?xi1>',
@@ -249,7 +276,7 @@ BAD_OPS = {
     "to_index dtype": (
         "to_index",
         '"ember.to_index"(%s) : (tensor<f32>) -> index',
-        "to_index needs an integer element type (i32, i64), got f32",
+        "to_index needs an integer element type (i32, i64, i8, i16, ui8, ui16, ui32, ui64), got f32",
     ),
     "from_index result": (
         "from_index",

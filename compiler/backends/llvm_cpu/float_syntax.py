@@ -10,8 +10,9 @@ older parser rejects:
 
 Every LLVM version reads the hexadecimal *double* bit pattern of the value
 (``0x3FB99999A0000000``), for ``float`` and ``double`` alike, so each such constant
-is rewritten to that. A constant's type is the last ``float``/``double`` before it on
-its line (``fcmp olt float %a, -inf``, ``store float -inf, ptr %p``).
+is rewritten to that; a ``half`` constant (short decimals, special values, ``f0x3C00``)
+becomes its own bits, ``0xH3C00``. A constant's type is the last ``half``/``float``/
+``double`` before it on its line (``fcmp olt float %a, -inf``, ``store float -inf, ptr %p``).
 """
 
 from __future__ import annotations
@@ -22,11 +23,11 @@ import struct
 _LITERAL = re.compile(
     r"(?<![\w.%@$\"])("
     r"[+-]?(?:qnan|inf|nan\(0x[0-9a-fA-F]+\)|snan\(0x[0-9a-fA-F]+\))"  # special values
-    r"|f0x[0-9A-Fa-f]{8}(?:[0-9A-Fa-f]{8})?"  # bits
+    r"|f0x(?:[0-9A-Fa-f]{16}|[0-9A-Fa-f]{8}|[0-9A-Fa-f]{4})"  # bits
     r"|[+-]?\d+\.\d+e[+-]\d+"  # decimals
     r")(?![\w.])"
 )
-_TYPE = re.compile(r"\b(float|double)\b")
+_TYPE = re.compile(r"\b(half|float|double)\b")
 _F32_TO_F64_PAYLOAD_SHIFT = 29  # 52 - 23 mantissa bits
 
 
@@ -47,7 +48,25 @@ def _special(text: str, ty: str) -> str:
     return f"0x{sign | quiet | payload:016X}"
 
 
+def _half(text: str) -> str:
+    """A ``half`` constant as its bits, ``0xHxxxx``."""
+    if text.startswith("f0x"):
+        return f"0xH{int(text[3:], 16) & 0xFFFF:04X}"
+    sign = 0x8000 if text.startswith("-") else 0
+    body = text.lstrip("+-")
+    if body == "inf":
+        return f"0xH{sign | 0x7C00:04X}"
+    if body == "qnan":
+        return f"0xH{sign | 0x7E00:04X}"
+    if "(" in body:
+        payload = int(body[body.index("(") + 1 : -1], 16)
+        return f"0xH{sign | (0x7E00 if body.startswith('nan') else 0x7C00) | payload:04X}"
+    return f"0xH{struct.unpack('<H', struct.pack('<e', float(text)))[0]:04X}"
+
+
 def _rewrite(text: str, ty: str) -> str:
+    if ty == "half":
+        return _half(text)
     if text.startswith("f0x"):
         bits = int(text[3:], 16)
         if len(text) == 19:  # a double's bits: the legacy form already
@@ -73,5 +92,6 @@ def _rewrite_line(line: str) -> str:
 def legacy_float_syntax(llvm_ir: str) -> str:
     """``llvm_ir`` with every float constant in the syntax llvmlite's LLVM parses."""
     return "\n".join(
-        _rewrite_line(line) if ("float" in line or "double" in line) else line for line in llvm_ir.split("\n")
+        _rewrite_line(line) if ("float" in line or "double" in line or "half" in line) else line
+        for line in llvm_ir.split("\n")
     )

@@ -36,7 +36,7 @@ func.func @to_index_rank(%x: tensor<1xi64>) -> index {
 // -----
 
 func.func @to_index_bool(%x: tensor<i1>) -> index {
-  // expected-error @+1 {{'ember.to_index' op to_index needs an integer element type (i32, i64), got i1}}
+  // expected-error @+1 {{'ember.to_index' op to_index needs an integer element type (i32, i64, i8, i16, ui8, ui16, ui32, ui64), got i1}}
   %0 = "ember.to_index"(%x) : (tensor<i1>) -> index
   return %0 : index
 }

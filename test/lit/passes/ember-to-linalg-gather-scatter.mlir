@@ -1,0 +1,70 @@
+// RUN: ember-opt %s --pass-pipeline='builtin.module(ember-to-linalg)' | FileCheck %s
+
+// x[idx] of a 5x4 matrix: one parallel generic over the result; the index column is
+// an input (a constant last coordinate), wrapped from the end when negative, clamped
+// into range, and x is read with tensor.extract.
+// CHECK-DAG: #[[IDX:.*]] = affine_map<(d0, d1) -> (d0, 0)>
+// CHECK-LABEL: func.func @gather_rows
+// CHECK-SAME: (%[[X:.*]]: tensor<5x4xf32>, %[[I:.*]]: tensor<3x1xi64>)
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<3x4xf32>
+// CHECK: linalg.generic {indexing_maps = [#[[IDX]], #{{.*}}], iterator_types = ["parallel", "parallel"]}
+// CHECK-SAME: ins(%[[I]] : tensor<3x1xi64>) outs(%[[E]] : tensor<3x4xf32>)
+// CHECK: ^bb0(%[[V:.*]]: i64, %{{.*}}: f32):
+// CHECK: %[[C:.*]] = arith.index_cast %[[V]] : i64 to index
+// CHECK: %[[NEG:.*]] = arith.cmpi slt, %[[C]], %{{.*}} : index
+// CHECK: %[[WRAPPED:.*]] = arith.addi %[[C]], %{{.*}} : index
+// CHECK: %[[S:.*]] = arith.select %[[NEG]], %[[WRAPPED]], %[[C]] : index
+// CHECK: %[[LO:.*]] = arith.maxsi %[[S]], %{{.*}} : index
+// CHECK: %[[ROW:.*]] = arith.minsi %[[LO]], %{{.*}} : index
+// CHECK: %[[COL:.*]] = linalg.index 1 : index
+// CHECK: %[[R:.*]] = tensor.extract %[[X]][%[[ROW]], %[[COL]]] : tensor<5x4xf32>
+// CHECK: linalg.yield %[[R]] : f32
+func.func @gather_rows(%x: tensor<5x4xf32>, %i: tensor<3x1xi64>) -> tensor<3x4xf32> {
+  %0 = "ember.gather"(%x, %i) {axes = array<i64: 0>, at = 0} : (tensor<5x4xf32>, tensor<3x1xi64>) -> tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}
+
+// x[i, j] with dynamic sizes: two index columns, each bounded by its dim of x.
+// CHECK-LABEL: func.func @gather_pairs
+// CHECK-SAME: (%[[X:.*]]: tensor<?x?xf64>, %[[I:.*]]: tensor<?x2xi64>)
+// CHECK: %[[N:.*]] = tensor.dim %[[I]], %{{.*}} : tensor<?x2xi64>
+// CHECK: %[[E:.*]] = tensor.empty(%[[N]]) : tensor<?xf64>
+// CHECK-DAG: %[[D0:.*]] = tensor.dim %[[X]], %c0{{.*}} : tensor<?x?xf64>
+// CHECK-DAG: %[[D1:.*]] = tensor.dim %[[X]], %c1{{.*}} : tensor<?x?xf64>
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[I]], %[[I]] : tensor<?x2xi64>, tensor<?x2xi64>) outs(%[[E]] : tensor<?xf64>)
+// CHECK: arith.addi %{{.*}}, %[[D0]] : index
+// CHECK: arith.addi %{{.*}}, %[[D1]] : index
+// CHECK: tensor.extract %[[X]][%{{.*}}, %{{.*}}] : tensor<?x?xf64>
+func.func @gather_pairs(%x: tensor<?x?xf64>, %i: tensor<?x2xi64>) -> tensor<?xf64> {
+  %0 = "ember.gather"(%x, %i) {axes = array<i64: 0, 1>, at = 0} : (tensor<?x?xf64>, tensor<?x2xi64>) -> tensor<?xf64>
+  return %0 : tensor<?xf64>
+}
+
+// x[:, idx] = u: a sequential nest over u (row-major, so the last write of a
+// duplicate index wins) carrying x, one tensor.insert per element.
+// CHECK-LABEL: func.func @scatter_columns
+// CHECK-SAME: (%[[X:.*]]: tensor<5x4xf32>, %[[I:.*]]: tensor<3x1xi64>, %[[U:.*]]: tensor<5x3xf32>)
+// CHECK: %[[OUT:.*]] = scf.for %[[R:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[A0:.*]] = %[[X]]) -> (tensor<5x4xf32>)
+// CHECK: %[[IN:.*]] = scf.for %[[B:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[A1:.*]] = %[[A0]]) -> (tensor<5x4xf32>)
+// CHECK: %[[K:.*]] = tensor.extract %[[I]][%[[B]], %{{.*}}] : tensor<3x1xi64>
+// CHECK: %[[COL:.*]] = arith.minsi
+// CHECK: %[[V:.*]] = tensor.extract %[[U]][%[[R]], %[[B]]] : tensor<5x3xf32>
+// CHECK: %[[NEW:.*]] = tensor.insert %[[V]] into %[[A1]][%[[R]], %[[COL]]] : tensor<5x4xf32>
+// CHECK: scf.yield %[[NEW]] : tensor<5x4xf32>
+// CHECK: scf.yield %[[IN]] : tensor<5x4xf32>
+// CHECK: return %[[OUT]]
+func.func @scatter_columns(%x: tensor<5x4xf32>, %i: tensor<3x1xi64>, %u: tensor<5x3xf32>) -> tensor<5x4xf32> {
+  %0 = "ember.scatter"(%x, %i, %u) {axes = array<i64: 1>, at = 1} : (tensor<5x4xf32>, tensor<3x1xi64>, tensor<5x3xf32>) -> tensor<5x4xf32>
+  return %0 : tensor<5x4xf32>
+}
+
+// Nothing to write (a static empty update): the destination itself.
+// CHECK-LABEL: func.func @scatter_empty
+// CHECK-SAME: (%[[X:.*]]: tensor<5xi32>, %{{.*}}: tensor<0x1xi64>, %{{.*}}: tensor<0xi32>)
+// CHECK-NOT: scf.for
+// CHECK: return %[[X]]
+func.func @scatter_empty(%x: tensor<5xi32>, %i: tensor<0x1xi64>, %u: tensor<0xi32>) -> tensor<5xi32> {
+  %0 = "ember.scatter"(%x, %i, %u) {axes = array<i64: 0>, at = 0} : (tensor<5xi32>, tensor<0x1xi64>, tensor<0xi32>) -> tensor<5xi32>
+  return %0 : tensor<5xi32>
+}
