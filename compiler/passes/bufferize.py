@@ -432,6 +432,19 @@ class EmberBufferize(EmberPass):
         hoist_tile_buffers(module)
         run_upstream(module, "buffer-deallocation-pipeline,canonicalize")
         copies_to_linalg(module)
+        erase_linalg_without_outputs(module)
+
+
+def erase_linalg_without_outputs(module) -> int:
+    """Erase the ``linalg.generic`` ops left writing nothing: a producer fused into its
+    consumer whose output buffer bufferization dropped. Canonicalization keeps it when its
+    body calls a function (``cexp``: MLIR cannot know the call is pure), and
+    ``convert-linalg-to-loops`` has no loop to give an op with no operands. A linalg op's
+    only effect is writing its outputs (Ember's body calls are libm's pure functions)."""
+    dead = collect(module, lambda op: op.name == "linalg.generic" and not op.operands and not op.results)
+    for op in dead:
+        op.erase()
+    return len(dead)
 
 
 def empties_to_alloc_tensors(module) -> int:

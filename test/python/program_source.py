@@ -130,7 +130,7 @@ class Logger:
 LOG = Logger()
 """
 
-DTYPES = ("float32", "float64", "int32", "int64", "bool")
+DTYPES = ("float32", "float64", "int32", "int64", "bool", "int8", "uint8", "uint16", "float16", "complex128")
 BASE_SHAPES = [(), (0,), (1,), (3,), (4,), (2, 3), (3, 3), (1, 3), (3, 1), (2, 0), (2, 1, 3), (2, 2, 2)]
 MODES = ("a", "b", "c")
 MAX_TRIES = 4
@@ -172,6 +172,10 @@ def _array(draw, dtype: str, shape: tuple) -> np.ndarray:
         data = rng.random(size) < 0.5
     elif dtype.startswith("int"):
         data = rng.integers(-4, 5, size)
+    elif dtype.startswith("uint"):
+        data = rng.integers(0, 9, size)
+    elif dtype.startswith("complex"):
+        data = np.round(rng.normal(0.0, 2.0, size), 3) + 1j * np.round(rng.normal(0.0, 2.0, size), 3)
     else:
         data = np.round(rng.normal(0.0, 2.0, size), 3)
     return np.asarray(data, dtype=dtype).reshape(shape)
@@ -536,6 +540,30 @@ class _Body:
         "np.moveaxis({}, 0, -1)",
         "{}.ravel()",
         "np.ravel({})",
+        "np.sort({})",
+        "np.sort({}, axis=None)",
+        "np.argsort({}, axis=0)",
+        "np.median({})",
+        "np.median({}, axis=-1)",
+        "np.percentile({}, 30)",
+        "np.quantile({}, [0.25, 0.75], axis=0)",
+        "np.linalg.norm({})",
+        "np.linalg.norm({}, axis=-1)",
+        "np.einsum('...i->...', {})",
+        "np.einsum('ij->ji', {})",
+        "np.einsum('ii', {})",
+        "{}[np.array([0, -1, 0])]",
+        "{}[[1, 0]]",
+        "{0}[{0} > 0].sum()",
+        "{0}[{0} != 0].mean()",
+        "np.take({}, [1, 0], axis=-1)",
+        "np.take({}, [2, -1])",
+        "np.linalg.inv({} + 4 * np.eye(3))",
+        "np.linalg.det({})",
+        "np.real({})",
+        "np.imag({})",
+        "np.abs({} + 0.5j)",
+        "np.angle({})",
     )
     BINARY_FUNCTIONS = (
         "np.arctan2({}, {})",
@@ -553,6 +581,13 @@ class _Body:
         "np.column_stack([{}, {}])",
         "np.divmod({}, {})[0]",
         "np.remainder({}, {})",
+        "np.inner({}, {})",
+        "np.vdot({}, {})",
+        "np.tensordot({}, {}, axes=0)",
+        "np.einsum('...,...->...', {}, {})",
+        "np.einsum('ij,jk->ik', {}, {})",
+        "np.linalg.solve({} + 4 * np.eye(3), {})",
+        "np.where({1} > 0, {0} * 1j, {1})",
     )
 
     def library(self, depth):

@@ -80,7 +80,7 @@ def _run(fn, args):
 def check(fn, *args, compiled=True, dynamic=None, backend="cpu", calls=2):
     """``fn(*args)`` compiled equals NumPy's, arguments included; ``compiled``: one graph,
     no break (a str: a break whose reason contains it)."""
-    cfn = compiler.compile(fn, dynamic=dynamic, backend=backend)
+    cfn = compiler.compile(fn, dynamic=dynamic, backend=backend, options={"strict": True})  # no silent eager fallback
     for _ in range(calls):
         np_args, em_args = _copy(args), _copy(args)
         want, want_error = _run(fn, np_args)

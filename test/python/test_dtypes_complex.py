@@ -113,7 +113,7 @@ def check(fn, *args, ulps: float = 0, compiles: bool = True, backend="cpu"):
     after the call; ``compiles``: from a graph without breaks (else it must fall back)."""
     want, numpy_args = numpy_answer(fn, args)
     compiler.reset()
-    cf = compiler.compile(fn, backend=backend)
+    cf = compiler.compile(fn, backend=backend, options={"strict": True})  # no silent eager fallback
     ours = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -512,3 +512,16 @@ def test_large_arrays_run_the_parallel_paths():
     compiler.reset()
     got = compiler.compile(lambda a: a.sum())(z)
     np.testing.assert_allclose(got, z.sum(), rtol=0, atol=1e-12 * np.abs(z).sum())
+
+
+def test_a_libm_call_on_constants_folded_into_its_consumer():
+    """``exp`` of a constant (the select of a constant False) fused into its reader: the
+    producer left writing nothing still holds its ``cexp`` call, which canonicalization
+    keeps; ember-bufferize erases it (convert-linalg-to-loops cannot lower it)."""
+    x = np.array(0.251, np.float32)
+    for fn in (
+        lambda x: np.exp(np.where(False, x * 1j, -1.5)) + 0,
+        lambda x: (np.exp(np.where(-1.5 > 0, x * 1j, -1.5)), np.exp(0.5 + x))[1],
+    ):
+        got = compiler.compile(fn, options={"strict": True})(x)  # a backend failure raises
+        assert_same(got, fn(x), 1)

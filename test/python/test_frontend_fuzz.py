@@ -35,7 +35,13 @@ from compiler import compile
 pytestmark = pytest.mark.usefixtures("fresh_compiler")
 
 _modules = itertools.count()
-RTOL = {np.dtype(np.float16): 1e-3, np.dtype(np.float32): 1e-5, np.dtype(np.float64): 1e-12}
+RTOL = {
+    np.dtype(np.float16): 1e-3,
+    np.dtype(np.float32): 1e-5,
+    np.dtype(np.float64): 1e-12,
+    np.dtype(np.complex64): 1e-5,
+    np.dtype(np.complex128): 1e-12,
+}
 
 
 def _call(fn, args):
