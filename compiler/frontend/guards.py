@@ -139,12 +139,14 @@ class GuardSet:
     def layout_match(self, source: Source, array: np.ndarray) -> None:
         """The memory layout that decided whether a ``reshape`` of the array is a view:
         C-contiguous, or else exactly the traced strides."""
-        e = source.expr()
         if array.flags.c_contiguous and array.size:
-            self._add("layout", source, f"{e}.flags.c_contiguous", f"{source.name()} is C-contiguous")
+            self._add("layout", source, f"{source.expr()}.flags.c_contiguous", f"{source.name()} is C-contiguous")
         else:
-            strides = tuple(array.strides)
-            self._add("layout", source, f"{e}.strides == {strides!r}", f"{source.name()}.strides == {strides!r}")
+            self.strides_match(source, array)
+
+    def strides_match(self, source: Source, array: np.ndarray) -> None:
+        strides = tuple(array.strides)
+        self._add("layout", source, f"{source.expr()}.strides == {strides!r}", f"{source.name()}.strides == {strides!r}")
 
     def ordered(self) -> list[Guard]:
         """In installation order: a container's guard comes before its elements' (``len(ops)

@@ -29,6 +29,7 @@ from compiler.frontend import wrap as wrapping
 from compiler.frontend.binding import bind_arguments
 from compiler.frontend.operators import binary, identical, inplace_binary, subscript, unary
 from compiler.frontend.sources import AttrSource, GlobalSource, ItemSource, ModuleSource, Source, generated
+from compiler.frontend.symbolic_shapes import SymInt
 
 MAX_INLINE_DEPTH = 32
 MAX_INSTRUCTIONS = 200_000  # a trace that runs this long is a loop we should not unroll
@@ -222,7 +223,31 @@ class InstructionTranslator:
             return v.NumpyCallableVariable(name, array)
         if name in ARRAY_ATTRIBUTES:
             return self.emit(name, array)
+        if name == "strides":
+            return self._input_strides(array)
         raise Unsupported(f"the array attribute {name!r}")
+
+    def _input_strides(self, array: v.TensorVariable) -> v.VariableTracker:
+        """``x.strides`` of a caller's array, guarded: a C-contiguous one whose sizes are all
+        above 1 has the row-major strides of its (maybe symbolic) sizes; any other, exactly
+        its traced strides (a size-1 dim's stride is free even in a contiguous array). A
+        view's or a computed array's layout is NumPy's choice, not the trace's: a break."""
+        base = getattr(array, "base", None)
+        graph_input = base.graph_input if base is not None and base.owner is array else None
+        if graph_input is None:
+            raise Unsupported("the strides of a view or of a computed array (its layout is NumPy's choice)")
+        example, guards = graph_input.example, self.output.guards
+        shape = self.output.emitter.shape(array.tensor)
+        above_one = all(isinstance(d, SymInt) or d > 1 for d in shape)  # a symbol is >= 2 (0/1 specialize)
+        if not (example.flags.c_contiguous and above_one):
+            guards.strides_match(graph_input.source, example)
+            return v.wrap_constant(tuple(example.strides))
+        guards.layout_match(graph_input.source, example)
+        strides, step = [], example.itemsize
+        for size in reversed(shape):
+            strides.append(v.sym_or_constant(self.output.emitter.shape_env.normalize(step)))
+            step = step * size
+        return v.TupleVariable(strides[::-1])
 
     def object_attribute(self, obj: v.UserObjectVariable, name: str) -> v.VariableTracker:
         try:
