@@ -146,7 +146,9 @@ class GuardSet:
 
     def strides_match(self, source: Source, array: np.ndarray) -> None:
         strides = tuple(array.strides)
-        self._add("layout", source, f"{source.expr()}.strides == {strides!r}", f"{source.name()}.strides == {strides!r}")
+        self._add(
+            "layout", source, f"{source.expr()}.strides == {strides!r}", f"{source.name()}.strides == {strides!r}"
+        )
 
     def ordered(self) -> list[Guard]:
         """In installation order: a container's guard comes before its elements' (``len(ops)

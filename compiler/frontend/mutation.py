@@ -87,7 +87,11 @@ VIEW_FUNCTIONS = (
 )
 
 
-def is_view_function(fn) -> bool:
+def is_view_function(fn, first=None) -> bool:
+    """Whether NumPy's ``fn`` returns a view of its first argument (``first``, a Tensor,
+    when known: ``np.diag`` of a vector builds a new matrix, of a matrix it views it)."""
+    if fn is np.diag and first is not None and first.ndim == 1:
+        return False
     try:
         return any(fn is f or (isinstance(f, str) and fn == f) for f in VIEW_FUNCTIONS)
     except TypeError:

@@ -151,7 +151,7 @@ class InstructionTranslator:
         keywords = {k: self._operand(a, symbolic) for k, a in kwargs.items()}
         emitter = self.output.emitter
         view_of = args[0] if args and isinstance(args[0], v.TensorVariable) else None
-        records = [] if view_of is not None and mutation.is_view_function(fn) else None
+        records = [] if view_of is not None and mutation.is_view_function(fn, view_of.tensor) else None
         outer, emitter.recording = emitter.recording, records
         try:
             result = emitter.call(fn, *operands, **keywords)

@@ -537,3 +537,23 @@ def test_keyword_and_method_spellings():
         "def f(x):\n    return np.diagonal(a=x) * 1\n",
     ]:
         check(fn(src), x, compiled_expected=False)
+
+
+def test_diag_of_a_vector_is_a_new_array_not_a_view():
+    """np.diag(v) of a vector builds a matrix (of a matrix it is a read-only view): writing
+    into it leaves v alone, and v stays returnable from one graph."""
+
+    def f(v):
+        d = np.diag(v)
+        d[0, 0] = 5.0
+        return v, d
+
+    v = np.arange(1.0, 4.0)
+    out = compiler.explain(f)(v.copy())
+    assert out.graph_count == 1 and out.graph_break_count == 0, out.break_reasons
+    got_v, got_d = compiler.compile(f)(a := v.copy())
+    want_v, want_d = f(v.copy())
+    np.testing.assert_array_equal(got_v, want_v)
+    np.testing.assert_array_equal(got_d, want_d)
+    np.testing.assert_array_equal(a, v)
+    assert got_v is a and not np.shares_memory(got_d, a)
