@@ -12,8 +12,6 @@ from __future__ import annotations
 import functools
 import math
 
-import numpy as np
-
 from compiler.errors import Unsupported
 from compiler.frontend import variables as v
 from compiler.frontend.operators import binary
@@ -150,7 +148,8 @@ def _reversed(tx, seq):
 
 def _abs(tx, x):
     if isinstance(x, v.TensorVariable):
-        return tx.emit(np.abs, x)
+        # the builtin, not np.abs: abs of a Python float (a weak scalar) is a Python float
+        return tx.emit(abs, x)
     return v.wrap_constant(abs(x.as_constant()))
 
 

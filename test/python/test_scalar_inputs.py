@@ -98,3 +98,31 @@ def test_nan_inf_and_negative_zero_flow_through():
         for lr in (float("nan"), float("inf"), -0.0):
             np.testing.assert_array_equal(compiled(W, G, lr), sgd(W, G, lr))
     assert len(compiled.entries) == 1
+
+
+def test_abs_of_a_float_argument_stays_a_python_float():
+    """``abs(lr)`` is Python's abs of a Python float: weak, so ``float32 / (abs(lr) + 1)``
+    stays float32 (np.abs would make it a strong float64), and returned it is a float."""
+
+    def f(x, lr):
+        return x / (abs(lr) + 1), abs(lr) * 2
+
+    x = np.array([0.251, -2.0], np.float32)
+    c = compiler.compile(f)
+    for lr in (0.251, -3.5):
+        got, want = c(x, lr), f(x, lr)
+        assert got[0].dtype == want[0].dtype == np.float32
+        np.testing.assert_array_equal(got[0], want[0])
+        assert type(got[1]) is type(want[1]) is float and got[1] == want[1]
+    assert len(c.entries) == 1
+
+
+def test_abs_of_a_value_read_back_with_tolist_is_python_abs():
+    def f(x):
+        v = x.min().tolist()  # a graph break: v is a Python float in the resume function
+        return x / (abs(v) + 1)
+
+    x = np.array([0.251, 3.0], np.float32)
+    got, want = compiler.compile(f)(x), f(x)
+    assert got.dtype == want.dtype == np.float32
+    np.testing.assert_array_equal(got, want)
