@@ -317,12 +317,13 @@ def test_read_only_views(expr):
     check(fn(f"def f(x):\n    v = {expr}\n    x[0] = 9\n    return v.sum()\n"), x, compiled_expected=False)
 
 
-def test_a_1d_diag_compiles_in_arithmetic_and_runs_in_cpython_returned():
-    """np.diag is a view function for its 2-d form (a read-only view), so its 1-d form
-    (a new array) is not followed either: returned, the call runs in CPython."""
+def test_a_1d_diag_is_a_new_array_and_compiles_returned():
+    """np.diag is a view function for its 2-d form (a read-only view); its 1-d form builds
+    a new array, returned from the graph like any other."""
     check(fn("def f(v):\n    return np.diag(v, -1) @ np.ones(4)\n"), arr((3,)))
     check(fn("def f(v):\n    return np.diag(v) + 0\n"), arr((3,), np.int64))
-    check(fn("def f(v):\n    return np.diag(v)\n"), arr((3,)), compiled_expected=False)
+    check(fn("def f(v):\n    return np.diag(v)\n"), arr((3,)))
+    check(fn("def f(m):\n    return np.diag(m)\n"), arr((3, 3)), compiled_expected=False)
 
 
 # ----------------------------------------------------------------------------- errors
