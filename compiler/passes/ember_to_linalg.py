@@ -195,6 +195,18 @@ def _math(fn):
     return lambda x, dtype: fn(x)
 
 
+def _atan2(a, b, dtype):
+    """C's ``atan2``: ``math.atan2``, except where both operands are zeros, whose answer
+    (``+-0``, or ``+-pi`` when ``b`` is negative, signed like ``a``) is selected here:
+    MLIR's folder of ``math.atan2`` gives NaN for two zero constants (``np.angle(0.0)``
+    of a value known while tracing came out NaN)."""
+    zero, one = scalar.const(dtype, 0.0), scalar.const(dtype, 1.0)
+    both_zero = arith.andi(arith.cmpf(arith.CmpFPredicate.OEQ, a, zero), arith.cmpf(arith.CmpFPredicate.OEQ, b, zero))
+    b_negative = arith.cmpf(arith.CmpFPredicate.OLT, math.copysign(one, b), zero)
+    at_zeros = math.copysign(arith.select(b_negative, scalar.const(dtype, 3.141592653589793), zero), a)
+    return arith.select(both_zero, at_zeros, math.atan2(a, b))
+
+
 def _hypot(a, b, dtype):
     """NumPy's ``hypot`` (C's): sqrt(a*a + b*b) without overflow, inf if either is inf
     (even with a NaN). f32 in f64, where the squares are exact and nothing overflows
@@ -277,7 +289,7 @@ MATH_UNARY = {
 }
 
 MATH_BINARY = {
-    "atan2": lambda a, b, dtype: math.atan2(a, b),
+    "atan2": lambda a, b, dtype: _atan2(a, b, dtype),
     "hypot": _hypot,
     "copysign": lambda a, b, dtype: math.copysign(a, b),
     "fmod": _fmod,
