@@ -28,7 +28,8 @@ from __future__ import annotations
 
 from compiler.dialects import ember
 from compiler.dialects.types import TensorType
-from compiler.mlir import arith, ir, linalg, scf, tensor
+from compiler.mlir import arith, ir, linalg, tensor
+from compiler.passes.scf_loops import for_loop
 
 # ember_to_linalg imports this module to merge ``LOWERINGS``: its helpers are looked up
 # when a lowering runs, so that either module may be imported first.
@@ -162,11 +163,8 @@ def _lower_scatter(op, result: TensorType, attrs):
     def nest(depth, acc, ivs):
         if depth == ut.rank:
             return write(acc, ivs)
-        loop = scf.ForOp(zero, bounds[depth], one, [acc])
-        with ir.InsertionPoint(loop.body):
-            inner = nest(depth + 1, loop.inner_iter_args[0], ivs + [loop.induction_variable])
-            scf.YieldOp([inner])
-        return loop.results[0]
+        (acc,) = for_loop(zero, bounds[depth], one, [acc], lambda iv, acc: [nest(depth + 1, acc, ivs + [iv])])
+        return acc
 
     return nest(0, dest, [])
 

@@ -24,7 +24,7 @@ from compiler.dialects.types import DYN, TensorType
 from compiler.mlir import arith, tensor
 from compiler.passes import scalar_semantics as scalar
 from compiler.passes.ember_to_linalg import _BINARY, _as_index, _dim, _empty, _index, _result_sizes, _type, _via_f32
-from compiler.passes.lower_sort import _for
+from compiler.passes.scf_loops import for_loop
 
 _OPS = {("sum", False): "add", ("prod", False): "mul", ("sum", True): "or", ("prod", True): "and"}
 
@@ -50,7 +50,7 @@ def _lower_scan(op, result: TensorType, attrs):
             return [running, tensor.insert(running, y, [*outer, k])]
 
         start = scalar.const(xt.dtype, 0)  # any value of the type: step 0 replaces it
-        return _for(zero, sizes[axis], one, [start, y], step)[1:]
+        return for_loop(zero, sizes[axis], one, [start, y], step)[1:]
 
     def element(index: list, y):
         k = index[axis]
@@ -64,7 +64,7 @@ def _lower_scan(op, result: TensorType, attrs):
             return along_last(index, y)
         if level == rank:
             return element(index, y)
-        return _for(zero, sizes[level], one, [y], lambda iv, y: nest(level + 1, [*index, iv], y))
+        return for_loop(zero, sizes[level], one, [y], lambda iv, y: nest(level + 1, [*index, iv], y))
 
     (y,) = nest(0, [], out)
     return y

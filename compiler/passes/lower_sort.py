@@ -32,6 +32,7 @@ from compiler.dialects.types import DYN, TensorType, mlir_element_type
 from compiler.mlir import arith, ir, scf, tensor
 from compiler.passes import scalar_semantics as scalar
 from compiler.passes.ember_to_linalg import _as_index, _dim, _empty, _filled, _index, _result_sizes, _type
+from compiler.passes.scf_loops import for_loop
 
 CmpF = arith.CmpFPredicate
 CmpI = arith.CmpIPredicate
@@ -52,15 +53,6 @@ def _before(b: ir.Value, a: ir.Value, dtype: str) -> ir.Value:
 
 def _yield(values) -> None:
     scf.YieldOp(list(values))
-
-
-def _for(lower, upper, step, iter_args, body) -> list:
-    """``scf.for`` from ``lower`` to ``upper`` by ``step`` (index values) carrying
-    ``iter_args``; ``body(iv, *args)`` returns the values to yield."""
-    loop = scf.ForOp(lower, upper, step, list(iter_args))
-    with ir.InsertionPoint(loop.body):
-        _yield(body(loop.induction_variable, *loop.inner_iter_args))
-    return list(loop.results)
 
 
 def _merge_pass(n, width, src, dst, src_at, dst_at, dtype: str):
@@ -92,10 +84,10 @@ def _merge_pass(n, width, src, dst, src_at, dst_at, dtype: str):
             next_j = arith.select(take_right, arith.addi(j, one), j)
             return [next_i, next_j, *new]
 
-        results = _for(lo, hi, one, [lo, mid, *dsts], step)
+        results = for_loop(lo, hi, one, [lo, mid, *dsts], step)
         return results[2:]
 
-    return _for(zero, n, span, dst, run)
+    return for_loop(zero, n, span, dst, run)
 
 
 def _true() -> ir.Value:
@@ -137,7 +129,7 @@ def _sort_lines(x: ir.Value, axis: int, with_indices: bool) -> list:
                 new.append(tensor.insert(arith.index_cast(i64, k), line[1], at))
             return new
 
-        line = _for(zero, n, one, state[:count], load)
+        line = for_loop(zero, n, one, state[:count], load)
 
         def double_pass(q, *state):
             line, spare = list(state[:count]), list(state[count:])
@@ -152,12 +144,12 @@ def _sort_lines(x: ir.Value, axis: int, with_indices: bool) -> list:
                 _yield(state)
             return list(branch.results)
 
-        return _for(zero, _index(MAX_DOUBLE_PASSES), one, [*line, *state[count:]], double_pass)
+        return for_loop(zero, _index(MAX_DOUBLE_PASSES), one, [*line, *state[count:]], double_pass)
 
     def nest(level: int, outer: list, state: list):
         if level == len(others):
             return sort_line(outer, *state)
-        return _for(zero, sizes[others[level]], one, state, lambda iv, *s: nest(level + 1, [*outer, iv], list(s)))
+        return for_loop(zero, sizes[others[level]], one, state, lambda iv, *s: nest(level + 1, [*outer, iv], list(s)))
 
     return nest(0, [], [*full, *scratch])[:count]
 

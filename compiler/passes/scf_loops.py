@@ -1,0 +1,15 @@
+"""Building ``scf.for`` loops from Python: the loop nests of the lowerings that are not
+linalg ops (sort's merge passes, scan's running values, scatter's ordered writes)."""
+
+from __future__ import annotations
+
+from compiler.mlir import ir, scf
+
+
+def for_loop(lower, upper, step, iter_args, body) -> list:
+    """``scf.for`` from ``lower`` to ``upper`` by ``step`` (index values) carrying
+    ``iter_args``; ``body(iv, *args)`` returns the values to yield. Returns the results."""
+    loop = scf.ForOp(lower, upper, step, list(iter_args))
+    with ir.InsertionPoint(loop.body):
+        scf.YieldOp(list(body(loop.induction_variable, *loop.inner_iter_args)))
+    return list(loop.results)
