@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from runtime.errors import CudaError, EmberError, NoCudaDriver, NoGpuVisible  # noqa: F401
+
 
 @dataclass(frozen=True)
 class Location:
@@ -18,10 +20,6 @@ class Location:
 
     def __str__(self) -> str:
         return f"{self.filename}:{self.line}" if self.line is not None else self.filename
-
-
-class EmberError(Exception):
-    """Base of every error Ember raises on its own account."""
 
 
 class Unsupported(EmberError):

@@ -11,6 +11,7 @@ import functools
 
 from torch_mlir import ir, passmanager, rewrite  # noqa: F401  (re-exported)
 from torch_mlir.dialects import (  # noqa: F401  (re-exported)
+    affine,
     arith,
     bufferization,
     ext,
@@ -37,6 +38,17 @@ def operation_of(owner):
     if isinstance(owner, ir.OpView):
         return owner.operation
     return owner if isinstance(owner, ir.Operation) else None
+
+
+def defined_inside(value, op) -> bool:
+    """Whether ``value`` is defined inside ``op`` (in its regions, at any depth)."""
+    owner = value.owner
+    current = operation_of(owner.owner if isinstance(owner, ir.Block) else owner)
+    while current is not None:
+        if current == op:
+            return True
+        current = operation_of(current.parent) if current.parent is not None else None
+    return False
 
 
 def walk_ops(op) -> list[ir.Operation]:
@@ -126,20 +138,24 @@ def bindings_version() -> str:
     return f"{BINDINGS_DISTRIBUTION}-{version(BINDINGS_DISTRIBUTION)}"
 
 
-def non_llvm_ops(module: ir.Module) -> list[str]:
-    """Names of ops that the LLVM IR translation cannot handle."""
+def non_llvm_ops(module: ir.Module, dialects: tuple[str, ...] = ("llvm",)) -> list[str]:
+    """Names of ops that the LLVM IR translation cannot handle: those outside
+    ``dialects`` (``("llvm", "nvvm")`` for a GPU kernel module)."""
+    prefixes = tuple(d + "." for d in dialects)
     return sorted(
-        {op.name for op in walk_ops(module) if not (op.name.startswith("llvm.") or op.name == "builtin.module")}
+        {op.name for op in walk_ops(module) if not (op.name.startswith(prefixes) or op.name == "builtin.module")}
     )
 
 
-def translate_to_llvm_ir(module: ir.Module) -> str:
-    """LLVM IR text of a module that is entirely in the LLVM dialect.
+def translate_to_llvm_ir(module: ir.Module, dialects: tuple[str, ...] = ("llvm",)) -> str:
+    """LLVM IR text of a module that is entirely in the LLVM dialect (or in the
+    other ``dialects`` with a translation to LLVM IR, such as ``nvvm``).
 
-    The C API translation crashes (rather than failing) on ops outside the LLVM
-    dialect, so we check that first and raise a ValueError naming them.
+    The C API translation crashes (rather than failing) on ops outside those
+    dialects, so we check that first and raise a ValueError naming them.
     """
-    leftovers = non_llvm_ops(module)
+    leftovers = non_llvm_ops(module, dialects)
     if leftovers:
-        raise ValueError("cannot translate to LLVM IR: ops outside the LLVM dialect remain: " + ", ".join(leftovers))
+        where = "the LLVM dialect" if dialects == ("llvm",) else "the " + "/".join(dialects) + " dialects"
+        raise ValueError(f"cannot translate to LLVM IR: ops outside {where} remain: " + ", ".join(leftovers))
     return llvm.translate_module_to_llvmir(module.operation)

@@ -14,13 +14,13 @@ the native worker pool (``runtime/threads.py``) and returns when all are done.
 from __future__ import annotations
 
 import ctypes
-import threading
 from dataclasses import dataclass
 
 import numpy as np
 
 from runtime import abi, binder, threads
 from runtime.abi import DYN, ArraySpec
+from runtime.built_once import BuiltOnce
 from runtime.loader import LoadedObject
 from runtime.memref import descriptor, descriptor_type
 
@@ -88,8 +88,8 @@ class Kernel:
         signature has ``value_inputs``, gives the output shapes (a list of tuples)."""
         self.signature = signature
         self._build = build
-        self._variants: dict[tuple, tuple[Variant, object]] = {}
-        self._lock = threading.Lock()
+        # layout -> (Variant, its foreign function)
+        self._variants = BuiltOnce(lambda contiguous: self._loaded(self._build(contiguous)))
         self._shape_program = shape_program
         self._shape_cache: dict[tuple, list[tuple]] = {}
         self._call = self._call_trusted = self._call_generic
@@ -98,7 +98,7 @@ class Kernel:
                 "bad": self._reject,
                 "shape_cache": self._shape_cache,
                 "output_shapes": self._shapes_for,
-                "variants": self._variants,
+                "variants": self._variants.values,
                 "variant": self.variant,
                 "parts_for_bytes": threads.parts_for_bytes,
             }
@@ -111,14 +111,10 @@ class Kernel:
                 self._call_trusted = binder.make_call(signature, namespace, checked=False)
 
     def variant(self, contiguous: tuple[bool, ...]):
-        found = self._variants.get(contiguous)
-        if found is None:
-            with self._lock:
-                found = self._variants.get(contiguous)
-                if found is None:
-                    variant = self._build(contiguous)
-                    found = self._variants[contiguous] = (variant, self._function_of(variant))
-        return found
+        return self._variants.get(contiguous)
+
+    def _loaded(self, variant: Variant):
+        return variant, self._function_of(variant)
 
     def _function_of(self, variant: Variant):
         """The foreign function to call: ``ember_entry_*`` taking the arrays themselves

@@ -1,7 +1,7 @@
 """ember-opt: mlir-opt for Ember.
 
 Reads MLIR (a file or ``-``), runs a pass pipeline mixing Ember's Python passes and
-upstream MLIR passes, and prints MLIR or LLVM IR. It reads mlir-opt's command line
+upstream MLIR passes, and prints MLIR, LLVM IR, host code or the PTX of GPU kernels. It reads mlir-opt's command line
 (``tools/opt_cli.py``), so upstream MLIR's own lit RUN lines work with it.
 Diagnostics are captured from the context and printed as ``file:line:col: error:
 ...`` (or checked against ``expected-error`` comments under ``--verify-diagnostics``).
@@ -12,6 +12,7 @@ traceback.
     ember-opt input.mlir -p lower-to-llvm -o out.mlir
     ember-opt input.mlir -canonicalize -cse --inline='default-pipeline=canonicalize'
     ember-opt input.mlir --emit=llvm
+    ember-opt kernels.mlir --emit=ptx --gpu-arch=sm_90 --check-ptx
     ember-opt --list-passes
 """
 
@@ -24,7 +25,8 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 
 from compiler.dialects.ember import new_context
-from compiler.mlir import ir, non_llvm_ops, translate_to_llvm_ir
+from compiler.errors import BackendError
+from compiler.mlir import ir, non_llvm_ops, translate_to_llvm_ir, walk_ops
 from compiler.passes import registry
 from compiler.passes.pass_manager import build_pass_manager
 from compiler.passes.pipeline_syntax import PipelineError
@@ -32,12 +34,14 @@ from tools import ir_dumps, opt_cli, opt_pipeline, split_input
 from tools.opt_diagnostics import Collector, Diag, Printer, parse_expectations, verify
 
 PROG = "ember-opt"
-EMITS = ("mlir", "llvm", "asm", "obj")
-LATER_EMITS = ("ptx",)
+EMITS = ("mlir", "llvm", "asm", "obj", "ptx")
+LATER_EMITS: tuple[str, ...] = ()
 LOWERING = "lower-to-llvm"  # run before --emit=llvm/asm/obj when no pipeline is given
+GPU_LOWERING = "lower-to-nvvm"  # before --emit=ptx, when the input has Ember ops or no gpu.module
+KERNEL_LOWERING = "gpu-to-nvvm"  # before --emit=ptx, when a gpu.module is not in NVVM yet
 SUMMARY = (
     "Reads MLIR (a file or '-'), runs passes (Ember's and upstream MLIR's) and prints "
-    "MLIR, LLVM IR or host code. The command line is mlir-opt's."
+    "MLIR, LLVM IR, host code or PTX (GPU kernels). The command line is mlir-opt's."
 )
 
 
@@ -75,6 +79,20 @@ def _check_emit(args) -> None:
         raise UsageError("--emit=obj writes one object file: it cannot be combined with --split-input-file")
     if args.emit == "obj" and args.o == "-" and sys.stdout.isatty():
         raise UsageError("refusing to write binary to a terminal; use -o")  # as llc does
+    if args.emit != "ptx":
+        for flag in ("gpu_arch", "check_ptx"):
+            if getattr(args, flag):
+                raise UsageError(f"--{flag.replace('_', '-')} only applies to --emit=ptx")
+        return
+    from compiler.backends.nvptx import codegen  # the GPU backend: loaded only for ptx
+
+    from_env = not args.gpu_arch and os.environ.get(codegen.ARCH_ENV, "").strip()
+    arch = args.gpu_arch or codegen.default_arch()
+    try:
+        codegen.check_arch(arch)
+    except BackendError as e:
+        raise UsageError(f"{e} (from ${codegen.ARCH_ENV})" if from_env else str(e)) from None
+    args.gpu_arch = arch
 
 
 def parse_options(argv: list[str]) -> Options:
@@ -208,6 +226,8 @@ def render(module: ir.Module, options: Options, display_name: str) -> str | byte
     emit = options.args.emit
     if emit == "mlir":
         return print_module(module, options.args, display_name)
+    if emit == "ptx":
+        return render_ptx(module, options)
     if options.pipeline is None and non_llvm_ops(module):
         run_passes(module, LOWERING, options)
     try:
@@ -220,6 +240,35 @@ def render(module: ir.Module, options: Options, display_name: str) -> str | byte
 
     optimized = codegen.optimize(llvm_ir)
     return codegen.emit_assembly(optimized) if emit == "asm" else codegen.emit_object(optimized)
+
+
+def render_ptx(module: ir.Module, options: Options) -> str:
+    """The PTX of the module's GPU kernels, lowering them first as far as needed: an
+    input with Ember ops or no gpu.module through lower-to-nvvm, a gpu.module not
+    yet in the NVVM dialect through gpu-to-nvvm."""
+    from compiler.backends.nvptx import codegen, toolkit
+
+    args = options.args
+    has_ember = any(op.name.startswith("ember.") for op in walk_ops(module))
+    if has_ember or not codegen.gpu_modules(module):
+        run_passes(module, GPU_LOWERING, options)
+    try:
+        if _needs_kernel_lowering(codegen.kernel_module(module)):
+            run_passes(module, KERNEL_LOWERING, options)
+        ptx = codegen.ptx_from_llvm_ir(codegen.kernel_module_ir(module), args.gpu_arch)
+        if args.check_ptx:
+            toolkit.ptxas_check(ptx, args.gpu_arch)
+    except BackendError as e:
+        raise ChunkFailure(str(e)) from None
+    return ptx
+
+
+def _needs_kernel_lowering(gpu_module) -> bool:
+    """Whether the kernel gpu.module holds ops that are neither LLVM nor NVVM (gpu.func, ...)."""
+    return any(
+        not op.name.startswith(("llvm.", "nvvm.")) and op.name not in ("gpu.module", "gpu.module_end")
+        for op in walk_ops(gpu_module)
+    )
 
 
 class _Parsed:

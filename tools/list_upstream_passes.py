@@ -37,7 +37,8 @@ def _candidates() -> set[str]:
 
 
 def _is_pass(name: str) -> bool:
-    for anchor in ("builtin.module({})", "builtin.module(func.func({}))"):
+    # a pass restricted to an op is accepted under that op: func.func or gpu.module
+    for anchor in ("builtin.module({})", "builtin.module(func.func({}))", "builtin.module(gpu.module({}))"):
         try:
             passmanager.PassManager.parse(anchor.format(name))
             return True

@@ -58,8 +58,20 @@ GROUPS: list[tuple[str, list[Option]]] = [
         [
             Option("o", VALUE, "output file (default: stdout)", "-", "FILE"),
             Option(
-                "emit", VALUE, "output kind: mlir (default), llvm (LLVM IR), asm or obj (host code, O3)", "mlir", "KIND"
+                "emit",
+                VALUE,
+                "output kind: mlir (default), llvm (LLVM IR), asm or obj (host code, O3), ptx (GPU kernels, O3)",
+                "mlir",
+                "KIND",
             ),
+            Option(
+                "gpu-arch",
+                VALUE,
+                "GPU architecture of --emit=ptx (default: $EMBER_CUDA_ARCH, else sm_80)",
+                None,
+                "sm_XX",
+            ),
+            Option("check-ptx", FLAG, "with --emit=ptx: assemble the PTX with ptxas, to check it", False),
             Option(
                 "split-input-file",
                 OPTIONAL,

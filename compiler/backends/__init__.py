@@ -4,6 +4,8 @@ The frontend hands each traced graph here and gets back a callable taking and
 returning NumPy arrays, whatever executes it:
 
 * ``"cpu"`` — native code through lower-to-llvm and llvmlite (``llvm_cpu``), cached;
+* ``"cuda"`` — GPU kernels through lower-to-nvvm, llvmlite's NVPTX and the CUDA driver
+  (``nvptx``), cached;
 * ``"eager"`` — the dialect's NumPy reference interpreter, op by op (for debugging
   and as the oracle);
 * a callable ``backend(module, example_inputs) -> callable``, as Dynamo hands an FX
@@ -38,6 +40,10 @@ def compile_graph(
         from compiler.backends.llvm_cpu import compile_graph_module
 
         return compile_graph_module(module, entry)
+    if backend == "cuda":
+        from compiler.backends.nvptx import compile_graph_module as compile_for_gpu
+
+        return compile_for_gpu(module, entry)
     if backend == "eager":
         return EagerGraph(module, entry)
-    raise ValueError(f"unknown backend {backend!r} (expected 'cpu', 'eager' or a callable)")
+    raise ValueError(f"unknown backend {backend!r} (expected 'cpu', 'cuda', 'eager' or a callable)")

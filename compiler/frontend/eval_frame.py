@@ -178,10 +178,10 @@ def compile(fn=None, *, backend="cpu", dynamic=None, fullgraph=False, options=No
         raise InvalidArgument(f"compile(): unknown option(s) {sorted(unknown)} (known: {sorted(_KNOWN_OPTIONS)})")
     if dynamic not in (None, True, False):
         raise InvalidArgument(f"compile(): dynamic={dynamic!r} (expected None, True or False)")
-    if isinstance(backend, str) and backend not in ("cpu", "eager"):
-        raise InvalidArgument(f"compile(): unknown backend {backend!r} (expected 'cpu', 'eager' or a callable)")
+    if isinstance(backend, str) and backend not in ("cpu", "cuda", "eager"):
+        raise InvalidArgument(f"compile(): unknown backend {backend!r} (expected 'cpu', 'cuda', 'eager' or a callable)")
     if not isinstance(backend, str) and not callable(backend):
-        raise InvalidArgument(f"compile(): backend {backend!r} is neither 'cpu', 'eager' nor a callable")
+        raise InvalidArgument(f"compile(): backend {backend!r} is neither 'cpu', 'cuda', 'eager' nor a callable")
     opts = Options(
         backend,
         dynamic,
@@ -240,12 +240,15 @@ def _user_stacklevel() -> int:
 
 
 def reset() -> None:
-    """Drop every cached entry of every compiled function (and the in-memory artifacts)."""
+    """Drop every cached entry of every compiled function (and the in-memory artifacts),
+    and give the GPU memory the caching allocator holds back to the driver."""
     for compiled in list(_all_compiled):
         compiled.reset()
     from compiler.frontend.resume import forget_resume_functions
     from runtime.cache import ARTIFACTS
+    from runtime.cuda.allocator import release_cached
 
     forget_resume_functions()
 
     ARTIFACTS.clear_memory()
+    release_cached()

@@ -38,6 +38,8 @@ import contextvars
 import functools
 from dataclasses import dataclass
 
+import numpy as np
+
 from compiler.dialects import ember, ops
 from compiler.dialects.types import DYN, UNSIGNED, TensorType, bit_width, is_unsigned, mlir_element_type, signless_types
 from compiler.mlir import arith, collect, ir, linalg, math, operation_of, tensor
@@ -334,9 +336,54 @@ def _half_extreme(name: str):
     return rule
 
 
+def _scalar_constant(value) -> float | None:
+    """The value of a 0-d constant, seen through the broadcasts of it (``x ** 3`` with
+    ``3`` broadcast to ``x``'s shape); None for anything else. Only a 0-d constant: a
+    constant array exponent is not NumPy's scalar fast path."""
+    owner = operation_of(value.owner)
+    while owner is not None and owner.name == "linalg.generic" and len(owner.operands) == 2:
+        body = owner.regions[0].blocks[0]
+        if len(body.operations) != 1 or list(body.operations)[0].operands[0] != body.arguments[0]:
+            return None
+        owner = operation_of(owner.operands[0].owner)  # a broadcast's input
+    if owner is None or owner.name != "arith.constant":
+        return None
+    attr = owner.attributes["value"]
+    if not isinstance(attr, ir.DenseFPElementsAttr) or ir.RankedTensorType(attr.type).rank != 0:
+        return None
+    return float(np.array(attr))
+
+
+def _constant_power(exponent: float):
+    """``x ** n`` by multiplication for a constant ``n`` in -1..4 (strength reduction):
+    NumPy's ``powf`` answer within the rounding of the products, with the same zeros,
+    infinities and NaNs. Larger negative powers stay ``powf``: ``1 / (x * x)`` would
+    overflow to 0 where the power is a small (subnormal) number. None: keep ``powf``."""
+    if exponent not in (-1.0, 0.0, 1.0, 2.0, 3.0, 4.0):
+        return None
+    n = int(exponent)
+
+    def power(a, b, d):
+        one = arith.ConstantOp(a.type, ir.FloatAttr.get(a.type, 1.0)).result
+        if n == 0:
+            return one  # even NaN ** 0
+        if n == -1:
+            return arith.divf(one, a)
+        square = arith.mulf(a, a)
+        return {1: a, 2: square, 3: arith.mulf(square, a), 4: arith.mulf(square, square)}[n]
+
+    return power
+
+
 def _lower_binary(op, result: TensorType, attrs):
     lhs, rhs = ember.tensor_operands(op)
     name = op.name.removeprefix("ember.")
+    if name == "pow" and result.dtype in ("f16", "f32", "f64"):
+        exponent = _scalar_constant(rhs)
+        power = None if exponent is None else _constant_power(exponent)
+        if power is not None:
+            rule = _via_f32(power, result.dtype)
+            return _elementwise([lhs], result, lambda a, _: rule(a, a))
     if result.dtype == "f16" and name in ("maximum", "minimum"):
         rule = _via_f32(_half_extreme(name), "f16")
     else:

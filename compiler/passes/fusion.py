@@ -18,6 +18,8 @@ Three steps; upstream covers the second:
    them into one loop nest instead: the consumer is tiled along its outer parallel
    dimension and the reductions (and their producers) are computed inside each
    tile, so every intermediate stays in cache (see ``tiling.tile_and_fuse``).
+   ``tile-bytes=0`` skips this step: the GPU's kernels (``ember-gpu-kernels``) run
+   each linalg op over the whole array, one block per row of a reduction.
 """
 
 from __future__ import annotations
@@ -78,5 +80,5 @@ class EmberFuse(EmberPass):
         run_upstream(module, "func.func(linalg-fuse-elementwise-ops),canonicalize,cse")  # cse: rejoins unfused copies
         for fn in functions(module):
             for root in roots(fn):
-                if any(has_reduction(p) for p in producers(root)):
+                if self.tile_bytes and any(has_reduction(p) for p in producers(root)):
                     tile_and_fuse(root, self.tile_bytes)

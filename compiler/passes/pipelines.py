@@ -53,4 +53,15 @@ PIPELINES: dict[str, tuple[str, str]] = {
         ),
         "the output of lower-to-loops to the LLVM dialect",
     ),
+    "gpu-to-nvvm": (
+        "gpu.module(lower-affine,convert-scf-to-cf,expand-strided-metadata,arith-expand,"
+        "convert-gpu-to-nvvm,convert-math-to-llvm),"  # libdevice for float math; abs/ctlz/... as LLVM intrinsics
+        "reconcile-unrealized-casts",
+        "GPU kernels (gpu.module) to the NVVM and LLVM dialects",
+    ),
+    "lower-to-gpu": (
+        "ember-to-linalg,ember-fuse{tile-bytes=0},ember-bufferize,ember-gpu-kernels,lower-affine,canonicalize,cse",
+        "Ember to GPU kernels (gpu.module) and the host function launching them",
+    ),
+    "lower-to-nvvm": ("lower-to-gpu,gpu-to-nvvm", "Ember to NVVM kernels and their launches"),
 }

@@ -1,5 +1,5 @@
 """Building ``scf.for`` loops from Python: the loop nests of the lowerings that are not
-linalg ops (sort's merge passes, scan's running values, scatter's ordered writes)."""
+linalg ops and GPU kernels (sort's merge passes, scan's running values, scatter's ordered writes)."""
 
 from __future__ import annotations
 
@@ -13,3 +13,15 @@ def for_loop(lower, upper, step, iter_args, body) -> list:
     with ir.InsertionPoint(loop.body):
         scf.YieldOp(list(body(loop.induction_variable, *loop.inner_iter_args)))
     return list(loop.results)
+
+
+def if_then(condition, then, otherwise=None) -> None:
+    """``scf.if`` with no results: ``then()`` (and ``otherwise()``) build its branches."""
+    op = scf.IfOp(condition, [], has_else=otherwise is not None)
+    with ir.InsertionPoint(op.then_block):
+        then()
+        scf.YieldOp([])
+    if otherwise is not None:
+        with ir.InsertionPoint(op.else_block):
+            otherwise()
+            scf.YieldOp([])

@@ -11,18 +11,7 @@ of the actual size keeps the original buffer type, so no user changes).
 
 from __future__ import annotations
 
-from compiler.mlir import arith, collect, ir, memref, operation_of
-
-
-def _inside(value, loop) -> bool:
-    """Whether ``value`` is defined inside ``loop`` (its body or anything nested)."""
-    owner = value.owner
-    op = operation_of(owner.owner if isinstance(owner, ir.Block) else owner)
-    while op is not None:
-        if op == loop:
-            return True
-        op = op.parent if op.name != "func.func" else None
-    return False
+from compiler.mlir import arith, collect, defined_inside, ir, memref
 
 
 def _constant_bound(value) -> int | None:
@@ -48,7 +37,7 @@ def _plan(alloc, loop):
             shape.append(t.get_dim_size(i))
             continue
         size = next(dynamic)
-        if not _inside(size, loop):
+        if not defined_inside(size, loop):
             shape.append(ir.ShapedType.get_dynamic_size())
             outer_sizes.append(size)
             continue

@@ -36,3 +36,35 @@ def tool(name):
 config.substitutions.append((tool("ember-opt"), f"{python} -m tools.ember_opt"))
 config.substitutions.append((tool("FileCheck"), f"{python} -m filecheck"))
 config.substitutions.append(("%python", python))
+
+
+# The CUDA toolkit's pieces (from the nvidia-cuda-nvcc-cu12 wheel, a CUDA toolkit or
+# PATH): the `libdevice` feature (ember-opt --emit=ptx of kernels calling math
+# functions needs it), the `ptxas` feature and `%ptxas`, for the tests that assemble
+# the PTX ember-opt prints. Any failure to find one (or to import the finder) means
+# no feature: the tests that require it are skipped.
+def _cuda_toolkit():
+    sys.path.insert(0, repo_root)
+    try:
+        from compiler.backends.nvptx import toolkit
+    except Exception:
+        return False, None
+    finally:
+        sys.path.remove(repo_root)
+    try:
+        toolkit.libdevice_path()
+        has_libdevice = True
+    except Exception:
+        has_libdevice = False
+    try:
+        return has_libdevice, toolkit.ptxas_path()
+    except Exception:
+        return has_libdevice, None
+
+
+has_libdevice, ptxas = _cuda_toolkit()
+if has_libdevice:
+    config.available_features.add("libdevice")
+if ptxas is not None:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", f'"{ptxas}"'))

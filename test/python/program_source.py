@@ -1459,6 +1459,10 @@ def programs(draw, max_statements: int = 6, breaks: bool = False) -> Program:
     fn_code = compile(source, "<program>", "exec")
     fn_code = next(c for c in fn_code.co_consts if isinstance(c, types.CodeType) and c.co_name == "f")
     unchecked = body.unchecked
+    if not unchecked and any(isinstance(a, np.ndarray) and a.ndim == 0 for a in first):
+        # arithmetic on 0-d arrays gives NumPy scalars: after a break such work may run in
+        # Python on scalars (``(x0 + x0) * float(x0.max())``), rightly without a graph
+        unchecked = "a 0-d argument"
     if not unchecked and fn_code.co_cellvars:
         unchecked = "an inner function reads f's locals (cells): f runs in CPython"
     if not unchecked and any("BACKWARD" in inst.opname for inst in dis.get_instructions(fn_code)):

@@ -198,14 +198,14 @@ def test_pipeline_pieces_run_in_command_line_order(capsys, write):
 @pytest.mark.parametrize(
     "emit, wanted",
     [
-        ("ptx", "--emit=ptx is not supported yet"),
+        ("bitcode", "unknown --emit=bitcode"),
         ("wasm", "unknown --emit=wasm"),
     ],
 )
 def test_emit_rejects_unknown_kinds(capsys, write, emit, wanted):
     code, _, err = run(capsys, write(GOOD), f"--emit={emit}")
     assert code == 1
-    assert err.startswith(f"ember-opt: error: {wanted}") and "choose one of: mlir, llvm, asm, obj" in err
+    assert err.startswith(f"ember-opt: error: {wanted}") and "choose one of: mlir, llvm, asm, obj, ptx" in err
 
 
 def test_emit_obj_writes_a_host_object_file(capsys, write, tmp_path):
