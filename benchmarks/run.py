@@ -1,14 +1,20 @@
-"""Ember against NumPy, NumPy with ``out=``, Numba and torch.compile, side by side.
+"""Ember against NumPy, Numba, JAX and torch.compile, on the NumPy functions users write.
 
-    python benchmarks/run.py                 # full sizes (a few minutes)
+    python benchmarks/run.py                 # full sizes (several minutes)
     python benchmarks/run.py --quick         # small sizes, few repeats (< 60 s)
-    python benchmarks/run.py --only softmax,mse --threads 1
+    python benchmarks/run.py --only softmax,matvec --threads 1 --rounds 3
+    python benchmarks/run.py --backend-unit  # Ember column: hand-built graphs (backend unit benchmark)
 
-Every implementation is checked against NumPy before it is timed; one that
-disagrees is shown as FAIL and not timed. Times are medians of N calls after
-warm-up, N chosen so each measurement takes about ``--target`` seconds. Ratios are
-NumPy-eager time / implementation time (higher is faster; 2.0x = twice as fast as
-NumPy). Numba and torch columns appear when those packages are installed
+Every workload is one plain NumPy function. NumPy runs it; Ember runs
+``compiler.compile`` of it; JAX ``jax.jit`` of it written with ``jax.numpy`` (CPU,
+float64 enabled for float64 workloads); torch ``torch.compile`` of it written with
+torch, and torch's fused library ops eagerly where it has some; Numba a ``prange``
+kernel or ``njit`` of it. Every implementation is checked against NumPy before it is
+timed; one that disagrees is shown as FAIL and not timed. Times are medians of N calls
+after warm-up, N chosen so each measurement takes about ``--target`` seconds; with
+``--rounds`` each cell is the best of that many interleaved rounds. The best anchor is
+the fastest of the non-Ember columns; best/ember = its time / Ember's time (>= 1.00x:
+Ember is at least as fast). Numba, JAX and torch columns appear when installed
 (``pip install -e '.[bench]'``).
 """
 
@@ -20,6 +26,7 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LIBRARIES = ("numba", "jax", "torch")  # each timed in a child process of its own
 
 
 def parse_args(argv=None):
@@ -36,9 +43,14 @@ def parse_args(argv=None):
         default=1,
         help="measure every column this many times, interleaved; report each cell's best",
     )
-    p.add_argument("--no-numba", action="store_true", help="skip the Numba column")
-    p.add_argument("--no-torch", action="store_true", help="skip the torch.compile column")
-    p.add_argument("--worker", choices=("numba", "torch"), help=argparse.SUPPRESS)
+    p.add_argument(
+        "--backend-unit",
+        action="store_true",
+        help="Ember column: the hand-built graphs of benchmarks/graphs.py through compile_graph, not compile(fn)",
+    )
+    for lib in LIBRARIES:
+        p.add_argument(f"--no-{lib}", action="store_true", help=f"skip the {lib} column")
+    p.add_argument("--worker", choices=LIBRARIES, help=argparse.SUPPRESS)
     return p.parse_args(argv)
 
 
@@ -50,6 +62,8 @@ if ARGS is not None and ARGS.threads:
 
 sys.path.insert(0, ROOT)
 
+import json  # noqa: E402
+import math  # noqa: E402
 import shutil  # noqa: E402
 import statistics  # noqa: E402
 import tempfile  # noqa: E402
@@ -58,6 +72,9 @@ import traceback  # noqa: E402
 import numpy as np  # noqa: E402
 
 from benchmarks.workloads import WORKLOADS, check  # noqa: E402
+
+# Columns that can be the best anchor, with their table names.
+ANCHORS = {"numpy": "numpy", "numba": "numba", "jax": "jax", "torch": "torch.compile", "torch-ops": "torch ops"}
 
 # ----------------------------------------------------------------------------- timing
 
@@ -109,7 +126,7 @@ def threaded_copy_bandwidth(nbytes: int, target: float, parts: int) -> float:
 
 
 class Result:
-    """One cell: a time, FAIL (wrong answer), ERR (raised) or n/a (not installed)."""
+    """One cell: a time, FAIL (wrong answer) or ERR (raised)."""
 
     def __init__(self, seconds=None, status="ok", note=""):
         self.seconds, self.status, self.note = seconds, status, note
@@ -123,22 +140,35 @@ class Result:
 
 
 def settle():
-    """Let thread pools that spin after a call (OpenBLAS, OpenMP) go idle first."""
-    time.sleep(0.2)
+    """Let thread pools that spin after a call (OpenBLAS, OpenMP) go idle first; briefly
+    with --quick, whose times are not for reading (it sleeps before every cell)."""
+    time.sleep(0.05 if ARGS is not None and ARGS.quick else 0.2)
 
 
-def run_one(name, make, reference, workload, inputs, target, notes, unwrap=lambda r: r):
+def as_numpy(result):
+    """A result ``check`` can read: torch tensors become arrays, a tuple stays a tuple."""
+    if isinstance(result, (tuple, list)):
+        return tuple(as_numpy(r) for r in result)
+    return result.detach().numpy() if hasattr(result, "detach") else result
+
+
+def error_note(where: str, e: Exception) -> str:
+    """The ``!!`` line for an exception (its traceback printed too with EMBER_BENCH_TRACEBACK=1)."""
+    msg = str(e).strip().splitlines()
+    if os.environ.get("EMBER_BENCH_TRACEBACK"):
+        traceback.print_exc()
+    return f"{where}: ERR {type(e).__name__}: {msg[0][:200] if msg else ''}"
+
+
+def run_one(name, make, reference, workload, inputs, target, notes, unwrap=as_numpy):
     """Build the implementation, check it against NumPy, then time it."""
     try:
         fn = make()
         got = unwrap(fn(*inputs))
     except Exception as e:  # noqa: BLE001
-        msg = str(e).strip().splitlines()
-        notes.append(f"{workload.name}/{name}: ERR {type(e).__name__}: {msg[0][:200] if msg else ''}")
-        if os.environ.get("EMBER_BENCH_TRACEBACK"):
-            traceback.print_exc()
+        notes.append(error_note(f"{workload.name}/{name}", e))
         return Result(status="ERR")
-    ok, detail = check(workload, got, reference)
+    ok, detail = check(got, reference)
     if not ok:
         notes.append(f"{workload.name}/{name}: FAIL, disagrees with NumPy ({detail}); not timed")
         return Result(status="FAIL", note=detail)
@@ -151,67 +181,91 @@ def workload_inputs(w, scale):
     return w.inputs(np.random.default_rng(WORKLOADS.index(w)), scale)
 
 
-# Numba and torch each run in a process of their own, one after the other: their
-# OpenMP pools spin after each parallel region, and on a small machine a pool spinning
-# in the background halves whatever is measured next (Ember, NumPy, the other one).
+def is_float64(inputs) -> bool:
+    """A float64 workload: JAX needs ``jax_enable_x64`` for it, or it computes in float32."""
+    return any(isinstance(a, np.ndarray) and a.dtype == np.float64 for a in inputs)
 
 
-def worker(kind, names, scale, target, threads) -> int:
-    """``--worker numba|torch``: time that column for ``names``; one JSON line per workload."""
-    import json
+# ----------------------------------------------------------------------------- the other libraries
+# Numba, JAX and torch each run in a process of their own, one after the other: their
+# thread pools spin after each parallel region, and on a small machine a pool spinning
+# in the background halves whatever is measured next (Ember, NumPy, the other ones).
+# Each ``*_columns`` gives {column: (make, arguments)} for one workload.
 
+
+def numba_columns(numba, w, inputs):
+    """The hand-written ``prange`` kernel, or ``njit`` of the NumPy function itself."""
+    return {"numba": (w.numba or (lambda: numba.njit(w.numpy)), inputs)}
+
+
+def jax_columns(jax, w, inputs):
+    """``jax.jit`` of the jax.numpy version, waiting for the result; float64 for float64 workloads."""
+    jax.config.update("jax_enable_x64", is_float64(inputs))
+    args = tuple(jax.device_put(a) if isinstance(a, np.ndarray) else a for a in inputs)
+
+    def make():
+        jitted = jax.jit(w.jax or w.numpy)
+        return lambda *a: jax.block_until_ready(jitted(*a))
+
+    return {"jax": (make, args)}
+
+
+def torch_columns(torch, w, inputs):
+    """``torch.compile`` of the torch version, and torch's fused library ops where there are some."""
+    args = tuple(torch.from_numpy(a) if isinstance(a, np.ndarray) else a for a in inputs)
+    columns = {"torch": (lambda: torch.compile(w.torch or w.numpy), args)}
+    if w.torch_ops is not None:
+        columns["torch-ops"] = (lambda: w.torch_ops, args)
+    return columns
+
+
+COLUMNS = {"numba": numba_columns, "jax": jax_columns, "torch": torch_columns}
+
+
+def import_library(kind, threads):
+    """``kind``, on the CPU and with ``threads`` threads where it has such a setting."""
+    if kind == "jax":
+        os.environ["JAX_PLATFORMS"] = "cpu"
     mod = __import__(kind)
-    if threads:
-        if kind == "numba":
-            mod.set_num_threads(min(threads, mod.config.NUMBA_NUM_THREADS))
-        else:
-            mod.set_num_threads(threads)
+    if threads and kind == "numba":
+        mod.set_num_threads(min(threads, mod.config.NUMBA_NUM_THREADS))
+    elif threads and kind == "torch":
+        mod.set_num_threads(threads)
+    return mod
+
+
+def worker(kind, selected, scale, target, threads) -> int:
+    """``--worker KIND``: time that library's columns; one JSON line per workload."""
+    try:
+        mod = import_library(kind, threads)
+    except ImportError as e:  # installed but broken: the columns read n/a, as when absent
+        print(json.dumps({"unavailable": f"{type(e).__name__}: {e}"[:200]}), flush=True)
+        return 0
     print(json.dumps({"version": mod.__version__}), flush=True)
-    for w in [w for w in WORKLOADS if w.name in names]:
+    for w in selected:
         inputs = workload_inputs(w, scale)
         reference = w.numpy(*inputs)
         notes = []
-        if kind == "numba":
-            res = run_one("numba", w.numba, reference, w, inputs, target, notes)
-        else:
-            tin = tuple(mod.from_numpy(a) for a in inputs)
-            res = run_one(
-                "torch.compile",
-                lambda w=w: mod.compile(w.torch),
-                reference,
-                w,
-                tin,
-                target,
-                notes,
-                unwrap=lambda t: t.detach().numpy(),
-            )
-        print(json.dumps({"workload": w.name, "result": res.to_json(), "notes": notes}), flush=True)
+        cells = {
+            column: run_one(column, make, reference, w, args, target, notes).to_json()
+            for column, (make, args) in COLUMNS[kind](mod, w, inputs).items()
+        }
+        print(json.dumps({"workload": w.name, "results": cells, "notes": notes}), flush=True)
     return 0
 
 
 def run_worker(kind, names, scale, target, threads, notes):
-    """Results of ``worker`` in a child process: ({name: Result}, version) or ({}, None)."""
+    """Results of ``worker`` in a child process: ({workload: {column: Result}}, version),
+    or ({}, None) when ``kind`` is not installed or does not import."""
     import importlib.util
-    import json
     import subprocess
 
     if importlib.util.find_spec(kind) is None:
         return {}, None
     print(f"  {kind} (own process) ...", end="", flush=True)
-    cmd = (
-        [
-            sys.executable,
-            os.path.abspath(__file__),
-            "--worker",
-            kind,
-            "--only",
-            ",".join(names),
-            "--target",
-            str(target),
-        ]
-        + (["--quick"] if scale == "quick" else [])
-        + (["--threads", str(threads)] if threads else [])
-    )
+    cmd = [sys.executable, os.path.abspath(__file__), "--worker", kind, "--only", ",".join(names)]
+    cmd += ["--target", str(target)] + (["--quick"] if scale == "quick" else [])
+    cmd += ["--threads", str(threads)] if threads else []
     proc = subprocess.run(cmd, capture_output=True, text=True)
     results, version = {}, None
     for line in proc.stdout.splitlines():
@@ -219,62 +273,88 @@ def run_worker(kind, names, scale, target, threads, notes):
             d = json.loads(line)
         except ValueError:
             continue
+        if "unavailable" in d:
+            notes.append(f"{kind} does not import ({d['unavailable']}): its columns read n/a")
+            print(" does not import", flush=True)
+            return {}, None
         if "version" in d:
             version = d["version"]
         elif "workload" in d:
-            results[d["workload"]] = Result.from_json(d["result"])
+            results[d["workload"]] = {c: Result.from_json(r) for c, r in d["results"].items()}
             notes.extend(d["notes"])
     if proc.returncode != 0 or version is None:
         tail = (proc.stderr.strip().splitlines() or ["?"])[-1][:200]
         notes.append(f"{kind}: worker process failed (exit {proc.returncode}): {tail}")
         for name in names:
-            results.setdefault(name, Result(status="ERR"))
+            results.setdefault(name, {kind: Result(status="ERR")})
     print(" done", flush=True)
     return results, version
 
 
-# ----------------------------------------------------------------------------- the in-process columns
+# ----------------------------------------------------------------------------- NumPy and Ember, in this process
 
 
-def measure_in_process(w, scale, target, notes, compile_ms, kernels) -> tuple[dict, int]:
-    """NumPy, NumPy ``out=`` and Ember for one workload, and the bytes it moves. Ember is
-    compiled on the first round only (cold: empty caches; warm: memory cleared, loaded
-    from the disk cache)."""
-    from compiler.backends import compile_graph
+def ember_column(w, scale, backend_unit):
+    """(make, unwrap) of Ember: ``compile()`` of the NumPy function; with ``--backend-unit``
+    the hand-built graph's kernel, which returns a list of outputs."""
+    if backend_unit:
+        from compiler.backends import compile_graph
+
+        return (lambda: compile_graph(w.module(scale), "cpu")), (lambda r: r[0])
+    import compiler
+
+    return (lambda: compiler.compile(w.numpy)), as_numpy
+
+
+def first_result_ms(make, inputs, notes, name) -> tuple[float, float]:
+    """Build + first call, ms: cold (empty caches), then warm (in-memory artifacts cleared,
+    loaded from the disk cache: a new process's first call)."""
     from runtime.cache import ARTIFACTS
 
-    print(f"  {w.name}: numpy, numpy-out, ember ...", end="", flush=True)
+    ARTIFACTS.clear_memory()
+    t0 = time.perf_counter()
+    make()(*inputs)
+    cold = time.perf_counter() - t0
+    ARTIFACTS.clear_memory()
+    disk_hits = ARTIFACTS.stats.disk_hits
+    t0 = time.perf_counter()
+    make()(*inputs)
+    warm = time.perf_counter() - t0
+    if ARTIFACTS.stats.disk_hits == disk_hits:
+        notes.append(f"{name}/ember: the warm first call did not load from the disk cache")
+    return cold * 1e3, warm * 1e3
+
+
+def graph_note(w, inputs) -> str | None:
+    """What to say when ``compile()`` did not run the function as one graph: then part of
+    Ember's time (or all of it) is CPython's."""
+    import compiler
+
+    out = compiler.explain(w.numpy)(*inputs)
+    if out.graph_count == 1 and out.graph_break_count == 0:
+        return None
+    reasons = "; ".join(r.reason for r in out.break_reasons)[:300]
+    return f"{w.name}/ember: {out.graph_count} graph(s), {out.graph_break_count} break(s): {reasons}"
+
+
+def measure_in_process(w, scale, target, notes, first_ms, backend_unit) -> tuple[dict, int]:
+    """NumPy and Ember for one workload, and the bytes it moves. Ember's time to first
+    result is measured on the first round only (cold: empty caches)."""
+    print(f"  {w.name}: numpy, ember ...", end="", flush=True)
     inputs = workload_inputs(w, scale)
     reference = w.numpy(*inputs)
-    res = {}
     settle()
-    res["numpy"] = Result(measure(w.numpy, inputs, target))
-    out_fn = w.numpy_out(*inputs)
-    res["numpy-out"] = run_one("numpy-out", lambda: out_fn, reference, w, inputs, target, notes)
-    if w.name not in kernels:
-        kernels[w.name] = None
-        module = w.module(scale)
+    res = {"numpy": Result(measure(w.numpy, inputs, target))}
+    make, unwrap = ember_column(w, scale, backend_unit)
+    if w.name not in first_ms:
+        first_ms[w.name] = None
         try:
-            ARTIFACTS.clear_memory()
-            t0 = time.perf_counter()
-            compile_graph(module, "cpu")
-            cold = time.perf_counter() - t0
-            ARTIFACTS.clear_memory()
-            disk_hits = ARTIFACTS.stats.disk_hits
-            t0 = time.perf_counter()
-            kernels[w.name] = compile_graph(module, "cpu")
-            compile_ms[w.name] = (cold * 1e3, (time.perf_counter() - t0) * 1e3)
-            if ARTIFACTS.stats.disk_hits != disk_hits + 1:
-                notes.append(f"{w.name}/ember: the warm compile did not load from the disk cache")
-        except Exception as e:  # noqa: BLE001
-            msg = str(e).strip().splitlines()
-            notes.append(f"{w.name}/ember: compile ERR {type(e).__name__}: {msg[0][:200] if msg else ''}")
-    kernel = kernels[w.name]
-    res["ember"] = (
-        run_one("ember", lambda: kernel, reference, w, inputs, target, notes, unwrap=lambda r: r[0])
-        if kernel is not None
-        else Result(status="ERR")
-    )
+            first_ms[w.name] = first_result_ms(make, inputs, notes, w.name)
+            if not backend_unit and (note := graph_note(w, inputs)):
+                notes.append(note)
+        except Exception as e:  # noqa: BLE001 (run_one below says ERR too)
+            notes.append(error_note(f"{w.name}/ember first call", e))
+    res["ember"] = run_one("ember", make, reference, w, inputs, target, notes, unwrap=unwrap)
     print(" done", flush=True)
     return res, w.bytes_moved(inputs, reference)
 
@@ -288,6 +368,22 @@ def merge_best(cells: dict, measured: dict) -> None:
 
 
 # ----------------------------------------------------------------------------- table
+
+HEADERS = [
+    "workload",
+    "what",
+    "numpy ms",
+    "ember ms (x)",
+    "numba ms",
+    "jax ms",
+    "torch.compile ms",
+    "torch ops ms",
+    "best anchor ms",
+    "best/ember",
+    "ember GB/s",
+    "1st call cold ms",
+    "warm ms",
+]
 
 
 def fmt_ms(r: Result | None) -> str:
@@ -305,126 +401,112 @@ def fmt_ratio(r: Result | None, base: Result) -> str:
     return f"{fmt_ms(r)} ({base.seconds / r.seconds:.2f}x)"
 
 
-def print_table(rows, headers):
+def best_anchor(cells: dict) -> tuple[str, Result] | None:
+    """The fastest non-Ember column that ran and agreed with NumPy: (column, result)."""
+    ok = [(c, cells[c]) for c in ANCHORS if c in cells and cells[c].status == "ok"]
+    return min(ok, key=lambda cr: cr[1].seconds, default=None)
+
+
+def best_over_ember(cells: dict) -> float | None:
+    """Best anchor's time / Ember's (>= 1: Ember at least as fast); None without both."""
+    best, ember = best_anchor(cells), cells.get("ember")
+    if best is None or ember is None or ember.status != "ok":
+        return None
+    return best[1].seconds / ember.seconds
+
+
+def table_row(w, cells: dict, gbs: float | None, first_ms: tuple | None) -> list[str]:
+    best, ratio = best_anchor(cells), best_over_ember(cells)
+    torch_ops = "-" if w.torch_ops is None and "torch" in cells else fmt_ms(cells.get("torch-ops"))
+    return [
+        w.name,
+        w.description,
+        fmt_ms(cells["numpy"]),
+        fmt_ratio(cells["ember"], cells["numpy"]),
+        fmt_ms(cells.get("numba")),
+        fmt_ms(cells.get("jax")),
+        fmt_ms(cells.get("torch")),
+        torch_ops,
+        "n/a" if best is None else f"{ANCHORS[best[0]]} {fmt_ms(best[1])}",
+        "n/a" if ratio is None else f"{ratio:.2f}x",
+        "-" if gbs is None else f"{gbs / 1e9:.1f}",
+        "-" if first_ms is None else f"{first_ms[0]:.0f}",
+        "-" if first_ms is None else f"{first_ms[1]:.1f}",
+    ]
+
+
+def summary_line(results: dict) -> str:
+    """Geometric mean of best/ember and how many workloads Ember wins, over those with both."""
+    ratios = [r for r in map(best_over_ember, results.values()) if r is not None]
+    if not ratios:
+        return "best/ember: no workload has both an Ember time and an anchor time"
+    geomean = math.exp(sum(map(math.log, ratios)) / len(ratios))
+    wins = sum(r >= 1.0 for r in ratios)
+    return (
+        f"best/ember geometric mean over {len(ratios)} workloads: {geomean:.2f}x; "
+        f"Ember >= best anchor on {wins} of {len(ratios)}"
+    )
+
+
+def print_table(rows, headers, left=2):
+    """Columns right-aligned, except the first ``left`` (names)."""
     widths = [max(len(str(row[i])) for row in [headers] + rows) for i in range(len(headers))]
-    line = "  ".join(h.rjust(w) if i else h.ljust(w) for i, (h, w) in enumerate(zip(headers, widths)))
-    print(line)
-    print("-" * len(line))
+
+    def line(cells):
+        return "  ".join(
+            str(c).ljust(w) if i < left else str(c).rjust(w) for i, (c, w) in enumerate(zip(cells, widths))
+        )
+
+    print(line(headers))
+    print("-" * len(line(headers)))
     for row in rows:
-        print("  ".join(str(c).rjust(w) if i else str(c).ljust(w) for i, (c, w) in enumerate(zip(row, widths))))
+        print(line(row))
 
 
 # ----------------------------------------------------------------------------- main
 
 
-def main(args) -> int:
-    scale = "quick" if args.quick else "full"
-    target = args.target if args.target is not None else (0.05 if args.quick else 0.75)
+def select(args):
+    """The workloads ``--only`` and ``--backend-unit`` leave, or None for an unknown name."""
     selected = WORKLOADS
     if args.only:
         names = [n.strip() for n in args.only.split(",") if n.strip()]
         unknown = [n for n in names if n not in {w.name for w in WORKLOADS}]
         if unknown:
             print(f"unknown workload(s) {unknown}; choose from {[w.name for w in WORKLOADS]}", file=sys.stderr)
-            return 2
+            return None
         selected = [w for w in WORKLOADS if w.name in names]
-    names = [w.name for w in selected]
-    if args.worker:
-        return worker(args.worker, names, scale, target, args.threads)
+    if args.backend_unit:
+        from benchmarks.graphs import GRAPHS
 
-    # A private, empty artifact cache: compile times below are really cold, and the
-    # user's own cache is neither read nor filled.
-    cache = tempfile.mkdtemp(prefix="ember-bench-cache-")
-    os.environ["EMBER_CACHE_DIR"] = cache
+        selected = [w for w in selected if w.name in GRAPHS]
+    return selected
 
-    from compiler.backends import compile_graph
-    from runtime import threads
 
-    blas = [v for v in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE") if v in os.environ]
-    if blas:
-        settings = " ".join(f"{v}={os.environ[v]}" for v in blas)
+def print_header(scale, target, names, backend_unit) -> float:
+    """The settings that move the numbers; returns the load average before the run."""
+    blas = [f"{v}={os.environ.get(v, '(unset)')}" for v in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")]
+    print(f"environment: {'  '.join(blas)}", end="")
+    if any(v in os.environ for v in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")):
         print(
-            f"note: {settings} set in the environment; it can slow a current NumPy's OpenBLAS (matmul). "
-            f"To measure without it, unset both for this command:\n"
-            f"      env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python {' '.join(sys.argv)}"
+            " -- can slow a current NumPy's OpenBLAS (matmul, matvec); to measure without them:\n"
+            f"      env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python {' '.join(sys.argv)}",
+            end="",
         )
-    else:
-        print("note: OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE are not set")
-    load_before = os.getloadavg()[0]
+    print()
+    if backend_unit:
+        print("--backend-unit: Ember's column times hand-built graphs through compile_graph, not compile(fn)")
+    load = os.getloadavg()[0]
     print(
-        f"scale={scale}  target={target:g} s per measurement  load average {load_before:.2f}  "
-        f"workloads: {', '.join(names)}",
+        f"scale={scale}  target={target:g} s per measurement  load average {load:.2f}  workloads: {', '.join(names)}",
         flush=True,
     )
+    return load
 
-    copy_mib = 32 if args.quick else 256
-    bandwidth = copy_bandwidth(copy_mib << 20, max(target, 0.2))
 
-    # One throwaway compile so the first workload's cold time does not include the
-    # process-wide start-up (MLIR context, LLVM target initialisation).
-    # (A graph none of the workloads has, so their cold compiles stay cold.)
-    from compiler.dialects.builder import FunctionBuilder
-    from compiler.dialects.types import TensorType
+def print_footer(args, target, copy_mib, bandwidth, versions, load_before) -> None:
+    from runtime import threads
 
-    b = FunctionBuilder("bench_warmup", [TensorType((None,), "f64")])
-    compile_graph(b.finish([b.op("neg", b.args[0])]), "cpu")
-
-    results, notes, compile_ms, kernels, versions, moved = {}, [], {}, {}, {}, {}
-    for round_no in range(max(1, args.rounds)):
-        if args.rounds > 1:
-            print(f" round {round_no + 1} of {args.rounds}", flush=True)
-        for w in selected:
-            measured, moved[w.name] = measure_in_process(w, scale, target, notes, compile_ms, kernels)
-            merge_best(results.setdefault(w.name, {}), measured)
-        for kind, skip in (("numba", args.no_numba), ("torch", args.no_torch)):
-            if skip:
-                continue
-            column, versions[kind] = run_worker(kind, names, scale, target, args.threads, notes)
-            for name, r in column.items():
-                merge_best(results[name], {kind: r})
-    gbs = {
-        w.name: moved[w.name] / results[w.name]["ember"].seconds
-        for w in selected
-        if w.streaming and results[w.name]["ember"].status == "ok"
-    }
-
-    rows = []
-    for w in selected:
-        res, base = results[w.name], results[w.name]["numpy"]
-        rate = gbs.get(w.name)
-        cold_warm = compile_ms.get(w.name)
-        rows.append(
-            [
-                w.name,
-                fmt_ms(base),
-                fmt_ratio(res["numpy-out"], base),
-                fmt_ratio(res["ember"], base),
-                fmt_ratio(res.get("numba"), base),
-                fmt_ratio(res.get("torch"), base),
-                "-" if rate is None else f"{rate / 1e9:.1f}",
-                "-" if rate is None else f"{100 * rate / bandwidth:.0f}%",
-                "-" if cold_warm is None else f"{cold_warm[0]:.0f}",
-                "-" if cold_warm is None else f"{cold_warm[1]:.1f}",
-            ]
-        )
-
-    print()
-    print_table(
-        rows,
-        [
-            "workload",
-            "numpy ms",
-            "numpy-out ms (x)",
-            "ember ms (x)",
-            "numba ms (x)",
-            "torch.compile ms (x)",
-            "ember GB/s",
-            "% copy",
-            "compile cold ms",
-            "warm ms",
-        ],
-    )
-    print()
     try:
         import llvmlite
         import llvmlite.binding as llvm
@@ -433,41 +515,93 @@ def main(args) -> int:
     except Exception:  # noqa: BLE001
         cpu, llvm_version = "?", "?"
     libs = [f"numpy {np.__version__}", f"llvmlite {llvm_version}"]
-    for kind in ("numba", "torch"):
+    for kind in LIBRARIES:
         if kind in versions:
             libs.append(f"{kind} {versions[kind]}" if versions[kind] else f"{kind} not installed")
         else:
             libs.append(f"{kind} skipped")
-    load_after = os.getloadavg()[0]
     n_threads = threads.num_threads()
     mt = ""
     if n_threads > 1:
-        mt = (
-            f" ({threaded_copy_bandwidth(copy_mib << 20, max(target, 0.2), n_threads) / 1e9:.1f} GB/s "
-            f"split over {n_threads} threads, for context)"
-        )
+        split = threaded_copy_bandwidth(copy_mib << 20, max(target, 0.2), n_threads)
+        mt = f" ({split / 1e9:.1f} GB/s split over {n_threads} threads, for context)"
     print(
         f"copy bandwidth (np.copyto {copy_mib} MiB, 2 x bytes / time): {bandwidth / 1e9:.1f} GB/s{mt} | "
-        f"cpu {cpu} | threads {n_threads} "
-        f"(of {os.cpu_count()} cores) | " + ", ".join(libs)
+        f"cpu {cpu} | threads {n_threads} (of {os.cpu_count()} cores) | " + ", ".join(libs)
     )
     rounds = f"; the best of {args.rounds} rounds' medians" if args.rounds > 1 else ""
     print(
-        f"x = NumPy-eager time / that time (higher is faster); median of N calls after warm-up{rounds}. "
-        "GB/s = (inputs read + outputs written) / Ember time; % copy = GB/s over the copy bandwidth. "
-        "compile: cold = empty caches; warm = memory cache cleared, loaded from the disk cache. "
-        "Numba and torch ran in processes of their own."
+        f"ms: median of N calls after warm-up{rounds}. x = NumPy time / Ember time. best anchor: the fastest of "
+        "numpy, numba, jax, torch.compile and torch ops; best/ember = its time / Ember's (>= 1.00x: Ember is at "
+        "least as fast). n/a: not installed or skipped; torch ops '-': no fused library op. GB/s = (array inputs "
+        "read + outputs written) / Ember time. 1st call: compile() (--backend-unit: compile_graph) through the "
+        "first result; cold = empty caches; "
+        "warm = memory cache cleared, loaded from the disk cache. Numba, JAX and torch ran in processes of their own."
     )
+    load_after = os.getloadavg()[0]
     if max(load_before, load_after) > 0.7 * (os.cpu_count() or 1):
         print(
             f"!! load average was {load_before:.2f} before and {load_after:.2f} after the run on "
             f"{os.cpu_count()} cores: other processes competed for the CPUs, so times are noisy "
             f"(multi-threaded ones most)"
         )
+
+
+def main(args) -> int:
+    scale = "quick" if args.quick else "full"
+    target = args.target if args.target is not None else (0.05 if args.quick else 0.75)
+    selected = select(args)
+    if selected is None:
+        return 2
+    names = [w.name for w in selected]
+    if args.worker:
+        return worker(args.worker, selected, scale, target, args.threads)
+
+    # A private, empty artifact cache: first-call times below are really cold, and the
+    # user's own cache is neither read nor filled.
+    cache = tempfile.mkdtemp(prefix="ember-bench-cache-")
+    os.environ["EMBER_CACHE_DIR"] = cache
+    import compiler
+
+    load_before = print_header(scale, target, names, args.backend_unit)
+    copy_mib = 32 if args.quick else 256
+    bandwidth = copy_bandwidth(copy_mib << 20, max(target, 0.2))
+
+    # One throwaway compile so the first workload's cold time does not include the
+    # process-wide start-up (MLIR context, LLVM target initialisation), of a function
+    # none of the workloads has, so their cold compiles stay cold.
+    compiler.compile(lambda x: -x)(np.ones(3))
+
+    results, notes, first_ms, versions, moved = {}, [], {}, {}, {}
+    for round_no in range(max(1, args.rounds)):
+        if args.rounds > 1:
+            print(f" round {round_no + 1} of {args.rounds}", flush=True)
+        for w in selected:
+            measured, moved[w.name] = measure_in_process(w, scale, target, notes, first_ms, args.backend_unit)
+            merge_best(results.setdefault(w.name, {}), measured)
+        for kind in LIBRARIES:
+            if getattr(args, f"no_{kind}"):
+                continue
+            by_workload, versions[kind] = run_worker(kind, names, scale, target, args.threads, notes)
+            for name, cells in by_workload.items():
+                merge_best(results[name], cells)
+
+    rows = []
+    for w in selected:
+        ember = results[w.name]["ember"]
+        gbs = moved[w.name] / ember.seconds if w.streaming and ember.status == "ok" else None
+        rows.append(table_row(w, results[w.name], gbs, first_ms.get(w.name)))
+    headers = HEADERS if not args.backend_unit else [h.replace("ember ms", "ember graph ms") for h in HEADERS]
+    print()
+    print_table(rows, headers)
+    print(summary_line(results))
+    print()
+    print_footer(args, target, copy_mib, bandwidth, versions, load_before)
     for n in notes:
         print("!!", n)
     shutil.rmtree(cache, ignore_errors=True)
-    return 1 if any(("FAIL" in n or "ERR" in n or "failed" in n) for n in notes) else 0
+    failed = any(r.status != "ok" for cells in results.values() for r in cells.values())
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

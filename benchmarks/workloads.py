@@ -1,11 +1,16 @@
-"""The benchmark workloads: for each, the inputs, the NumPy reference, a NumPy
-version with preallocated ``out=`` buffers, the Ember graph, and (built only when
-asked, so neither is needed to import this module) the Numba and torch versions.
+"""The benchmark workloads: for each, a plain NumPy function and its inputs, and the
+same computation for the other libraries where that function itself cannot run there.
 
-Everything is float32. Ember graphs are shape-polymorphic in the leading (row)
-dimension, as a user's function traced by the frontend would be, and static in the
-feature dimensions. ``test/python/test_benchmarks_smoke.py`` checks every Ember
-graph against its NumPy reference at tiny sizes, so this file cannot rot.
+The NumPy function is what both the NumPy and the Ember column run (Ember through
+``compiler.compile``), so the table measures what a user gets. The JAX and torch
+versions are the NumPy function itself where it uses only operators (``@``, ``*``,
+``.T``, ``.sum()``: JAX and torch arrays implement them), and the same lines with
+``jax.numpy`` / ``torch`` otherwise. Numba gets a hand-written ``prange`` kernel where
+one is listed, else ``numba.njit`` of the NumPy function. Every other-library version
+imports its library when called, so this module needs none of them.
+
+``test/python/test_benchmarks_smoke.py`` checks Ember (and JAX and torch's library
+ops, when installed) against NumPy at the tiny sizes, so this file cannot rot.
 """
 
 from __future__ import annotations
@@ -15,36 +20,14 @@ from typing import Callable
 
 import numpy as np
 
-from compiler.dialects.builder import FunctionBuilder
-from compiler.dialects.types import TensorType
-
 F32 = np.float32
 GELU_C = 0.7978845608  # sqrt(2 / pi)
 GELU_A = 0.044715
 LN_EPS = 1e-5
 
-
-# ----------------------------------------------------------------------------- graph helpers
-
-
-def _scalar(b: FunctionBuilder, value: float, like) -> object:
-    """``value`` as a float32 tensor of ``like``'s type (constant + broadcast_to)."""
-    t = b.type_of(like)
-    return b.op("broadcast_to", b.constant(F32(value)), result=t, sizes=b.dynamic_sizes(like, t))
-
-
-def _bcast(b: FunctionBuilder, value, like) -> object:
-    """``value`` (a vector, or a keepdims reduction) broadcast to ``like``'s type."""
-    t = b.type_of(like)
-    return b.op("broadcast_to", value, result=t, sizes=b.dynamic_sizes(like, t))
-
-
-def vec(n=None):
-    return TensorType((n,), "f32")
-
-
-def mat(rows, cols):
-    return TensorType((rows, cols), "f32")
+# (rtol, atol as a fraction of the reference's largest magnitude) per result dtype: float32
+# allows another summation order over 16M terms; float64 only rounding.
+TOLERANCE = {np.dtype(np.float32): (1e-4, 1e-5), np.dtype(np.float64): (1e-9, 1e-12)}
 
 
 # ----------------------------------------------------------------------------- the workload record
@@ -55,40 +38,52 @@ class Workload:
     name: str
     description: str
     sizes: dict  # size name -> int, for "full", "quick" and "tiny"
-    make_inputs: Callable  # (rng, **sizes) -> tuple of arrays
-    numpy: Callable  # (*inputs) -> array: the reference
-    numpy_out: Callable  # (*inputs) -> callable(*inputs) -> array, using preallocated buffers
-    graph: Callable  # (**sizes) -> ir.Module
-    numba: Callable  # () -> jitted function (*inputs) -> array; imports numba
-    torch: Callable  # (*tensors) -> tensor, to be torch.compile'd
-    streaming: bool = True  # memory bound: report bandwidth
-    reduction_to_scalar: bool = False  # compared by relative error, not allclose
+    make_inputs: Callable  # (rng, **sizes) -> tuple of arguments
+    numpy: Callable  # the user's function: NumPy and Ember (compiler.compile) run it
+    jax: Callable | None = None  # with jax.numpy, for jax.jit; None: ``numpy`` itself
+    torch: Callable | None = None  # with torch, for torch.compile; None: ``numpy`` itself
+    torch_ops: Callable | None = None  # torch's fused library op(s), eager; None: it has none
+    numba: Callable | None = None  # () -> a hand-written kernel; None: numba.njit(numpy)
+    streaming: bool = True  # memory bound: report Ember's bandwidth
 
     def inputs(self, rng: np.random.Generator, scale: str):
         return self.make_inputs(rng, **self.sizes[scale])
 
     def module(self, scale: str):
-        """The Ember graph (dynamic rows; static feature sizes of ``scale``)."""
-        return self.graph(**self.sizes[scale])
+        """The hand-built Ember graph (``run.py --backend-unit``); KeyError if it has none."""
+        from benchmarks.graphs import GRAPHS
+
+        return GRAPHS[self.name](**self.sizes[scale])
 
     def bytes_moved(self, inputs, output) -> int:
-        """Inputs read once plus outputs written once."""
-        return sum(a.nbytes for a in inputs) + np.asarray(output).nbytes
+        """Array inputs read once plus outputs written once."""
+        arrays = [a for a in inputs if isinstance(a, np.ndarray)] + results(output)
+        return sum(np.asarray(a).nbytes for a in arrays)
 
 
-def check(workload: Workload, got, want) -> tuple[bool, str]:
-    """Does ``got`` agree with the NumPy reference ``want``? (ok, description)."""
-    got = np.asarray(got)
-    want = np.asarray(want)
-    if got.shape != want.shape:
-        return False, f"shape {got.shape} != {want.shape}"
-    if workload.reduction_to_scalar:
-        g, w = float(got), float(want)
-        rel = abs(g - w) / max(abs(w), 1e-30)
-        return rel <= 1e-4, f"relative error {rel:.2e}"
-    ok = bool(np.allclose(got, want, rtol=1e-4, atol=1e-5))
-    err = float(np.max(np.abs(got.astype(np.float64) - want))) if got.size else 0.0
-    return ok, f"max abs error {err:.2e}"
+def results(output) -> list:
+    """A function's results as a list: one array, or the arrays of a returned tuple."""
+    return list(output) if isinstance(output, (tuple, list)) else [output]
+
+
+def check(got, want) -> tuple[bool, str]:
+    """Does ``got`` agree with NumPy's ``want`` (dtypes, shapes, values)? (ok, description)."""
+    gots, wants = results(got), results(want)
+    if len(gots) != len(wants):
+        return False, f"{len(gots)} results where NumPy has {len(wants)}"
+    details = []
+    for g, w in zip(gots, map(np.asarray, wants)):
+        # Numba returns a scalar result as a Python float: its value is compared, not its type.
+        g = np.asarray(g, w.dtype) if isinstance(g, float) else np.asarray(g)
+        if g.dtype != w.dtype or g.shape != w.shape:
+            return False, f"{g.dtype}{list(g.shape)} where NumPy has {w.dtype}{list(w.shape)}"
+        rtol, atol = TOLERANCE[w.dtype]
+        scale = float(np.max(np.abs(w))) if w.size else 0.0
+        err = float(np.max(np.abs(g.astype(np.float64) - w))) if w.size else 0.0
+        if not np.allclose(g, w, rtol=rtol, atol=atol * max(scale, 1.0)):
+            return False, f"max abs error {err:.2e} (largest |value| {scale:.3g})"
+        details.append(f"{err:.2e}")
+    return True, f"max abs error {', '.join(details)}"
 
 
 # ----------------------------------------------------------------------------- 1. chain
@@ -102,26 +97,16 @@ def chain_numpy(x, b):
     return np.tanh(x * 1.5 + b) * 0.5 + x
 
 
-def chain_numpy_out(x, b):
-    out = np.empty_like(x)
+def chain_jax(x, b):
+    import jax.numpy as jnp
 
-    def run(x, b):
-        np.multiply(x, 1.5, out=out)
-        np.add(out, b, out=out)
-        np.tanh(out, out=out)
-        np.multiply(out, 0.5, out=out)
-        np.add(out, x, out=out)
-        return out
-
-    return run
+    return jnp.tanh(x * 1.5 + b) * 0.5 + x
 
 
-def chain_graph(**_):
-    b = FunctionBuilder("chain", [vec(), vec()])
-    x, bias = b.args
-    t = b.op("add", b.op("mul", x, _scalar(b, 1.5, x)), bias)
-    y = b.op("add", b.op("mul", b.op("tanh", t), _scalar(b, 0.5, x)), x)
-    return b.finish([y])
+def chain_torch(x, b):
+    import torch
+
+    return torch.tanh(x * 1.5 + b) * 0.5 + x
 
 
 def chain_numba():
@@ -139,12 +124,6 @@ def chain_numba():
     return chain
 
 
-def chain_torch(x, b):
-    import torch
-
-    return torch.tanh(x * 1.5 + b) * 0.5 + x
-
-
 # ----------------------------------------------------------------------------- 2. tanh-GELU
 
 
@@ -156,32 +135,22 @@ def gelu_numpy(x):
     return 0.5 * x * (1 + np.tanh(GELU_C * (x + GELU_A * x**3)))
 
 
-def gelu_numpy_out(x):
-    out = np.empty_like(x)
+def gelu_jax(x):
+    import jax.numpy as jnp
 
-    def run(x):
-        np.multiply(x, x, out=out)
-        np.multiply(out, x, out=out)
-        np.multiply(out, GELU_A, out=out)
-        np.add(out, x, out=out)
-        np.multiply(out, GELU_C, out=out)
-        np.tanh(out, out=out)
-        np.add(out, 1, out=out)
-        np.multiply(out, x, out=out)
-        np.multiply(out, 0.5, out=out)
-        return out
-
-    return run
+    return 0.5 * x * (1 + jnp.tanh(GELU_C * (x + GELU_A * x**3)))
 
 
-def gelu_graph(**_):
-    b = FunctionBuilder("gelu", [vec()])
-    (x,) = b.args
-    cube = b.op("mul", b.op("mul", x, x), x)
-    inner = b.op("mul", _scalar(b, GELU_C, x), b.op("add", x, b.op("mul", _scalar(b, GELU_A, x), cube)))
-    one_plus = b.op("add", _scalar(b, 1.0, x), b.op("tanh", inner))
-    y = b.op("mul", b.op("mul", _scalar(b, 0.5, x), x), one_plus)
-    return b.finish([y])
+def gelu_torch(x):
+    import torch
+
+    return 0.5 * x * (1 + torch.tanh(GELU_C * (x + GELU_A * x**3)))
+
+
+def gelu_torch_ops(x):
+    import torch
+
+    return torch.nn.functional.gelu(x, approximate="tanh")
 
 
 def gelu_numba():
@@ -200,12 +169,6 @@ def gelu_numba():
     return gelu
 
 
-def gelu_torch(x):
-    import torch
-
-    return 0.5 * x * (1 + torch.tanh(GELU_C * (x + GELU_A * x**3)))
-
-
 # ----------------------------------------------------------------------------- 3. row softmax
 
 
@@ -218,28 +181,24 @@ def softmax_numpy(x):
     return e / e.sum(axis=1, keepdims=True)
 
 
-def softmax_numpy_out(x):
-    out = np.empty_like(x)
-    red = np.empty((x.shape[0], 1), x.dtype)
+def softmax_jax(x):
+    import jax.numpy as jnp
 
-    def run(x):
-        np.max(x, axis=1, keepdims=True, out=red)
-        np.subtract(x, red, out=out)
-        np.exp(out, out=out)
-        np.sum(out, axis=1, keepdims=True, out=red)
-        np.divide(out, red, out=out)
-        return out
-
-    return run
+    e = jnp.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
 
 
-def softmax_graph(cols, **_):
-    b = FunctionBuilder("softmax", [mat(None, cols)])
-    (x,) = b.args
-    m = _bcast(b, b.op("max", x, axes=(1,), keepdims=True), x)
-    e = b.op("exp", b.op("sub", x, m))
-    s = _bcast(b, b.op("sum", e, axes=(1,), keepdims=True), x)
-    return b.finish([b.op("div", e, s)])
+def softmax_torch(x):
+    import torch
+
+    e = torch.exp(x - x.amax(dim=1, keepdim=True))
+    return e / e.sum(dim=1, keepdim=True)
+
+
+def softmax_torch_ops(x):
+    import torch
+
+    return torch.softmax(x, dim=1)
 
 
 def softmax_numba():
@@ -265,13 +224,6 @@ def softmax_numba():
     return softmax
 
 
-def softmax_torch(x):
-    import torch
-
-    e = torch.exp(x - x.amax(dim=1, keepdim=True))
-    return e / e.sum(dim=1, keepdim=True)
-
-
 # ----------------------------------------------------------------------------- 4. layernorm
 
 
@@ -290,36 +242,28 @@ def layernorm_numpy(x, gamma, beta):
     return xc / np.sqrt(var + LN_EPS) * gamma + beta
 
 
-def layernorm_numpy_out(x, gamma, beta):
-    out = np.empty_like(x)
-    tmp = np.empty_like(x)
-    red = np.empty((x.shape[0], 1), x.dtype)
+def layernorm_jax(x, gamma, beta):
+    import jax.numpy as jnp
 
-    def run(x, gamma, beta):
-        np.mean(x, axis=1, keepdims=True, out=red)
-        np.subtract(x, red, out=out)
-        np.multiply(out, out, out=tmp)
-        np.mean(tmp, axis=1, keepdims=True, out=red)
-        np.add(red, LN_EPS, out=red)
-        np.sqrt(red, out=red)
-        np.divide(out, red, out=out)
-        np.multiply(out, gamma, out=out)
-        np.add(out, beta, out=out)
-        return out
-
-    return run
+    mu = x.mean(axis=1, keepdims=True)
+    xc = x - mu
+    var = (xc * xc).mean(axis=1, keepdims=True)
+    return xc / jnp.sqrt(var + LN_EPS) * gamma + beta
 
 
-def layernorm_graph(cols, **_):
-    b = FunctionBuilder("layernorm", [mat(None, cols), vec(cols), vec(cols)])
-    x, gamma, beta = b.args
-    mu = b.op("mean", x, axes=(1,), keepdims=True)
-    xc = b.op("sub", x, _bcast(b, mu, x))
-    var = b.op("mean", b.op("mul", xc, xc), axes=(1,), keepdims=True)
-    std = b.op("sqrt", b.op("add", var, _scalar(b, LN_EPS, var)))
-    y = b.op("div", xc, _bcast(b, std, x))
-    y = b.op("add", b.op("mul", y, _bcast(b, gamma, x)), _bcast(b, beta, x))
-    return b.finish([y])
+def layernorm_torch(x, gamma, beta):
+    import torch
+
+    mu = x.mean(dim=1, keepdim=True)
+    xc = x - mu
+    var = (xc * xc).mean(dim=1, keepdim=True)
+    return xc / torch.sqrt(var + LN_EPS) * gamma + beta
+
+
+def layernorm_torch_ops(x, gamma, beta):
+    import torch
+
+    return torch.nn.functional.layer_norm(x, x.shape[-1:], gamma, beta, LN_EPS)
 
 
 def layernorm_numba():
@@ -348,15 +292,6 @@ def layernorm_numba():
     return layernorm
 
 
-def layernorm_torch(x, gamma, beta):
-    import torch
-
-    mu = x.mean(dim=1, keepdim=True)
-    xc = x - mu
-    var = (xc * xc).mean(dim=1, keepdim=True)
-    return xc / torch.sqrt(var + LN_EPS) * gamma + beta
-
-
 # ----------------------------------------------------------------------------- 5. mse
 
 
@@ -368,22 +303,10 @@ def mse_numpy(x, y):
     return ((x - y) ** 2).sum()
 
 
-def mse_numpy_out(x, y):
-    tmp = np.empty_like(x)
+def mse_torch_ops(x, y):
+    import torch
 
-    def run(x, y):
-        np.subtract(x, y, out=tmp)
-        np.multiply(tmp, tmp, out=tmp)
-        return tmp.sum()
-
-    return run
-
-
-def mse_graph(**_):
-    b = FunctionBuilder("mse", [vec(), vec()])
-    x, y = b.args
-    d = b.op("sub", x, y)
-    return b.finish([b.op("sum", b.op("mul", d, d), axes=(0,), keepdims=False)])
+    return torch.nn.functional.mse_loss(x, y, reduction="sum")
 
 
 def mse_numba():
@@ -398,10 +321,6 @@ def mse_numba():
         return np.float32(s)
 
     return mse
-
-
-def mse_torch(x, y):
-    return ((x - y) ** 2).sum()
 
 
 # ----------------------------------------------------------------------------- 6. relu(A @ B + bias)
@@ -422,31 +341,22 @@ def matmul_numpy(a, w, bias):
     return np.maximum(a @ w + bias, 0)
 
 
-def matmul_numpy_out(a, w, bias):
-    out = np.empty((a.shape[0], w.shape[1]), a.dtype)
+def matmul_jax(a, w, bias):
+    import jax.numpy as jnp
 
-    def run(a, w, bias):
-        np.matmul(a, w, out=out)
-        np.add(out, bias, out=out)
-        np.maximum(out, 0, out=out)
-        return out
-
-    return run
+    return jnp.maximum(a @ w + bias, 0)
 
 
-def _linear(b, x, w, bias):
-    y = b.op("matmul", x, w)
-    return b.op("add", y, _bcast(b, bias, y))
+def matmul_torch(a, w, bias):
+    import torch
+
+    return torch.relu(a @ w + bias)
 
 
-def _relu(b, x):
-    return b.op("maximum", x, _scalar(b, 0.0, x))
+def matmul_torch_ops(a, w, bias):
+    import torch
 
-
-def matmul_graph(k, n, **_):
-    b = FunctionBuilder("matmul_relu", [mat(None, k), mat(k, n), vec(n)])
-    a, w, bias = b.args
-    return b.finish([_relu(b, _linear(b, a, w, bias))])
+    return torch.addmm(bias, a, w).relu_()
 
 
 def _numba_matmul_bias(numba):
@@ -483,12 +393,6 @@ def matmul_numba():
     return matmul_relu
 
 
-def matmul_torch(a, w, bias):
-    import torch
-
-    return torch.relu(a @ w + bias)
-
-
 # ----------------------------------------------------------------------------- 7. 2-layer MLP
 
 
@@ -507,26 +411,22 @@ def mlp_numpy(x, w1, b1, w2, b2):
     return np.maximum(x @ w1 + b1, 0) @ w2 + b2
 
 
-def mlp_numpy_out(x, w1, b1, w2, b2):
-    hidden = np.empty((x.shape[0], w1.shape[1]), x.dtype)
-    out = np.empty((x.shape[0], w2.shape[1]), x.dtype)
+def mlp_jax(x, w1, b1, w2, b2):
+    import jax.numpy as jnp
 
-    def run(x, w1, b1, w2, b2):
-        np.matmul(x, w1, out=hidden)
-        np.add(hidden, b1, out=hidden)
-        np.maximum(hidden, 0, out=hidden)
-        np.matmul(hidden, w2, out=out)
-        np.add(out, b2, out=out)
-        return out
-
-    return run
+    return jnp.maximum(x @ w1 + b1, 0) @ w2 + b2
 
 
-def mlp_graph(d, h, **_):
-    b = FunctionBuilder("mlp", [mat(None, d), mat(d, h), vec(h), mat(h, d), vec(d)])
-    x, w1, b1, w2, b2 = b.args
-    hidden = _relu(b, _linear(b, x, w1, b1))
-    return b.finish([_linear(b, hidden, w2, b2)])
+def mlp_torch(x, w1, b1, w2, b2):
+    import torch
+
+    return torch.relu(x @ w1 + b1) @ w2 + b2
+
+
+def mlp_torch_ops(x, w1, b1, w2, b2):
+    import torch
+
+    return torch.addmm(b2, torch.addmm(b1, x, w1).relu_(), w2)
 
 
 def mlp_numba():
@@ -540,73 +440,192 @@ def mlp_numba():
     return mlp
 
 
-def mlp_torch(x, w1, b1, w2, b2):
+# ----------------------------------------------------------------------------- 8.-13. matrix-vector, float64
+# Memory bound: each reads A (160 MB at full size) once or twice. The functions use
+# operators only, so JAX and torch.compile run them as they are.
+
+
+def matvec_inputs(rng, m, n):
+    return rng.standard_normal((m, n)), rng.standard_normal(n)
+
+
+def matvec_numpy(A, x):
+    return A @ x
+
+
+def matvec_torch_ops(A, x):
     import torch
 
-    return torch.relu(x @ w1 + b1) @ w2 + b2
+    return torch.mv(A, x)
+
+
+def vecmat_inputs(rng, m, n):
+    return rng.standard_normal(m), rng.standard_normal((m, n))
+
+
+def vecmat_numpy(y, A):
+    return y @ A
+
+
+def vecmat_torch_ops(y, A):
+    import torch
+
+    return torch.mv(A.t(), y)
+
+
+def matvec_t_inputs(rng, m, n):
+    return rng.standard_normal((m, n)), rng.standard_normal(m)
+
+
+def matvec_t_numpy(A, y):
+    return A.T @ y
+
+
+def matvec_t_torch_ops(A, y):
+    import torch
+
+    return torch.mv(A.t(), y)
+
+
+def matvec_chain_numpy(A, x):
+    return (A @ x) @ A
+
+
+def matvec_chain_torch_ops(A, x):
+    import torch
+
+    return torch.mv(A.t(), torch.mv(A, x))
+
+
+def bicg_inputs(rng, m, n):
+    return rng.standard_normal((m, n)), rng.standard_normal(n), rng.standard_normal(m)
+
+
+def bicg_numpy(A, p, r):
+    """The two products of a BiCG step: one pass over A could serve both."""
+    return r @ A, A @ p
+
+
+def bicg_torch_ops(A, p, r):
+    import torch
+
+    return torch.mv(A.t(), r), torch.mv(A, p)
+
+
+def gesummv_inputs(rng, m, n):
+    return 1.5, 1.2, rng.standard_normal((m, n)), rng.standard_normal((m, n)), rng.standard_normal(n)
+
+
+def gesummv_numpy(alpha, beta, A, B, x):
+    """As written, Python reads ``alpha * A @ x`` as ``(alpha * A) @ x``: NumPy scales all of A."""
+    return alpha * A @ x + beta * B @ x
+
+
+def gesummv_torch_ops(alpha, beta, A, B, x):
+    import torch
+
+    return torch.addmv(torch.mv(B, x), A, x, beta=beta, alpha=alpha)
+
+
+# ----------------------------------------------------------------------------- 14.-15. small and Gram matmuls, float64
+
+
+def gram_inputs(rng, m, n):
+    return (rng.standard_normal((m, n)),)
+
+
+def gram_numpy(A):
+    return A.T @ A
+
+
+def gram_torch_ops(A):
+    import torch
+
+    return torch.mm(A.t(), A)
+
+
+def dot_inputs(rng, n):
+    return rng.standard_normal((n, n)), rng.standard_normal((n, n))
+
+
+def dot_numpy(a, b):
+    return np.dot(a, b)
+
+
+def dot_jax(a, b):
+    import jax.numpy as jnp
+
+    return jnp.dot(a, b)
+
+
+def dot_torch(a, b):
+    import torch
+
+    return torch.mm(a, b)
 
 
 # ----------------------------------------------------------------------------- the list
 
 N_FULL, N_QUICK, N_TINY = 1 << 24, 1 << 20, 1000
+VECTOR_SIZES = {"full": {"n": N_FULL}, "quick": {"n": N_QUICK}, "tiny": {"n": N_TINY}}
+ROWS_SIZES = {
+    "full": {"rows": 4096, "cols": 1024},
+    "quick": {"rows": 512, "cols": 1024},
+    "tiny": {"rows": 13, "cols": 24},
+}
+MATVEC_SIZES = {"full": {"m": 4000, "n": 5000}, "quick": {"m": 800, "n": 1000}, "tiny": {"m": 7, "n": 9}}
+
+
+def _matvec(name, description, inputs, numpy, torch_ops):
+    """A float64 matrix-vector workload on ``MATVEC_SIZES``."""
+    return Workload(name, description, MATVEC_SIZES, inputs, numpy, torch_ops=torch_ops)
+
 
 WORKLOADS = [
     Workload(
         "chain",
         "tanh(x*1.5+b)*0.5+x",
-        {"full": {"n": N_FULL}, "quick": {"n": N_QUICK}, "tiny": {"n": N_TINY}},
+        VECTOR_SIZES,
         chain_inputs,
         chain_numpy,
-        chain_numpy_out,
-        chain_graph,
-        chain_numba,
-        chain_torch,
+        jax=chain_jax,
+        torch=chain_torch,
+        numba=chain_numba,
     ),
     Workload(
         "gelu",
         "tanh-GELU",
-        {"full": {"n": N_FULL}, "quick": {"n": N_QUICK}, "tiny": {"n": N_TINY}},
+        VECTOR_SIZES,
         gelu_inputs,
         gelu_numpy,
-        gelu_numpy_out,
-        gelu_graph,
-        gelu_numba,
-        gelu_torch,
+        jax=gelu_jax,
+        torch=gelu_torch,
+        torch_ops=gelu_torch_ops,
+        numba=gelu_numba,
     ),
     Workload(
         "softmax",
         "row softmax",
-        {"full": {"rows": 4096, "cols": 1024}, "quick": {"rows": 512, "cols": 1024}, "tiny": {"rows": 13, "cols": 24}},
+        ROWS_SIZES,
         rows_inputs,
         softmax_numpy,
-        softmax_numpy_out,
-        softmax_graph,
-        softmax_numba,
-        softmax_torch,
+        jax=softmax_jax,
+        torch=softmax_torch,
+        torch_ops=softmax_torch_ops,
+        numba=softmax_numba,
     ),
     Workload(
         "layernorm",
         "layernorm, last axis",
-        {"full": {"rows": 4096, "cols": 1024}, "quick": {"rows": 512, "cols": 1024}, "tiny": {"rows": 13, "cols": 24}},
+        ROWS_SIZES,
         layernorm_inputs,
         layernorm_numpy,
-        layernorm_numpy_out,
-        layernorm_graph,
-        layernorm_numba,
-        layernorm_torch,
+        jax=layernorm_jax,
+        torch=layernorm_torch,
+        torch_ops=layernorm_torch_ops,
+        numba=layernorm_numba,
     ),
-    Workload(
-        "mse",
-        "((x-y)**2).sum()",
-        {"full": {"n": N_FULL}, "quick": {"n": N_QUICK}, "tiny": {"n": N_TINY}},
-        mse_inputs,
-        mse_numpy,
-        mse_numpy_out,
-        mse_graph,
-        mse_numba,
-        mse_torch,
-        reduction_to_scalar=True,
-    ),
+    Workload("mse", "((x-y)**2).sum()", VECTOR_SIZES, mse_inputs, mse_numpy, torch_ops=mse_torch_ops, numba=mse_numba),
     Workload(
         "matmul_relu",
         "relu(A@B+bias)",
@@ -617,10 +636,10 @@ WORKLOADS = [
         },
         matmul_inputs,
         matmul_numpy,
-        matmul_numpy_out,
-        matmul_graph,
-        matmul_numba,
-        matmul_torch,
+        jax=matmul_jax,
+        torch=matmul_torch,
+        torch_ops=matmul_torch_ops,
+        numba=matmul_numba,
         streaming=False,
     ),
     Workload(
@@ -633,12 +652,36 @@ WORKLOADS = [
         },
         mlp_inputs,
         mlp_numpy,
-        mlp_numpy_out,
-        mlp_graph,
-        mlp_numba,
-        mlp_torch,
+        jax=mlp_jax,
+        torch=mlp_torch,
+        torch_ops=mlp_torch_ops,
+        numba=mlp_numba,
+        streaming=False,
+    ),
+    _matvec("matvec", "A @ x", matvec_inputs, matvec_numpy, matvec_torch_ops),
+    _matvec("vecmat", "y @ A", vecmat_inputs, vecmat_numpy, vecmat_torch_ops),
+    _matvec("matvec_t", "A.T @ y", matvec_t_inputs, matvec_t_numpy, matvec_t_torch_ops),
+    _matvec("matvec_chain", "(A @ x) @ A", matvec_inputs, matvec_chain_numpy, matvec_chain_torch_ops),
+    _matvec("bicg", "r @ A, A @ p", bicg_inputs, bicg_numpy, bicg_torch_ops),
+    _matvec("gesummv", "alpha*A@x + beta*B@x", gesummv_inputs, gesummv_numpy, gesummv_torch_ops),
+    Workload(
+        "gram",
+        "A.T @ A",
+        {"full": {"m": 1000, "n": 800}, "quick": {"m": 300, "n": 240}, "tiny": {"m": 9, "n": 7}},
+        gram_inputs,
+        gram_numpy,
+        torch_ops=gram_torch_ops,
+        streaming=False,
+    ),
+    Workload(
+        "dot64",
+        "np.dot, 64x64",
+        {"full": {"n": 64}, "quick": {"n": 64}, "tiny": {"n": 5}},
+        dot_inputs,
+        dot_numpy,
+        jax=dot_jax,
+        torch=dot_torch,
+        torch_ops=dot_torch,
         streaming=False,
     ),
 ]
-
-BY_NAME = {w.name: w for w in WORKLOADS}

@@ -139,6 +139,20 @@ def launch_name(name: str) -> str:
     return f"ember_launch_{name}"
 
 
+def fastcall_name(name: str) -> str:
+    """``PyObject *(PyObject *self, PyObject *const *args, Py_ssize_t nargs)``: the entry
+    as a CPython ``METH_FASTCALL`` function (a builtin, no ctypes), for kernels that
+    run on one thread. It returns ``self`` (a sentinel) without running when an input
+    its variant takes as C-contiguous is not, and a new reference to its first
+    argument when it ran."""
+    return f"ember_fastcall_{name}"
+
+
+# The CPython functions a fastcall entry calls (resolved in the running interpreter).
+PYTHON_API = ("PyEval_SaveThread", "PyEval_RestoreThread", "Py_NewRef", "PyErr_BadArgument")
+NPY_ARRAY_C_CONTIGUOUS = 0x0001
+
+
 def task_name(name: str) -> str:
     """``(ptr argv, part, parts)``: one part, as the worker pool calls it (internal)."""
     return f"ember_task_{name}"
@@ -147,7 +161,7 @@ def task_name(name: str) -> str:
 # ---------------------------------------------------------------- PyArrayObject
 
 # Byte offsets of PyArrayObject's fields after the object header (NumPy's ABI since 1.x).
-PYARRAY_LAYOUT = {"data": 16, "nd": 24, "dimensions": 32, "strides": 40}
+PYARRAY_LAYOUT = {"data": 16, "nd": 24, "dimensions": 32, "strides": 40, "flags": 64}
 
 
 def _layout_holds() -> bool:
@@ -165,7 +179,13 @@ def _layout_holds() -> bool:
         and ctypes.c_int.from_address(base + PYARRAY_LAYOUT["nd"]).value == probe.ndim
         and [ctypes.c_int64.from_address(dims + 8 * i).value for i in range(3)] == list(probe.shape)
         and [ctypes.c_int64.from_address(strides + 8 * i).value for i in range(3)] == list(probe.strides)
+        and _c_contiguous_flag(probe) is False
+        and _c_contiguous_flag(np.ones((2, 3))) is True
     )
+
+
+def _c_contiguous_flag(a: np.ndarray) -> bool:
+    return bool(ctypes.c_int.from_address(id(a) + PYARRAY_LAYOUT["flags"]).value & NPY_ARRAY_C_CONTIGUOUS)
 
 
 fast_entry_supported = _layout_holds()

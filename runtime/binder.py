@@ -22,12 +22,13 @@ def _check_line(i: int, t) -> str:
     return f"    if {' or '.join(conds)}:\n        bad({i}, a{i})"
 
 
-def call_source(signature, trusted_shapes: list | None = None, checked: bool = True) -> str:
+def call_source(signature, trusted_shapes: list | None = None, checked: bool = True, fast: bool = False) -> str:
     """The call function's text. With ``trusted_shapes`` (the output shapes, for a fully
     static signature) the caller has already checked every input's class, dtype and
     shape — the frontend's guards do — so the checks and the shape lookup are left out.
     ``checked=False``: the caller checked class, dtype, rank and static sizes (guards over
-    symbolic sizes); only the memoized shape lookup stays."""
+    symbolic sizes); only the memoized shape lookup stays. ``fast``: the namespace has
+    ``fast``, the all-contiguous variant's ``abi.fastcall_name`` builtin, tried first."""
     n_in = len(signature.inputs)
     ins = [f"a{i}" for i in range(n_in)]
     allocated = signature.allocated
@@ -49,6 +50,8 @@ def call_source(signature, trusted_shapes: list | None = None, checked: bool = T
         lines += [f"    o{j} = empty(shapes[{j}], OUT{j})" for j in allocated]
     layout = "".join(f"a{i}.flags.c_contiguous, " for i in range(n_in))
     arrays = ", ".join(ins + [f"o{j}" for j in allocated])
+    if fast:  # the all-contiguous variant as a builtin: it says RETRY for another layout
+        lines += [f"    if fast({arrays}) is not RETRY:", f"        return ({''.join(o + ', ' for o in outs)})"]
     nbytes = " + ".join(f"{a}.nbytes" for a in ins + [f"o{j}" for j in allocated])
     lines += [
         f"    found = variants.get(({layout}))",
@@ -65,11 +68,11 @@ def call_source(signature, trusted_shapes: list | None = None, checked: bool = T
 
 def make_call(signature, namespace: dict, trusted_shapes: list | None = None, checked: bool = True):
     """The generated call function; ``namespace`` supplies bad, shape_cache,
-    output_shapes, variants, variant and parts_for_bytes."""
+    output_shapes, variants, variant and parts_for_bytes (and fast and RETRY, if any)."""
     scope = dict(namespace, ndarray=np.ndarray, empty=np.empty)
     scope.update({f"IN{i}": t.dtype for i, t in enumerate(signature.inputs)})
     scope.update({f"OUT{j}": t.dtype for j, t in enumerate(signature.outputs)})
-    source = call_source(signature, trusted_shapes, checked)
+    source = call_source(signature, trusted_shapes, checked, fast="fast" in namespace)
     exec(compile(source, f"<ember call {signature.name}>", "exec"), scope)
     call = scope["call"]
     call.__ember_source__ = source

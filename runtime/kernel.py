@@ -21,6 +21,7 @@ import numpy as np
 from runtime import abi, binder, threads
 from runtime.abi import DYN, ArraySpec
 from runtime.built_once import BuiltOnce
+from runtime.fastcall import fastcall
 from runtime.loader import LoadedObject
 from runtime.memref import descriptor, descriptor_type
 
@@ -89,32 +90,47 @@ class Kernel:
         self.signature = signature
         self._build = build
         # layout -> (Variant, its foreign function)
-        self._variants = BuiltOnce(lambda contiguous: self._loaded(self._build(contiguous)))
+        self._variants = BuiltOnce(lambda contiguous: self._loaded(contiguous, self._build(contiguous)))
         self._shape_program = shape_program
         self._shape_cache: dict[tuple, list[tuple]] = {}
         self._call = self._call_trusted = self._call_generic
-        if abi.fast_entry_supported:
-            namespace = {
-                "bad": self._reject,
-                "shape_cache": self._shape_cache,
-                "output_shapes": self._shapes_for,
-                "variants": self._variants.values,
-                "variant": self.variant,
-                "parts_for_bytes": threads.parts_for_bytes,
-            }
-            self._call = self._call_trusted = binder.make_call(signature, namespace)
-            # constant output shapes: static inputs, none of whose values sizes an output
-            if all(t.is_static for t in signature.inputs) and not signature.value_inputs:
-                shapes = self._shapes_for(tuple(t.shape for t in signature.inputs))
-                self._call_trusted = binder.make_call(signature, namespace, trusted_shapes=shapes)
-            else:  # symbolic sizes: the guards checked the rest, the output shapes are looked up
-                self._call_trusted = binder.make_call(signature, namespace, checked=False)
+        self._make_calls({})
+
+    def _make_calls(self, fast: dict) -> None:
+        """The generated call paths (``binder.py``); ``fast``: ``fast`` and ``RETRY`` once
+        the all-contiguous variant has a fastcall entry."""
+        if not abi.fast_entry_supported:
+            return
+        signature = self.signature
+        namespace = {
+            "bad": self._reject,
+            "shape_cache": self._shape_cache,
+            "output_shapes": self._shapes_for,
+            "variants": self._variants.values,
+            "variant": self.variant,
+            "parts_for_bytes": threads.parts_for_bytes,
+            **fast,
+        }
+        self._call = self._call_trusted = binder.make_call(signature, namespace)
+        # constant output shapes: static inputs, none of whose values sizes an output
+        if all(t.is_static for t in signature.inputs) and not signature.value_inputs:
+            shapes = self._shapes_for(tuple(t.shape for t in signature.inputs))
+            self._call_trusted = binder.make_call(signature, namespace, trusted_shapes=shapes)
+        else:  # symbolic sizes: the guards checked the rest, the output shapes are looked up
+            self._call_trusted = binder.make_call(signature, namespace, checked=False)
 
     def variant(self, contiguous: tuple[bool, ...]):
         return self._variants.get(contiguous)
 
-    def _loaded(self, variant: Variant):
-        return variant, self._function_of(variant)
+    def _loaded(self, contiguous: tuple, variant: Variant):
+        """(variant, its foreign function); the all-contiguous variant of a kernel on one
+        thread also becomes the generated call paths' first try (``runtime/fastcall.py``)."""
+        found = variant, self._function_of(variant)
+        if not variant.parallel and all(contiguous) and abi.fast_entry_supported:
+            fast = fastcall(variant.loaded, self.signature.name)
+            if fast is not None:
+                self._make_calls(fast)
+        return found
 
     def _function_of(self, variant: Variant):
         """The foreign function to call: ``ember_entry_*`` taking the arrays themselves

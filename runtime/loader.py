@@ -8,11 +8,13 @@ as any function from it is in use.
 
 from __future__ import annotations
 
+import ctypes
+import functools
 import threading
 
 import llvmlite.binding as llvm
 
-from runtime import blas_symbols
+from runtime import abi, blas_symbols
 from runtime.target import new_target_machine
 
 _lock = threading.Lock()
@@ -23,6 +25,7 @@ class LoadedObject:
 
     def __init__(self, object_code: bytes):
         blas_symbols.register_symbols()
+        _register_python_api()
         with _lock:
             self._engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), new_target_machine())
             self._engine.add_object_file(llvm.ObjectFileRef.from_data(object_code))
@@ -39,3 +42,11 @@ class LoadedObject:
                 raise LookupError(f"symbol {name!r} not found in the loaded object")
             self._addresses[name] = addr
         return addr
+
+
+@functools.cache
+def _register_python_api() -> None:
+    """The interpreter's own C API functions a fastcall entry calls (``abi.PYTHON_API``),
+    at their addresses in this process: not every build exports them to ``dlsym``."""
+    for name in abi.PYTHON_API:
+        llvm.add_symbol(name, ctypes.cast(getattr(ctypes.pythonapi, name), ctypes.c_void_p).value)

@@ -121,12 +121,14 @@ for _ufunc, _rule in list(ew.LOWERINGS.items()):
 # ----------------------------------------------------------------------------- power
 
 
-def _sqrt_fast_path(out_dtype, y) -> bool:
+def _sqrt_fast_path(out_dtype, x, y) -> bool:
     """NumPy's float32/float64 power loop computes a scalar exponent of 0.5 as ``sqrt``
     (``np.power(-0.0, 0.5)`` is -0.0 and ``np.power(-inf, 0.5)`` NaN, unlike ``pow``); an
-    array of 0.5s takes the general loop."""
+    array of 0.5s takes the general loop. Only for a float array of that dtype: integers
+    and bools (cast to the float loop) have no -0.0 or -inf, where the two differ."""
     scalar = isinstance(y, (int, float, np.floating)) and not isinstance(y, bool)
-    return scalar and y == 0.5 and out_dtype is not None and out_dtype in (np.float32, np.float64)
+    float_array = isinstance(x, Tensor) and x.dtype == out_dtype
+    return scalar and y == 0.5 and out_dtype in (np.float32, np.float64) and float_array
 
 
 def power(em: EmitterCore, x, y, /, out=None, where=True, **kwargs) -> Tensor:
@@ -137,7 +139,7 @@ def power(em: EmitterCore, x, y, /, out=None, where=True, **kwargs) -> Tensor:
         _, out_dtype = promotion.ufunc_loop(np.power, [ew._key(a) for a in operands], check=False)
     except Exception:  # noqa: BLE001 - NumPy's own complaint comes from apply_ufunc
         out_dtype = None
-    if _sqrt_fast_path(out_dtype, y) and out is None and where is True and not kwargs:
+    if _sqrt_fast_path(out_dtype, x, y) and out is None and where is True and not kwargs:
         return ew.apply_ufunc(em, np.sqrt, x)
     if out_dtype is None or out_dtype.kind != "c":
         return ew.apply_ufunc(em, np.power, x, y, out=out, where=where, **kwargs)

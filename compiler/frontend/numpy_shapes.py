@@ -26,6 +26,7 @@ from compiler.frontend.numpy_core import (
 )
 from compiler.frontend.numpy_elementwise import apply_ufunc
 from compiler.frontend.symbolic_shapes import SymInt
+from compiler.mlir import operation_of
 
 # ----------------------------------------------------------------------------- reductions
 
@@ -95,11 +96,36 @@ def matmul(em: EmitterCore, x1, x2, /, out=None, **kwargs) -> Tensor:
     return _contract(em, em.cast(a, da), em.cast(b, db))
 
 
+def _scaled(em: EmitterCore, t: Tensor):
+    """``(c, m)`` where ``t`` is ``c * m`` (either order) for a 0-d ``c`` broadcast to
+    ``m``'s shape; None otherwise."""
+    owner = operation_of(t.value.owner)
+    if owner is None or owner.name != "ember.mul":
+        return None
+    for i in (0, 1):
+        spread = operation_of(owner.operands[i].owner)
+        if spread is not None and spread.name == "ember.broadcast_to" and spread.operands[0].type.rank == 0:
+            scalar, other = spread.operands[0], owner.operands[1 - i]
+            return Tensor(scalar, em.b.type_of(scalar)), Tensor(other, em.b.type_of(other))
+    return None
+
+
 def _contract(em: EmitterCore, a: Tensor, b: Tensor) -> Tensor:
-    """matmul of operands of one dtype; bool as ``(int64 product) != 0``."""
+    """matmul of operands of one dtype; bool as ``(int64 product) != 0``.
+
+    A float operand scaled by a scalar (``alpha * A @ x``) is contracted unscaled and the
+    (smaller) product scaled: ``alpha * (A @ x)``, what BLAS's alpha does, instead of
+    writing and reading a scaled copy of the matrix (rounding may differ in the last
+    bit, as between BLAS builds)."""
     if a.dtype.kind == "b":
         product = _contract(em, em.cast(a, np.int64), em.cast(b, np.int64))
         return em.emit("cmp", product, em.scalar_like(0, np.int64, product), predicate="ne")
+    for side in (0, 1) if a.dtype.kind == "f" else ():
+        scaled = _scaled(em, (a, b)[side])
+        if scaled is not None:
+            scalar, unscaled = scaled
+            product = _contract(em, unscaled, b) if side == 0 else _contract(em, a, unscaled)
+            return em.emit("mul", em.broadcast_to(scalar, em.shape(product)), product)
     if a.ndim <= 2 and b.ndim <= 2:
         return em.emit("matmul", a, b)
     a2 = a if a.ndim >= 2 else em.emit("expand_dims", a, axes=(0,))

@@ -1,7 +1,8 @@
 """Float matmuls and matrix-vector products as calls into BLAS (``ember-matmul-to-blas``).
 
 After bufferization, every ``linalg.matmul``, ``linalg.matvec`` and ``linalg.vecmat``
-on ``f32``/``f64`` buffers becomes a call to a small helper function, added once per
+on ``f32``/``f64`` buffers becomes a call to a small helper function (a
+``linalg.batch_matmul`` a loop of them, one per batch entry), added once per
 element type, that asks BLAS's ``?gemm`` resp. ``?gemv`` to do it (see
 ``runtime/blas_symbols.py`` for where the BLAS comes from). Linalg accumulates into
 its output (Ember fills it with zeros first), which is ``alpha = beta = 1``.
@@ -26,8 +27,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from compiler.mlir import collect, func, functions, ir, memref, symbol_name
+from compiler.mlir import arith, collect, func, functions, ir, memref, symbol_name
 from compiler.passes.base import EmberPass
+from compiler.passes.scf_loops import for_loop
 from runtime import blas_symbols
 
 # Element-type independent: how a (rows x cols) matrix with strides (s0, s1) can be
@@ -185,7 +187,7 @@ func.func private @ember_elem_ptr_ELEM(%x: MATRIX) -> !llvm.ptr {
 """
 
 _LETTER = {"f32": "s", "f64": "d"}
-_OPS = ("linalg.matmul", "linalg.matvec", "linalg.vecmat")
+_OPS = ("linalg.matmul", "linalg.matvec", "linalg.vecmat", "linalg.batch_matmul")
 
 
 def generic_memref(element: str, rank: int = 2) -> str:
@@ -231,11 +233,16 @@ def _matmul_transposes(op) -> tuple[bool, bool] | None:
 
 
 def _is_blas_op(op) -> bool:
+    if op.name == "linalg.generic":
+        return _is_batched_generic(op)
     if op.name not in _OPS or not all(isinstance(v.type, ir.MemRefType) for v in op.operands):
         return False
     elements = {str(v.type.element_type) for v in op.operands}
     if len(elements) != 1 or next(iter(elements)) not in _LETTER:
         return False
+    if op.name == "linalg.batch_matmul":  # the plain one (no transposing maps)
+        plain = ["(d0, d1, d3)", "(d0, d3, d2)", "(d0, d1, d2)"]
+        return "indexing_maps" not in op.attributes or [m.split("->")[1].strip() for m in _maps(op)] == plain
     return op.name != "linalg.matmul" or _matmul_transposes(op) is not None
 
 
@@ -258,7 +265,83 @@ def _as_generic(value, element: str, transpose: bool = False):
     return cast
 
 
+def _entry_type(t) -> ir.MemRefType:
+    """The 2-D view type of one batch entry of a batched memref (rank-reducing subview)."""
+    t = ir.MemRefType(t)
+    dynamic = ir.ShapedType.get_dynamic_size()
+    if isinstance(t.layout, ir.StridedLayoutAttr):
+        strides = list(t.layout.strides)[-2:]
+    else:  # row-major
+        strides = [t.shape[-1], 1]
+    layout = ir.StridedLayoutAttr.get(dynamic, strides)
+    return ir.MemRefType.get([dynamic, dynamic], t.element_type, layout=layout)
+
+
+def _is_batched_generic(op) -> bool:
+    """A ``linalg.generic`` that is a matmul over batch dims: ``C[b.., m, n] += A[b.., m, k]
+    * B[b.., k, n]`` (what ``ember-to-linalg`` makes of ``a @ b`` with several batch dims)."""
+    if op.name != "linalg.generic" or len(op.operands) != 3:
+        return False
+    if not all(isinstance(v.type, ir.MemRefType) for v in op.operands):
+        return False
+    if (
+        len({str(v.type.element_type) for v in op.operands} & set(_LETTER)) != 1
+        or len({str(v.type.element_type) for v in op.operands}) != 1
+    ):
+        return False
+    loops = ir.AffineMapAttr(ir.ArrayAttr(op.attributes["indexing_maps"])[0]).value.n_dims
+    batch = [f"d{i}" for i in range(loops - 3)]
+    m, n, k = (f"d{i}" for i in range(loops - 3, loops))
+    want = [(*batch, m, k), (*batch, k, n), (*batch, m, n)]
+    maps = [m_.split("->")[1].strip() for m_ in _maps(op)]
+    if maps != ["(" + ", ".join(w) + ")" for w in want]:
+        return False
+    body = list(op.regions[0].blocks[0].operations)
+    if [o.operation.name for o in body] not in (["arith.mulf", "arith.addf", "linalg.yield"],):
+        return False
+    a, b, out = op.regions[0].blocks[0].arguments
+    product, total = body[0].operation, body[1].operation
+    return set(product.operands) == {a, b} and set(total.operands) == {out, product.results[0]}
+
+
+def _replace_batched(op) -> None:
+    """A batched matmul (``batch_matmul``, or its generic over several batch dims): one
+    ``?gemm`` per batch entry, on the entries' 2-D views (loops in order; each call is
+    threaded by BLAS itself)."""
+    element = str(op.operands[0].type.element_type)
+    matrix = ir.Type.parse(generic_memref(element, 2))
+    dynamic = ir.ShapedType.get_dynamic_size()
+    rank = op.operands[2].type.rank
+    with ir.InsertionPoint(op), op.location:
+
+        def index(v):
+            return arith.ConstantOp(ir.IndexType.get(), v).result
+
+        def call(batch):
+            views = []
+            for v in op.operands:
+                rows, cols = memref.dim(v, index(rank - 2)), memref.dim(v, index(rank - 1))
+                offsets = [dynamic] * len(batch) + [0, 0]
+                sizes = [1] * len(batch) + [dynamic, dynamic]
+                view = memref.SubViewOp(_entry_type(v.type), v, batch, [rows, cols], [], offsets, sizes, [1] * rank)
+                views.append(memref.cast(matrix, view.result))
+            func.CallOp([], ir.FlatSymbolRefAttr.get(f"ember_matmul_{element}"), views)
+
+        def nest(batch):
+            if len(batch) == rank - 2:
+                call(batch)
+                return
+            extent = memref.dim(op.operands[2], index(len(batch)))
+            for_loop(index(0), extent, index(1), [], lambda b: nest([*batch, b]) or [])
+
+        nest([])
+    op.erase()
+
+
 def _replace(op) -> None:
+    if op.name in ("linalg.batch_matmul", "linalg.generic"):
+        _replace_batched(op)
+        return
     element = str(op.operands[0].type.element_type)
     kind = op.name.removeprefix("linalg.")
     transposes = _matmul_transposes(op) if kind == "matmul" else (False, False)
@@ -275,7 +358,7 @@ class EmberMatmulToBlas(EmberPass):
 
     name = "ember-matmul-to-blas"
     summary = (
-        "f32/f64 linalg.matmul/matvec/vecmat on memrefs -> BLAS gemm/gemv calls "
+        "f32/f64 linalg.matmul/matvec/vecmat/batch_matmul on memrefs -> BLAS gemm/gemv calls "
         "(transposed operands by flag), checked at run time, loops otherwise"
     )
     force: bool = False  # emit the calls even if this process has no BLAS (for tests of the IR)

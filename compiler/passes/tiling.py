@@ -172,6 +172,17 @@ def _tiled_loop(p, loops: dict) -> int | None:
     return e.position if isinstance(e, ir.AffineDimExpr) else None
 
 
+def _has_empty_operand(op) -> bool:
+    """Whether an operand or result of ``op`` has a static size 0."""
+    for value in [*op.operands, *op.results]:
+        t = value.type
+        if isinstance(t, ir.ShapedType) and any(
+            not t.is_dynamic_dim(i) and t.get_dim_size(i) == 0 for i in range(t.rank)
+        ):
+            return True
+    return False
+
+
 def static_extent(op, loop: int) -> int | None:
     """The static trip count of ``op``'s loop ``loop``, when an operand shows it."""
     if "indexing_maps" not in op.attributes:  # named ops: their first loop is the output's dim 0
@@ -208,6 +219,8 @@ def tile_and_fuse(op, tile_bytes: int, rows: int | None = None) -> bool:
     if extent is not None and extent <= sizes[loop]:
         return False
     group = fusion_group(op)
+    if any(_has_empty_operand(o) for o in [op, *group]):
+        return False  # no work, and upstream tiling crashed (segfault) on a loop of 0 iterations
     module = module_of(op)
     op.attributes[ROOT_MARK] = ir.UnitAttr.get()
     try:

@@ -1,42 +1,133 @@
-"""The benchmark workloads stay correct: each Ember graph in benchmarks/workloads.py
-matches its NumPy reference (and the ``out=`` NumPy variant does too) at tiny sizes,
-and benchmarks/parallel_split.py's two call forms compute what they time.
+"""The benchmarks stay correct: what benchmarks/run.py times computes NumPy's answer.
 
-Correctness only, no timing; Numba and torch are not needed.
+At tiny sizes: every workload's NumPy function through ``compiler.compile`` (run.py's
+Ember column) runs as one graph and matches NumPy; so do JAX and torch's fused library
+ops when installed (torch.compile and Numba are not run: their compiles take seconds
+each), and the hand-built graphs of ``--backend-unit``. The table's best anchor,
+best/ember ratio and summary come from its cells. Also benchmarks/parallel_split.py's
+and dynamic_kernel.py's rows. Correctness only, no timing.
 """
 
 import numpy as np
 import pytest
 
+from benchmarks import run
+from benchmarks.graphs import GRAPHS
 from benchmarks.workloads import WORKLOADS, check
-from compiler.backends import compile_graph
+
+WITH_GRAPH = [w for w in WORKLOADS if w.name in GRAPHS]
+WITH_TORCH_OPS = [w for w in WORKLOADS if w.torch_ops is not None]
+
+
+def tiny_inputs(w):
+    return w.inputs(np.random.default_rng(0), "tiny")
 
 
 @pytest.mark.parametrize("workload", WORKLOADS, ids=lambda w: w.name)
-def test_ember_graph_matches_numpy(workload):
-    inputs = workload.inputs(np.random.default_rng(0), "tiny")
-    want = workload.numpy(*inputs)
-    (got,) = compile_graph(workload.module("tiny"), "cpu")(*inputs)
-    ok, detail = check(workload, got, want)
+def test_compiled_numpy_function_matches_numpy(workload):
+    inputs = tiny_inputs(workload)
+    make, unwrap = run.ember_column(workload, "tiny", backend_unit=False)
+    ok, detail = check(unwrap(make()(*inputs)), workload.numpy(*inputs))
+    assert ok, detail
+    assert run.graph_note(workload, inputs) is None  # one graph, no break: not CPython's time
+
+
+@pytest.mark.parametrize("workload", WITH_GRAPH, ids=lambda w: w.name)
+def test_backend_unit_graph_matches_numpy(workload):
+    inputs = tiny_inputs(workload)
+    make, unwrap = run.ember_column(workload, "tiny", backend_unit=True)
+    ok, detail = check(unwrap(make()(*inputs)), workload.numpy(*inputs))
     assert ok, detail
 
 
-@pytest.mark.parametrize("workload", WORKLOADS, ids=lambda w: w.name)
-def test_numpy_out_variant_matches_numpy(workload):
-    inputs = workload.inputs(np.random.default_rng(1), "tiny")
-    run = workload.numpy_out(*inputs)
-    ok, detail = check(workload, run(*inputs), workload.numpy(*inputs))
-    assert ok, detail
-
-
-def test_rows_are_dynamic():
+def test_backend_unit_graph_rows_are_dynamic():
     """The graphs are shape-polymorphic in the leading dimension, like a user's function."""
     softmax = next(w for w in WORKLOADS if w.name == "softmax")
-    kernel = compile_graph(softmax.module("tiny"), "cpu")
+    make, unwrap = run.ember_column(softmax, "tiny", backend_unit=True)
+    kernel = make()
     for rows in (1, 5, 40):
         (x,) = softmax.make_inputs(np.random.default_rng(rows), rows=rows, cols=24)
-        ok, detail = check(softmax, kernel(x)[0], softmax.numpy(x))
+        ok, detail = check(unwrap(kernel(x)), softmax.numpy(x))
         assert ok, detail
+
+
+@pytest.fixture
+def jax(monkeypatch):
+    """jax on the CPU, its float64 setting restored afterwards (run.jax_columns sets it)."""
+    monkeypatch.setenv("JAX_PLATFORMS", "cpu")
+    jax = pytest.importorskip("jax")
+    x64 = jax.config.read("jax_enable_x64")
+    yield jax
+    jax.config.update("jax_enable_x64", x64)
+
+
+@pytest.mark.parametrize("workload", WORKLOADS, ids=lambda w: w.name)
+def test_jax_column_matches_numpy(workload, jax):
+    inputs = tiny_inputs(workload)
+    ((make, args),) = run.jax_columns(jax, workload, inputs).values()
+    ok, detail = check(run.as_numpy(make()(*args)), workload.numpy(*inputs))
+    assert ok, detail
+
+
+@pytest.mark.parametrize("workload", WITH_TORCH_OPS, ids=lambda w: w.name)
+def test_torch_library_ops_match_numpy(workload):
+    torch = pytest.importorskip("torch")
+    inputs = tiny_inputs(workload)
+    make, args = run.torch_columns(torch, workload, inputs)["torch-ops"]
+    ok, detail = check(run.as_numpy(make()(*args)), workload.numpy(*inputs))
+    assert ok, detail
+
+
+def test_check_rejects_wrong_answers():
+    want = (np.ones(3, np.float32), np.zeros(2))
+    assert check(want, want)[0]
+    assert not check((want[0] + 1e-3, want[1]), want)[0]
+    assert not check((want[0].astype(np.float64), want[1]), want)[0]  # another dtype
+    assert not check(want[0], want)[0]  # one result of two
+
+
+def test_in_process_columns_measure_two_results():
+    """NumPy and Ember's cells and first-call times for a workload returning a tuple."""
+    bicg = next(w for w in WORKLOADS if w.name == "bicg")
+    notes, first_ms = [], {}
+    cells, moved = run.measure_in_process(bicg, "tiny", 1e-3, notes, first_ms, backend_unit=False)
+    assert notes == []
+    assert cells["numpy"].status == cells["ember"].status == "ok"
+    assert all(ms > 0 for ms in first_ms["bicg"])
+    assert moved == 8 * (7 * 9 + 9 + 7 + 9 + 7)  # A, p, r read; r @ A, A @ p written
+
+
+def cells(**ms):
+    return {c: run.Result(t * 1e-3) if isinstance(t, float) else run.Result(status=t) for c, t in ms.items()}
+
+
+def test_best_anchor_and_summary():
+    a = cells(numpy=4.0, ember=1.0, numba=2.0, jax="FAIL", torch=3.0)
+    b = cells(numpy=1.0, ember=4.0, **{"torch-ops": 0.5})
+    c = cells(numpy=1.0, ember="ERR")
+    assert run.best_anchor(a) == ("numba", a["numba"])  # FAIL and Ember are not anchors
+    assert run.best_over_ember(a) == pytest.approx(2.0)
+    assert run.best_over_ember(b) == pytest.approx(0.125)
+    assert run.best_over_ember(c) is None
+    line = run.summary_line({"a": a, "b": b, "c": c})
+    assert "over 2 workloads: 0.50x" in line and "on 1 of 2" in line
+
+
+def test_table_has_the_columns():
+    chain = next(w for w in WORKLOADS if w.name == "chain")  # no torch library op
+    for name in ("numpy ms", "ember ms (x)", "numba ms", "jax ms", "torch.compile ms", "best anchor ms", "best/ember"):
+        assert name in run.HEADERS
+    row = dict(
+        zip(
+            run.HEADERS,
+            run.table_row(chain, cells(numpy=4.0, ember=1.0, numba=2.0, jax="FAIL", torch=3.0), 2e9, (100.0, 5.0)),
+        )
+    )
+    assert len(row) == len(run.HEADERS)
+    assert row["ember ms (x)"] == "1.00 (4.00x)"
+    assert (row["jax ms"], row["torch ops ms"]) == ("FAIL", "-")
+    assert (row["best anchor ms"], row["best/ember"]) == ("numba 2.00", "2.00x")
+    assert row["ember GB/s"] == "2.0"
 
 
 def test_parallel_split_rows_are_right():

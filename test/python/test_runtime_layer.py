@@ -212,6 +212,7 @@ def test_glue_ir_verifies(rank, parallel, scratch):
     module = _verified(str(glue))
     names = {fn.name for fn in module.functions if not fn.is_declaration}
     want = {abi.entry_name("k")} | ({abi.launch_name("k"), abi.task_name("k")} if parallel else set())
+    want |= {abi.fastcall_name("k")} if not parallel and not scratch else set()  # a builtin for one-thread kernels
     assert names == want
     entry = module.get_function(abi.entry_name("k"))
     assert len(list(entry.arguments)) == len(arrays) + len(buffers) + (2 if parallel else 0)
@@ -251,3 +252,24 @@ def test_worker_pool_ir_verifies_for_each_spin_hint(triple):
 def test_worker_pool_ir_rejects_more_workers_than_its_slots():
     with pytest.raises(ValueError, match="max_workers"):
         threads.pool_ir("x86_64-unknown-linux-gnu", max_workers=threads.MAX_WORKERS + 1)
+
+
+def test_the_fastcall_entry_is_a_builtin_that_checks_layout_and_count():
+    """A one-thread kernel's entry as a CPython builtin (runtime/fastcall.py): it runs
+    for inputs of its variant's layout, answers RETRY for others, and raises TypeError
+    for a wrong number of arguments instead of reading past them."""
+    import compiler
+    from runtime.fastcall import RETRY
+
+    f = compiler.compile(lambda x, y: x * y + 1)
+    x, y = np.arange(6.0), np.full(6, 2.0)
+    np.testing.assert_array_equal(f(x, y), x * y + 1)
+    kernel = f.entries[0].graph
+    fast = kernel.call_from_guarded_entry.__globals__["fast"]
+    out = np.zeros(6)
+    assert fast(x, y, out) is x and np.array_equal(out, x * y + 1)
+    out[:] = 0
+    assert fast(np.arange(12.0)[::2], y, out) is RETRY and not out.any()  # not C-contiguous: not run
+    with pytest.raises(TypeError):
+        fast(x, y)
+    np.testing.assert_array_equal(f(np.arange(12.0)[::2], y), np.arange(12.0)[::2] * y + 1)  # the general path

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from compiler import logs
 from compiler.backends.llvm_cpu import partition
 from compiler.backends.llvm_cpu.codegen import emit_object, optimize
+from compiler.backends.llvm_cpu.huge_pages import advise_large_allocations
 from compiler.dialects.shapes import ShapeProgram, value_inputs
 from compiler.dialects.types import TensorType
 from compiler.dialects.write_in_place import inout_results
@@ -66,8 +67,9 @@ def lower_to_object(module: ir.Module, entry: str, contiguous: tuple[bool, ...] 
     _run_stages(lowered, "loops-to-llvm", entry)
     _one_copy_of_the_kernel(lowered, abi.kernel_symbol(entry))
     arrays = signature.inputs + tuple(signature.outputs[j] for j in signature.allocated)
-    glue = entry_glue.kernel_glue(entry, arrays, parallel, scratch)
-    llvm_ir = entry_glue.append_glue(translate_to_llvm_ir(lowered), glue)
+    glue = entry_glue.kernel_glue(entry, arrays, parallel, scratch, contiguous)
+    llvm_ir = advise_large_allocations(translate_to_llvm_ir(lowered), host_target().triple)
+    llvm_ir = entry_glue.append_glue(llvm_ir, glue)
     mlir_done = time.perf_counter()
     object_code = emit_object(optimize(llvm_ir))
     logs.log("output_code", "LLVM IR %s\n%s", entry, llvm_ir)
