@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from compiler.mlir import arith, collect, func, functions, ir, memref, symbol_name
+from compiler.mlir import arith, collect, func, functions, ir, memref, operation_of, symbol_name
 from compiler.passes.base import EmberPass
 from compiler.passes.scf_loops import for_loop
 from runtime import blas_symbols
@@ -105,6 +105,50 @@ func.func private @ember_matmul_ELEM(%a: MATRIX, %b: MATRIX, %c: MATRIX) {
     %k64 = arith.index_cast %k : index to i64
     func.call @ember_blas_GEMM(%order, %la#1, %lb#1, %m64, %n64, %k64, %one, %pa, %la#2, %pb, %lb#2, %one, %pc, %ldc)
         : (i32, i32, i32, i64, i64, i64, ELEM, !llvm.ptr, i64, !llvm.ptr, i64, ELEM, !llvm.ptr, i64) -> ()
+  } else {
+    linalg.matmul ins(%a, %b : MATRIX, MATRIX) outs(%c : MATRIX)
+  }
+  return
+}
+func.func private @ember_blas_SYRK(i32, i32, i32, i64, i64, ELEM, !llvm.ptr, i64, ELEM, !llvm.ptr, i64)
+func.func private @ember_gram_ELEM(%a: MATRIX, %b: MATRIX, %c: MATRIX) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %one = arith.constant 1.0 : ELEM
+  %row_major = arith.constant 101 : i32
+  %upper = arith.constant 121 : i32
+  %ba, %oa, %m, %k, %sa0, %sa1 = memref.extract_strided_metadata %a : MATRIX -> memref<ELEM>, index, index, index, index, index
+  %bc, %oc, %mc, %nc, %sc0, %sc1 = memref.extract_strided_metadata %c : MATRIX -> memref<ELEM>, index, index, index, index, index
+  %m_ok = arith.cmpi sgt, %m, %c0 : index
+  %k_ok = arith.cmpi sgt, %k, %c0 : index
+  %lc:4 = func.call @ember_blas_layout(%m, %m, %sc0, %sc1) : (index, index, index, index) -> (i1, i64, i1, i64)
+  %la:3 = func.call @ember_blas_operand(%lc#0, %m, %k, %sa0, %sa1) : (i1, index, index, index, index) -> (i1, i32, i64)
+  %ok1 = arith.andi %m_ok, %k_ok : i1
+  %ok2 = arith.andi %ok1, %lc#0 : i1
+  %ok = arith.andi %ok2, %la#0 : i1
+  scf.if %ok {
+    %pa = func.call @ember_elem_ptr_ELEM(%a) : (MATRIX) -> !llvm.ptr
+    %pc = func.call @ember_elem_ptr_ELEM(%c) : (MATRIX) -> !llvm.ptr
+    %m64 = arith.index_cast %m : index to i64
+    %k64 = arith.index_cast %k : index to i64
+    func.call @ember_blas_SYRK(%row_major, %upper, %la#1, %m64, %k64, %one, %pa, %la#2, %one, %pc, %lc#1)
+        : (i32, i32, i32, i64, i64, ELEM, !llvm.ptr, i64, ELEM, !llvm.ptr, i64) -> ()
+    // the lower triangle from the upper, in 32 x 32 blocks (a column read is cache-friendly within one)
+    %c32 = arith.constant 32 : index
+    scf.for %ib = %c0 to %m step %c32 {
+      %ie = arith.addi %ib, %c32 : index
+      %iend = arith.minsi %ie, %m : index
+      scf.for %jb = %c0 to %iend step %c32 {
+        scf.for %i = %ib to %iend step %c1 {
+          %je = arith.addi %jb, %c32 : index
+          %jend = arith.minsi %je, %i : index
+          scf.for %j = %jb to %jend step %c1 {
+            %v = memref.load %c[%j, %i] : MATRIX
+            memref.store %v, %c[%i, %j] : MATRIX
+          }
+        }
+      }
+    }
   } else {
     linalg.matmul ins(%a, %b : MATRIX, MATRIX) outs(%c : MATRIX)
   }
@@ -204,6 +248,7 @@ def helper_text(element: str) -> str:
         .replace("VECTOR", generic_memref(element, 1))
         .replace("GEMM", f"{letter}gemm")
         .replace("GEMV", f"{letter}gemv")
+        .replace("SYRK", f"{letter}syrk")
         .replace("ELEM", element)
     )
 
@@ -338,6 +383,27 @@ def _replace_batched(op) -> None:
     op.erase()
 
 
+def _is_gram(op, transposes) -> bool:
+    """``A.T @ A`` or ``A @ A.T`` into a zero-filled output: BLAS ``?syrk`` computes one
+    triangle (half gemm's flops, as NumPy does), the helper mirrors it into the other.
+    Only into zeros: mirroring would lose a non-symmetric initial value."""
+    a, b, c = op.operands
+    if a != b or transposes not in ((True, False), (False, True)):
+        return False
+    previous = op.operation
+    block_ops = list(op.operation.block.operations)
+    at = next(i for i, o in enumerate(block_ops) if o.operation == previous)
+    fill = block_ops[at - 1].operation if at else None
+    if fill is None or fill.name != "linalg.fill" or fill.operands[1] != c:
+        return False
+    constant = operation_of(fill.operands[0].owner)
+    return (
+        constant is not None
+        and constant.name == "arith.constant"
+        and str(constant.attributes["value"]).startswith("0.0")
+    )
+
+
 def _replace(op) -> None:
     if op.name in ("linalg.batch_matmul", "linalg.generic"):
         _replace_batched(op)
@@ -345,6 +411,8 @@ def _replace(op) -> None:
     element = str(op.operands[0].type.element_type)
     kind = op.name.removeprefix("linalg.")
     transposes = _matmul_transposes(op) if kind == "matmul" else (False, False)
+    if kind == "matmul" and _is_gram(op, transposes):
+        kind = "gram"
     with ir.InsertionPoint(op), op.location:
         args = [_as_generic(v, element, i < 2 and transposes[i]) for i, v in enumerate(op.operands)]
         func.CallOp([], ir.FlatSymbolRefAttr.get(f"ember_{kind}_{element}"), args)

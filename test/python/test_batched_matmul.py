@@ -62,3 +62,14 @@ def test_float_batches_call_gemm_per_entry(rank):
     run_pipeline(modules[0], "builtin.module(lower-to-loops)")
     text = str(modules[0])
     assert "call @ember_matmul_f64" in text and "scf.for" in text
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("shape", [(10, 8), (1, 5), (5, 1), (0, 3), (3, 0), (70, 65)])
+def test_gram_matrices(dtype, shape):
+    """``A.T @ A`` and ``A @ A.T`` (BLAS syrk and a mirrored triangle), also of views."""
+    A = np.random.default_rng(3).standard_normal(shape).astype(dtype)
+    for fn in (lambda A: A.T @ A, lambda A: A @ A.T, lambda A: A[::-1].T @ A[::-1], lambda A: A.T[:, ::2] @ A[::2]):
+        got = compiler.compile(fn, options={"strict": True})(A)
+        np.testing.assert_allclose(got, fn(A), rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-4)
+        np.testing.assert_array_equal(got, got.T)  # exactly symmetric, as NumPy's
