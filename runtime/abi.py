@@ -101,6 +101,18 @@ class ArraySpec:
     def is_static(self) -> bool:
         return all(d is not DYN for d in self.shape)
 
+    def admits(self, dtype, shape) -> bool:
+        """Whether an array of ``dtype`` and ``shape`` is one this argument takes."""
+        return (
+            dtype == self.dtype
+            and len(shape) == self.rank
+            and all(d is DYN or d == s for d, s in zip(self.shape, shape, strict=True))
+        )
+
+    def rejection(self, kernel: str, i: int, got: str) -> TypeError:
+        """The error for argument ``i`` of ``kernel`` when it is ``got`` instead."""
+        return TypeError(f"{kernel}: argument {i} must be {self}, got {got}")
+
     def __str__(self) -> str:
         return f"{self.dtype}[{', '.join('?' if d is DYN else str(d) for d in self.shape)}]"
 

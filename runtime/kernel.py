@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from runtime import abi, binder, threads
-from runtime.abi import DYN, ArraySpec
+from runtime.abi import ArraySpec
 from runtime.built_once import BuiltOnce
 from runtime.fastcall import fastcall
 from runtime.loader import LoadedObject
@@ -171,19 +171,13 @@ class Kernel:
         return shapes
 
     def _reject(self, i: int, a) -> None:
-        t = self.signature.inputs[i]
         got = f"{a.dtype}{list(a.shape)}" if isinstance(a, np.ndarray) else type(a).__name__
-        raise TypeError(f"{self.signature.name}: argument {i} must be {t}, got {got}")
+        raise self.signature.inputs[i].rejection(self.signature.name, i, got)
 
     def _check(self, arrays) -> list[np.ndarray]:
         sig = self.signature
         for i, (a, t) in enumerate(zip(arrays, sig.inputs, strict=True)):
-            if (
-                not isinstance(a, np.ndarray)
-                or a.dtype != t.dtype
-                or a.ndim != t.rank
-                or any(d is not DYN and d != s for d, s in zip(t.shape, a.shape, strict=True))
-            ):
+            if not isinstance(a, np.ndarray) or not t.admits(a.dtype, a.shape):
                 self._reject(i, a)
         return list(arrays)
 

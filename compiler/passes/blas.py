@@ -24,6 +24,7 @@ Without a BLAS in the process the pass does nothing.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -258,8 +259,10 @@ _HELPER_NAMES = {
 }
 
 
-def _maps(op) -> list[str]:
-    return [str(ir.AffineMapAttr(m).value) for m in ir.ArrayAttr(op.attributes["indexing_maps"])]
+def _map_results(op) -> list[str]:
+    """Each indexing map's results as text: ``"(d2, d0)"`` of ``(d0, d1, d2) -> (d2, d0)``."""
+    maps = [str(ir.AffineMapAttr(m).value) for m in ir.ArrayAttr(op.attributes["indexing_maps"])]
+    return [m.split("->")[1].strip() for m in maps]
 
 
 _M, _N, _K = "d0", "d1", "d2"
@@ -271,23 +274,23 @@ def _matmul_transposes(op) -> tuple[bool, bool] | None:
     """Whether a matmul reads A resp. B transposed; None for any other indexing."""
     if "indexing_maps" not in op.attributes:
         return False, False
-    a, b, c = (m.split("->")[1].strip() for m in _maps(op))
+    a, b, c = _map_results(op)
     if c != f"({_M}, {_N})" or a not in (_PLAIN_A, _TRANSPOSED_A) or b not in (_PLAIN_B, _TRANSPOSED_B):
         return None
     return a == _TRANSPOSED_A, b == _TRANSPOSED_B
 
 
 def _is_blas_op(op) -> bool:
-    if op.name == "linalg.generic":
-        return _is_batched_generic(op)
-    if op.name not in _OPS or not all(isinstance(v.type, ir.MemRefType) for v in op.operands):
+    if op.name not in _OPS + ("linalg.generic",) or not all(isinstance(v.type, ir.MemRefType) for v in op.operands):
         return False
     elements = {str(v.type.element_type) for v in op.operands}
     if len(elements) != 1 or next(iter(elements)) not in _LETTER:
         return False
+    if op.name == "linalg.generic":
+        return _is_batched_generic(op)
     if op.name == "linalg.batch_matmul":  # the plain one (no transposing maps)
         plain = ["(d0, d1, d3)", "(d0, d3, d2)", "(d0, d1, d2)"]
-        return "indexing_maps" not in op.attributes or [m.split("->")[1].strip() for m in _maps(op)] == plain
+        return "indexing_maps" not in op.attributes or _map_results(op) == plain
     return op.name != "linalg.matmul" or _matmul_transposes(op) is not None
 
 
@@ -323,26 +326,19 @@ def _entry_type(t) -> ir.MemRefType:
 
 
 def _is_batched_generic(op) -> bool:
-    """A ``linalg.generic`` that is a matmul over batch dims: ``C[b.., m, n] += A[b.., m, k]
-    * B[b.., k, n]`` (what ``ember-to-linalg`` makes of ``a @ b`` with several batch dims)."""
-    if op.name != "linalg.generic" or len(op.operands) != 3:
-        return False
-    if not all(isinstance(v.type, ir.MemRefType) for v in op.operands):
-        return False
-    if (
-        len({str(v.type.element_type) for v in op.operands} & set(_LETTER)) != 1
-        or len({str(v.type.element_type) for v in op.operands}) != 1
-    ):
+    """A ``linalg.generic`` (on buffers of one BLAS type: ``_is_blas_op``) that is a matmul
+    over batch dims: ``C[b.., m, n] += A[b.., m, k] * B[b.., k, n]`` (what
+    ``ember-to-linalg`` makes of ``a @ b`` with several batch dims)."""
+    if len(op.operands) != 3:
         return False
     loops = ir.AffineMapAttr(ir.ArrayAttr(op.attributes["indexing_maps"])[0]).value.n_dims
     batch = [f"d{i}" for i in range(loops - 3)]
     m, n, k = (f"d{i}" for i in range(loops - 3, loops))
     want = [(*batch, m, k), (*batch, k, n), (*batch, m, n)]
-    maps = [m_.split("->")[1].strip() for m_ in _maps(op)]
-    if maps != ["(" + ", ".join(w) + ")" for w in want]:
+    if _map_results(op) != ["(" + ", ".join(w) + ")" for w in want]:
         return False
     body = list(op.regions[0].blocks[0].operations)
-    if [o.operation.name for o in body] not in (["arith.mulf", "arith.addf", "linalg.yield"],):
+    if [o.operation.name for o in body] != ["arith.mulf", "arith.addf", "linalg.yield"]:
         return False
     a, b, out = op.regions[0].blocks[0].arguments
     product, total = body[0].operation, body[1].operation
@@ -390,18 +386,16 @@ def _is_gram(op, transposes) -> bool:
     a, b, c = op.operands
     if a != b or transposes not in ((True, False), (False, True)):
         return False
-    previous = op.operation
-    block_ops = list(op.operation.block.operations)
-    at = next(i for i, o in enumerate(block_ops) if o.operation == previous)
-    fill = block_ops[at - 1].operation if at else None
+    block_ops = [o.operation for o in op.operation.block.operations]
+    at = block_ops.index(op.operation)
+    fill = block_ops[at - 1] if at else None
     if fill is None or fill.name != "linalg.fill" or fill.operands[1] != c:
         return False
     constant = operation_of(fill.operands[0].owner)
-    return (
-        constant is not None
-        and constant.name == "arith.constant"
-        and str(constant.attributes["value"]).startswith("0.0")
-    )
+    if constant is None or constant.name != "arith.constant":
+        return False
+    value = ir.FloatAttr(constant.attributes["value"]).value
+    return value == 0.0 and math.copysign(1.0, value) > 0
 
 
 def _replace(op) -> None:

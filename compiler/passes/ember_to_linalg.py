@@ -363,7 +363,7 @@ def _constant_power(exponent: float):
         return None
     n = int(exponent)
 
-    def power(a, b, d):
+    def power(a, d):
         one = arith.ConstantOp(a.type, ir.FloatAttr.get(a.type, 1.0)).result
         if n == 0:
             return one  # even NaN ** 0
@@ -383,7 +383,7 @@ def _lower_binary(op, result: TensorType, attrs):
         power = None if exponent is None else _constant_power(exponent)
         if power is not None:
             rule = _via_f32(power, result.dtype)
-            return _elementwise([lhs], result, lambda a, _: rule(a, a))
+            return _elementwise([lhs], result, lambda a, _: rule(a))
     if result.dtype == "f16" and name in ("maximum", "minimum"):
         rule = _via_f32(_half_extreme(name), "f16")
     else:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.abi import DYN
 from runtime.built_once import BuiltOnce
 from runtime.cuda.device_array import DeviceArray, as_device_view
 from runtime.cuda.driver import driver
@@ -46,13 +45,8 @@ class GpuKernel:
         for i, (a, spec) in enumerate(zip(arrays, self.signature.inputs, strict=True)):
             view = as_device_view(a) if _is_device(a) else None
             dtype, shape = (view.dtype, view.shape) if view is not None else (getattr(a, "dtype", None), np.shape(a))
-            if (
-                dtype != spec.dtype
-                or len(shape) != spec.rank
-                or any(d is not DYN and d != s for d, s in zip(spec.shape, shape))
-            ):
-                got = f"{dtype}{list(shape)}"
-                raise TypeError(f"{self.signature.name}: argument {i} must be {spec}, got {got}")
+            if not spec.admits(dtype, shape):
+                raise spec.rejection(self.signature.name, i, f"{dtype}{list(shape)}")
             views.append(view if view is not None else DeviceArray.from_host(a))
         return views
 

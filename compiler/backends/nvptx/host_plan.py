@@ -99,8 +99,6 @@ def _step(op, slots):
         return ("convert", slots.new(op.results[0]), slots[op.operands[0]], _dtype(op.results[0].type))
     if name in ("arith.index_cast", "arith.index_castui", "arith.extsi", "arith.extui", "arith.trunci"):
         return ("alias", slots.new(op.results[0]), slots[op.operands[0]])
-    if name == "arith.index_cast":
-        return ("alias", slots.new(op.results[0]), slots[op.operands[0]])
     if name == "memref.dim":
         return ("dim", slots.new(op.results[0]), slots[op.operands[0]], slots[op.operands[1]])
     if name == "memref.alloc":
