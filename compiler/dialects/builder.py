@@ -18,7 +18,7 @@ import numpy as np
 from compiler.dialects import ember, ops
 from compiler.dialects.guard_metadata import GuardMetadata
 from compiler.dialects.types import TensorType
-from compiler.mlir import func, ir
+from compiler.mlir import func, ir, scf
 
 
 class FunctionBuilder:
@@ -30,14 +30,15 @@ class FunctionBuilder:
             with ir.InsertionPoint(self.module.body):
                 fn_type = ir.FunctionType.get([t.to_mlir() for t in arg_types], [])
                 self.func = func.FuncOp(name, fn_type)
-            self.block = self.func.add_entry_block()
-        self.args = list(self.block.arguments)
+            self.block = self.entry = self.func.add_entry_block()
+        self.args = list(self.entry.arguments)
+        self._outer: list = []  # the blocks around the loop body being built
         self.ops_emitted = 0  # the tracer's size budget reads it after every instruction
 
     def add_argument(self, t: TensorType) -> ir.Value:
         """A new trailing argument (the frontend discovers its inputs while tracing)."""
         with self.context, self._location:
-            value = self.block.add_argument(t.to_mlir(), ir.Location.unknown())
+            value = self.entry.add_argument(t.to_mlir(), ir.Location.unknown())
         self.args.append(value)
         return value
 
@@ -104,9 +105,42 @@ class FunctionBuilder:
         """``dim`` values of ``like`` for every ``?`` of ``result`` (same axes)."""
         return [self.dim(like, axis) for axis in result.dynamic_axes()]
 
+    # -- loops: a body traced once, run as ``scf.for`` (frontend/loops.py)
+
+    def open_loop(self, lower: ir.Value, upper: ir.Value, step: ir.Value, inits: list[ir.Value]):
+        """An ``scf.for`` carrying ``inits``; ops are built in its body from now on, until
+        ``close_loop``. Returns the loop op (its induction variable and carried values are
+        ``loop.induction_variable`` and ``loop.inner_iter_args``)."""
+        with self.context, self._location:
+            loop = scf.ForOp(lower, upper, step, list(inits), ip=ir.InsertionPoint(self.block))
+        self._outer.append(self.block)
+        self.block = loop.body
+        self.ops_emitted += 1
+        return loop
+
+    def close_loop(self, loop, yields: list[ir.Value]) -> list[ir.Value]:
+        """End the body of ``loop`` (the innermost open one) yielding ``yields``; ops are
+        built after the loop again. Returns its results."""
+        with self.context, self._location:
+            scf.YieldOp(list(yields), ip=ir.InsertionPoint(loop.body))
+        self.block = self._outer.pop()
+        return list(loop.results)
+
+    def discard_loop(self, loop) -> None:
+        """Erase ``loop`` (its body with it) and build after where it stood again."""
+        if self.block == loop.body:
+            self.block = self._outer.pop()
+        bounds = [operand.owner for operand in list(loop.operation.operands)[:3]]
+        loop.operation.erase()
+        for owner in bounds:  # the bounds' constants, unless something else uses them
+            if isinstance(owner, ir.Operation) or hasattr(owner, "operation"):
+                op = owner.operation
+                if all(not list(r.uses) for r in op.results):
+                    op.erase()
+
     def finish(self, results: list[ir.Value], metadata: GuardMetadata | None = None) -> ir.Module:
         with self.context, self._location:
-            func.ReturnOp(results, ip=ir.InsertionPoint(self.block))
+            func.ReturnOp(results, ip=ir.InsertionPoint(self.entry))
             arg_types = [a.type for a in self.args]
             self.func.attributes["function_type"] = ir.TypeAttr.get(
                 ir.FunctionType.get(arg_types, [r.type for r in results])

@@ -474,12 +474,35 @@ def run(module, *arrays, entry: str | None = None) -> tuple:
         env: dict = dict(zip(block.arguments, _check_inputs(fn, block, arrays)))
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # NumPy's "Mean of empty slice" & co.
-            for op in block.operations:
-                name = op.operation.name
-                if name == "func.return":
-                    return tuple(_copy(env[v]) for v in op.operands)
-                _step(op.operation, env)
-    raise InterpreterError(f"function @{symbol_name(fn)} has no func.return")
+            returned = _run_block(block, env)
+    if returned is None:
+        raise InterpreterError(f"function @{symbol_name(fn)} has no func.return")
+    return tuple(_copy(x) for x in returned)
+
+
+def _run_block(block, env: dict) -> list | None:
+    """Run ``block``'s ops; the operand values of its terminator (None when it has none)."""
+    for op in block.operations:
+        op = op.operation
+        if op.name in ("func.return", "scf.yield"):
+            return [env[v] for v in op.operands]
+        if op.name == "scf.for":
+            _run_loop(op, env)
+        else:
+            _step(op, env)
+    return None
+
+
+def _run_loop(op, env: dict) -> None:
+    """``scf.for``: the body once per index, its yielded values carried (a loop's body is
+    the frontend's, traced once: ``frontend/loops.py``)."""
+    lower, upper, step, *carried = (env[v] for v in op.operands)
+    body = op.regions[0].blocks[0]
+    for i in range(lower, upper, step):
+        inner = dict(env)
+        inner.update(zip(body.arguments, [i, *carried]))
+        carried = [_copy(x) for x in _run_block(body, inner)]
+    env.update(zip(op.results, carried))
 
 
 def _check_inputs(fn, block, arrays) -> list:

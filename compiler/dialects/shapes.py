@@ -61,14 +61,17 @@ class ShapeProgram:
             if op.name == "func.return":
                 self.returns = [slots[v] for v in op.operands]
                 continue
-            self.steps.append(self._step(op, slots))
+            if op.name == "scf.for":  # a loop's results have its carried values' shapes
+                for result, init in zip(op.results, list(op.operands)[3:]):
+                    slots[result] = slots[init]
+                continue
+            self.steps.append(self._step(op, slots, len(self.arg_types) + len(self.steps)))
 
     @staticmethod
-    def _step(op, slots) -> _Step:
+    def _step(op, slots, slot: int) -> _Step:
         name = op.name.removeprefix("ember.")
         if not op.name.startswith("ember.") or name not in ops.OPS:
             raise ValueError(f"cannot compute shapes through {op.name}")
-        slot = len(slots)
         slots[op.results[0]] = slot
         declared = None if ops.OPS[name].index_result else TensorType.from_mlir(op.results[0].type)
         return _Step(

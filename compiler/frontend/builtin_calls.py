@@ -88,7 +88,8 @@ def _len(tx, obj):
 
 
 def _range(tx, *args):
-    return v.ListIteratorSource([v.ConstantVariable(i) for i in range(*[a.as_constant() for a in args])])
+    r = range(*[a.as_constant() for a in args])
+    return v.ListIteratorSource([v.ConstantVariable(i) for i in r], range=r)
 
 
 def _zip(tx, *iterables, strict=None):

@@ -22,7 +22,7 @@ from compiler.backends import EagerGraph, compile_graph
 from compiler.dialects.guard_metadata import GuardMetadata, Symbol
 from compiler.dialects.write_in_place import mark_written_in_place
 from compiler.errors import BackendError, GraphBreakError, InvalidBackend, Location, Unsupported
-from compiler.frontend import bytecode_versions, entry_codegen, graph_break, mutation
+from compiler.frontend import bytecode_versions, entry_codegen, graph_break, loops, mutation
 from compiler.frontend import variables as v
 from compiler.frontend import wrap as wrapping
 from compiler.frontend.dynamic_policy import DynamicPolicy
@@ -83,6 +83,8 @@ def convert(fn, args: tuple, kwargs: dict, options, policy: DynamicPolicy | None
                 fn, output, Unsupported(f"the function raised {e.error!r} while being traced"), options, tx
             )
         except Unsupported as e:
+            if _capture_loop(fn, policy, e):
+                return convert(fn, args, kwargs, options, policy)
             point = None if options.fullgraph else graph_break.break_point(fn, e)
             if point is not None:
                 entry = _trace_to_break(fn, args, kwargs, options, point, policy)
@@ -110,6 +112,19 @@ def convert(fn, args: tuple, kwargs: dict, options, policy: DynamicPolicy | None
             if _give_up_symbolic_sizes(fn, output, policy, reason):
                 return convert(fn, args, kwargs, options, policy)
             return _fallback(fn, output, reason, options, tx)
+
+
+def _capture_loop(fn, policy: DynamicPolicy, reason: Unsupported) -> bool:
+    """Whether to trace again with one more loop traced as a loop (``loops.py``): the
+    innermost loop around a graph that outgrew its budget, not tried before."""
+    if not isinstance(reason, loops.GraphTooLarge) or len(policy.loops) >= loops.MAX_CAPTURED:
+        return False
+    for key in reason.loops:
+        if key not in policy.loops:
+            policy.loops.add(key)
+            logs.log("graph_breaks", "%s: tracing again with the loop at offset %d as a loop", fn.__qualname__, key[1])
+            return True
+    return False
 
 
 def _give_up_symbolic_sizes(fn, output: OutputGraph, policy: DynamicPolicy, reason: Unsupported) -> bool:

@@ -88,6 +88,9 @@ class DynamicPolicy:
         self._dynamic: dict[str, set] = {}  # source name -> axes (or {None} for an int) made dynamic
         self._lock = threading.Lock()
         self.static_only = False  # a trace with symbolic sizes failed where static ones compile
+        # (code, FOR_ITER offset) of the loops to trace as loops (loops.py): each unrolled
+        # past the graph budget once; kept, so later traces of new sizes start there
+        self.loops: set = set()
 
     def dynamic_axes(self, source_name: str, array: np.ndarray) -> tuple[set, str]:
         """The axes of this input to trace symbolically, and why (for the ``dynamic`` log)."""

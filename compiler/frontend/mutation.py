@@ -111,6 +111,9 @@ class ViewStep:
     result: TensorType
     ravel: bool = False  # a reshape made by ravel (a view in fewer cases than reshape(-1))
     sizes: tuple = field(default=((), ()), compare=False)  # symbolic sizes of operand and result
+    # a gather: the traced index (x[i] with i a NumPy integer or a loop's index), an offset
+    # only the data knows; followed for reads and writes, never replayed by the entry
+    indices: object = None
 
     def attr(self, name):
         return dict(self.attrs)[name]
@@ -174,8 +177,17 @@ def steps_from_records(records, parent, result, ravel: bool = False, emitter=Non
     """The view steps the recorded ops make from ``parent`` to ``result`` (Tensors),
     or None when they are not a chain of view ops (the result is then not followed)."""
     steps, current = [], parent.value
+    gathers = any(r[0] == "gather" for r in records)
     for name, operands, res, sizes, attrs in records:
-        if name == "dim":
+        if name == "dim" or (gathers and all(o.value != current for o in operands)):
+            continue  # sizes; a gather's index arithmetic
+        if name == "gather" and operands[0].value == current:
+            normalized = tuple(sorted((k, _normalize(a)) for k, a in attrs.items()))
+            em_sizes = ((), ())
+            if emitter is not None and not (operands[0].type.is_static and res.type.is_static):
+                em_sizes = (emitter.shape(operands[0]), emitter.shape(res))
+            steps.append(ViewStep(name, normalized, operands[0].type, res.type, sizes=em_sizes, indices=operands[1]))
+            current = res.value
             continue
         if name not in VIEW_OPS or len(operands) != 1 or operands[0].value != current:
             return None
@@ -216,6 +228,8 @@ def forward(em, t, step: ViewStep):
         if _symbolic(step):
             return em.emit_shaped("reshape", t, shape=step.sizes[1], dtype=step.result.dtype)
         return em.emit("reshape", t, result=step.result)
+    if step.op == "gather":
+        return em.emit("gather", t, step.indices, **dict(step.attrs))
     return em.emit(step.op, t, **dict(step.attrs))
 
 
@@ -225,6 +239,8 @@ def inverse(em, step: ViewStep, parent, child):
         if "update_slice" not in ember_ops.OPS:
             raise Unsupported("a write into a slice of an array (needs the ember.update_slice op)")
         return em.emit("update_slice", parent, child, starts=step.attr("starts"), steps=step.attr("steps"))
+    if step.op == "gather":
+        return em.emit("scatter", parent, step.indices, child, **dict(step.attrs))
     if step.op == "squeeze":
         return em.emit("expand_dims", child, axes=step.attr("axes"))
     if step.op == "expand_dims":
@@ -264,6 +280,11 @@ def _index_text(index, ref, size_text) -> str:
     return ", ".join(parts) + ("," if len(parts) == 1 else "")
 
 
+def replayable(steps) -> bool:
+    """Whether Python can redo ``steps`` (not a gather: its offset is a value of the graph)."""
+    return all(step.op != "gather" for step in steps)
+
+
 def replay_numpy(array: np.ndarray, steps) -> np.ndarray:
     for step in steps:
         index = _hinted(step.index())
@@ -283,6 +304,8 @@ def replay_text(expr: str, steps, ref, size_text=None) -> str:
     ``size_text`` renders a symbolic size as Python over the arguments)."""
     if not steps:
         return f"{expr}[...]"
+    if not replayable(steps):
+        raise Unsupported("a view at an offset only the data knows (x[i] with a traced i) reaching Python")
     for step in steps:
         index = step.index()
         if index is not None:
@@ -433,6 +456,8 @@ def _contiguous_view(base: ArrayBase, steps) -> bool | None:
 
 def _probe_view(base: ArrayBase, steps) -> bool | None:
     """Whether NumPy's view chain ``steps`` of the base is a view (not a copy)."""
+    if not replayable(steps):
+        return None
     if base.graph_input is not None:
         array = base.graph_input.example
     else:

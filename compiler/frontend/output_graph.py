@@ -26,7 +26,7 @@ from compiler.frontend.dynamic_policy import DynamicPolicy
 from compiler.frontend.guards import GuardSet
 from compiler.frontend.sources import Source
 from compiler.frontend.symbolic_shapes import ShapeEnv, SymInt
-from compiler.mlir import ir
+from compiler.mlir import ir, walk_ops
 
 TRACE_LOCK = threading.RLock()
 _context = None
@@ -68,6 +68,7 @@ class OutputGraph:
         self._emitter = None
         self._by_source: dict[Source, v.TensorVariable] = {}
         self.input_bases: list = []  # mutation.ArrayBase of each input, in order
+        self.loop_failures: dict = {}  # loop (code, offset) -> why it could not be traced as a loop
 
     @property
     def emitter(self):
@@ -252,7 +253,7 @@ class OutputGraph:
         return lines
 
     def op_count(self) -> int:
-        return len(list(self.builder.block.operations))
+        return sum(1 for _ in walk_ops(self.builder.func)) - 1  # every op, in loop bodies too; not the func
 
 
 _LOC = re.compile(r'loc\("(?P<file>[^"]+)":(?P<line>\d+):\d+\)')
@@ -260,7 +261,7 @@ _LOC = re.compile(r'loc\("(?P<file>[^"]+)":(?P<line>\d+):\d+\)')
 
 def format_graph(module, inputs: list[GraphInput]) -> str:
     """The traced graph for the ``graph_code`` log: one line per op, with the source
-    line that produced it (``# mse.py:4  z = (x - y) ** 2``)."""
+    line that produced it (``# mse.py:4  z = (x - y) ** 2``); a loop's body indented."""
     fn = module.body.operations[0]
     block = fn.regions[0].blocks[0]
     names = {}
@@ -268,19 +269,34 @@ def format_graph(module, inputs: list[GraphInput]) -> str:
     for i, (arg, graph_input) in enumerate(zip(block.arguments, inputs)):
         names[arg] = f"%arg{i}"
         lines.append(f"  %arg{i}: {arg.type}  <- {graph_input.source.name()}")
+    _format_block(block, names, lines, "  ", [0])
+    return "\n".join(lines)
+
+
+def _format_block(block, names: dict, lines: list, indent: str, counter: list) -> None:
+    def name(value) -> str:
+        if value not in names:
+            names[value] = f"%{counter[0]}"
+            counter[0] += 1
+        return names[value]
+
     for op in block.operations:
         op = op.operation
         operands = ", ".join(names.get(o, "?") for o in op.operands)
-        if op.name == "func.return":
-            lines.append(f"  return {operands}")
+        if op.name in ("func.return", "scf.yield"):
+            lines.append(f"{indent}{op.name.split('.')[1]} {operands}")
             continue
-        result = f"%{len(names) - len(inputs)}"
-        names[op.results[0]] = result
-        attrs = {name: str(op.attributes[name]) for name in op.attributes}
+        results = [name(r) for r in op.results]
+        attrs = {key: str(op.attributes[key]) for key in op.attributes}
         attr_text = " {" + ", ".join(f"{k}={v}" for k, v in attrs.items()) + "}" if attrs else ""
-        text = f"  {result} = {op.name}({operands}){attr_text} : {op.results[0].type}"
+        types = ", ".join(str(r.type) for r in op.results)
+        text = f"{indent}{', '.join(results)} = {op.name}({operands}){attr_text} : {types}"
         lines.append(f"{text:<72}{_source_comment(op.location)}")
-    return "\n".join(lines)
+        for region in op.regions:
+            for inner in region.blocks:
+                args = ", ".join(name(a) for a in inner.arguments)
+                lines.append(f"{indent}  ^({args}):")
+                _format_block(inner, names, lines, indent + "    ", counter)
 
 
 def _source_comment(location) -> str:

@@ -55,8 +55,12 @@ class ScalarVariable(v.TensorVariable):
     def specialize(self) -> v.ConstantVariable:
         """The value as a constant, its arguments guarded by value from now on."""
         for arg in self.inputs:
-            arg.guards.constant_match(arg.source, arg.value)
+            arg.pin()
         return v.ConstantVariable(self.value, self.source if self.inputs == (self,) else None)
+
+    def pin(self) -> None:
+        """Guard this argument by its value (what specializing a value computed from it needs)."""
+        self.guards.constant_match(self.source, self.value)
 
     def is_constant(self) -> bool:
         return False

@@ -23,7 +23,7 @@ import types
 import numpy as np
 
 from compiler.errors import Location, Unsupported
-from compiler.frontend import bytecode_versions, mutation
+from compiler.frontend import bytecode_versions, loops, mutation
 from compiler.frontend import variables as v
 from compiler.frontend import wrap as wrapping
 from compiler.frontend.binding import bind_arguments
@@ -46,6 +46,16 @@ class BreakHere(Exception):  # noqa: N818 - a control-flow signal, not an error
     def __init__(self, tx):
         super().__init__(tx.ip)
         self.tx = tx
+
+
+def _row_count(tx, iterable) -> int | None:
+    """The number of rows ``for row in x`` walks, for an array with a static first size."""
+    if not isinstance(iterable, v.TensorVariable) or iterable.python_type() is not np.ndarray:
+        return None
+    t = iterable.tensor
+    if t.type.rank == 0 or not isinstance(t.type.shape[0], int) or t.type.shape[0] < 0:
+        return None
+    return t.type.shape[0]
 
 
 class InstructionTranslator:
@@ -111,6 +121,8 @@ class InstructionTranslator:
         except Unsupported as e:
             e.at(self.location())
             e.frames.append(self)  # innermost first: the root translator is the last
+            if isinstance(e, loops.GraphTooLarge) and e.frames[0] is not self:
+                e.loops += loops.enclosing_loops(self)  # the loops of the calling frames too
             raise
 
     def _check_graph_size(self) -> None:
@@ -118,9 +130,13 @@ class InstructionTranslator:
         compile would take longer than running the call in CPython saves."""
         budget = self.output.max_ops
         if budget is not None and self.output.builder.ops_emitted > budget:
-            raise Unsupported(
-                f"the graph grew past {budget} ops while tracing (compiler.config.max_graph_ops)",
-                hint="a loop unrolled while tracing; raise the budget with options={'max_graph_ops': N}",
+            around = loops.enclosing_loops(self)
+            failed = [self.output.loop_failures[k] for k in around if k in self.output.loop_failures]
+            why = f"; traced as a loop, its body {failed[0]}" if failed else ""
+            raise loops.GraphTooLarge(
+                f"the graph grew past {budget} ops while tracing (compiler.config.max_graph_ops){why}",
+                "a loop unrolled while tracing; raise the budget with options={'max_graph_ops': N}",
+                around,
             )
 
     def push(self, value):
@@ -788,9 +804,22 @@ class InstructionTranslator:
             self.pop()
 
     def GET_ITER(self, inst):
-        self.push(v.IteratorVariable(self.pop().iterate(self)))
+        iterable = self.pop()
+        rows = _row_count(self, iterable)
+        if rows is not None:  # an array's rows, each made when the loop reaches it
+            self.push(
+                v.IteratorVariable(
+                    [],
+                    range=range(rows),
+                    make=lambda i: self.emit("getitem", iterable, v.wrap_constant(i) if type(i) is int else i),
+                )
+            )
+            return
+        self.push(v.IteratorVariable(iterable.iterate(self), range=getattr(iterable, "range", None)))
 
     def FOR_ITER(self, inst):
+        if loops.wanted(self, inst, self.stack[-1]) and loops.capture(self, inst, self.stack[-1]):
+            return  # traced as one scf.for: the frame is past the loop
         item = self.stack[-1].next()
         if item is None:
             self.pop()

@@ -417,6 +417,7 @@ class ListIteratorSource(VariableTracker):
     """A finite sequence produced while tracing (range, zip, enumerate, dict views)."""
 
     items: list
+    range: range | None = None  # what range() made (a loop over it may be traced as a loop)
 
     def iterate(self, tx):
         return list(self.items)
@@ -428,8 +429,15 @@ class IteratorVariable(VariableTracker):
 
     items: list
     index: int = 0
+    range: range | None = None
+    make: Any = None  # item i of an array's rows, made when reached (range: the rows' indices)
 
     def next(self):
+        if self.make is not None:
+            if self.index >= len(self.range):
+                return None
+            self.index += 1
+            return self.make(self.index - 1)
         if self.index >= len(self.items):
             return None
         self.index += 1

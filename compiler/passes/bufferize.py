@@ -428,7 +428,9 @@ class EmberBufferize(EmberPass):
             copy_read_only_update_targets(fn)
         run_upstream(module, "eliminate-empty-tensors")
         empties_to_alloc_tensors(module)
-        run_upstream(module, "one-shot-bufferize{bufferize-function-boundaries},canonicalize")
+        run_upstream(
+            module, "one-shot-bufferize{bufferize-function-boundaries allow-return-allocs-from-loops},canonicalize"
+        )
         hoist_tile_buffers(module)
         run_upstream(module, "buffer-deallocation-pipeline,canonicalize")
         copies_to_linalg(module)

@@ -1033,6 +1033,12 @@ def _signless_signatures(module, known: dict) -> None:
                 known[arg] = TensorType.from_mlir(arg.type)
                 arg.set_type(_signless(arg.type))
         fn.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(inputs, results))
+    for loop in collect(module, lambda op: op.name == "scf.for"):  # loops the frontend traced as loops
+        carried = list(loop.regions[0].blocks[0].arguments)[1:] + list(loop.results)
+        for value in carried:
+            if _signless(value.type) != value.type:
+                known[value] = TensorType.from_mlir(value.type)
+                value.set_type(_signless(value.type))
 
 
 def _signless(t: ir.Type) -> ir.Type:

@@ -12,8 +12,8 @@ value, split across threads by ``ember-parallel-reduction``). The second kernel
 takes the first one's results as inputs, so nothing is computed twice.
 
 Only for graphs whose results are arrays and 0-d values, none written into an input
-(``ember.inout``), where the 0-d results read at least one array result: otherwise
-the graph stays one kernel.
+(``ember.inout``), where the 0-d results read at least one array result, with no loop
+(``scf.for``, frontend/loops.py): otherwise the graph stays one kernel.
 """
 
 from __future__ import annotations
@@ -40,6 +40,8 @@ def split(module: ir.Module, entry: str | None = None):
     scalars = [k for k, r in enumerate(results) if _rank(r) == 0]
     if not arrays or not scalars or inout_results(fn):
         return None
+    if any(len(op.operation.regions) for op in block.operations):
+        return None  # a loop's body reads values from outside it: the clones below would not
     array_values = {results[k]: i for i, k in enumerate(arrays)}
     reads_an_array = any(
         o in array_values for op in _cone_stopping([results[k] for k in scalars], set()) for o in op.operands

@@ -1,0 +1,479 @@
+"""Loops traced as loops: ``for i in range(a, b, s)`` as one ``scf.for`` in the graph.
+
+The tracer unrolls loops: every iteration's ops go into the graph, which is right for
+short loops (each iteration specialized, everything fused) and wrong for long ones —
+a time-stepping loop of a stencil or a row sweep makes thousands of ops, and past the
+graph budget (``compiler.config.max_graph_ops``) the loop ran in CPython. Such a loop
+(``GraphTooLarge`` names the loops the trace was in) is traced again, this time as a
+loop: its body once, inside an ``scf.for`` over the same range, as Numba and JAX's
+``fori_loop`` run it.
+
+* **Carried values.** What one iteration leaves for the next becomes the loop's
+  iteration arguments: each array the body writes (a base of ``mutation.py``: an
+  argument written in place, ``u[1:-1] = ...``), each array variable it rebinds
+  (``crc = (crc >> 1) ^ ...``) and the run-time index checks. A first trace of the
+  body (the *probe*, inside a loop carrying nothing, then erased with every change
+  it made undone) finds them; the second trace builds the loop with them.
+* **The loop index** is a traced ``int64`` (``LoopIndexVariable``), weak as a Python
+  int: arithmetic on it stays in the graph, indexing with it is a gather (or a
+  scatter to write), like indexing with a NumPy integer.
+* **What makes a body a loop body**: every iteration must trace the same ops. A
+  Python value the body changes (``half *= 2``), a carried array whose type or shape
+  changes, a branch or a slice bound on the loop index (``A[i, :i]``), a Python side
+  effect (``print``, a list append), ``break`` or ``return`` — any of them, or
+  anything the tracer cannot trace inside the body, undoes the attempt and the loop
+  is unrolled as before (and the reason is logged and reported with the budget's).
+
+After the loop every carried value is the loop's result; the index holds its last
+value (when read later), and values made inside the body only are not read after it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import dis
+import itertools
+
+import numpy as np
+
+from compiler import logs
+from compiler.dialects.types import TensorType
+from compiler.errors import Unsupported
+from compiler.frontend import mutation
+from compiler.frontend import variables as v
+from compiler.frontend.numpy_core import Tensor, same_shape
+from compiler.frontend.scalar_inputs import ScalarVariable
+
+MAX_CAPTURED = 16  # loops one function may ask to trace as loops (each costs a trace)
+_VERSIONS = itertools.count(1 << 40, 1 << 20)  # base versions no earlier state holds
+
+
+class GraphTooLarge(Unsupported):
+    """The graph outgrew its budget; ``loops``: the (code, FOR_ITER offset) of the loops
+    the trace was in, innermost first (``convert_frame`` traces one of them as a loop)."""
+
+    def __init__(self, reason: str, hint: str, loops: list):
+        super().__init__(reason, hint=hint)
+        self.loops = loops
+
+
+class LoopIndexVariable(ScalarVariable):
+    """The index of a loop traced as a loop: an ``int64`` graph value, weak as a Python int.
+    Its value differs per iteration, so a Python use of it ends the attempt."""
+
+    def pin(self) -> None:
+        raise Unsupported("the loop index used as a Python value (a branch, a slice bound, a size)")
+
+
+class _NotALoop(Exception):  # noqa: N818 - a control-flow signal, not an error
+    """Why this body is not the same every iteration (the loop is unrolled instead)."""
+
+
+# ----------------------------------------------------------------------------- where loops are
+
+
+def loop_spans(tx) -> list[tuple[int, int]]:
+    """(FOR_ITER index, exit index) of every ``for`` loop of ``tx``'s code."""
+    spans = []
+    for i, inst in enumerate(tx.instructions):
+        if inst.opname == "FOR_ITER":
+            spans.append((i, tx.index_of[inst.argval]))
+    return spans
+
+
+def enclosing_loops(tx) -> list:
+    """The loops around the instruction ``tx`` is executing, innermost first."""
+    here = tx.ip - 1
+    spans = [(start, end) for start, end in loop_spans(tx) if start < here < end]
+    return [(tx.code, tx.instructions[start].offset) for start, _ in sorted(spans, reverse=True)]
+
+
+def wanted(tx, inst, iterator) -> bool:
+    """Whether this ``FOR_ITER`` starts a loop to trace as a loop: asked for, over a
+    ``range``, at its first iteration, with at least two iterations."""
+    return (
+        iterator.index == 0
+        and iterator.range is not None
+        and len(iterator.range) >= 2
+        and (tx.code, inst.offset) in tx.output.policy.loops
+        and not (tx.stop_at is not None and tx.index_of[inst.offset] <= tx.stop_at < tx.index_of[inst.argval])
+    )
+
+
+# ----------------------------------------------------------------------------- the state a body changes
+
+
+def _trackers(tx) -> list:
+    """Every tracker the frame (and the graph's sources) can reach, containers opened."""
+    found, seen = [], set()
+    todo = list(tx.locals.values()) + list(tx.stack) + list(tx.cells.values())
+    todo += list(tx.output._by_source.values())
+    while todo:
+        t = todo.pop()
+        if id(t) in seen:
+            continue
+        seen.add(id(t))
+        found.append(t)
+        if isinstance(t, v.BaseListVariable):
+            todo.extend(t.items)
+        elif isinstance(t, v.DictVariable):
+            todo.extend(t.items.values())
+    return found
+
+
+@dataclasses.dataclass
+class _Snapshot:
+    """What a body's trace may change, to undo it (the probe; a failed attempt)."""
+
+    tx: object
+    stack: list
+    locals: dict
+    cells: dict
+    ip: int
+    line: int
+    trackers: list  # (tracker, its fields)
+    bases: list  # (base, its fields)
+    emitter: dict
+    by_source: dict
+    ops_emitted: int
+    side_effects: tuple
+
+    @classmethod
+    def take(cls, tx) -> _Snapshot:
+        out, em = tx.output, tx.output.emitter
+        tensors = [t for t in _trackers(tx) if isinstance(t, v.TensorVariable)]
+        bases = {id(b): b for b in [t.base for t in tensors if t.base is not None] + out.input_bases}
+        return cls(
+            tx,
+            list(tx.stack),
+            dict(tx.locals),
+            dict(tx.cells),
+            tx.ip,
+            tx.line,
+            [(t, dict(vars(t))) for t in tensors],
+            [(b, dict(vars(b))) for b in bases.values()],
+            {
+                "_size_values": dict(em._size_values),
+                "_shapes": dict(em._shapes),
+                "_symbol_values": dict(em._symbol_values),
+                "check": em.check,
+                "status_checks": list(em.status_checks),
+                "opaque_views": set(em.opaque_views),
+            },
+            dict(out._by_source),
+            out.builder.ops_emitted,
+            _side_effects(out),
+        )
+
+    def restore(self) -> None:
+        tx = self.tx
+        out, em = tx.output, tx.output.emitter
+        tx.stack[:] = self.stack
+        tx.locals = dict(self.locals)
+        tx.cells = dict(self.cells)
+        tx.ip, tx.line = self.ip, self.line
+        for tracker, fields in self.trackers:
+            tracker.__dict__.update(fields)
+        for base, fields in self.bases:
+            base.__dict__.update(fields)
+            base.version = next(_VERSIONS)  # views derived inside the body derive again
+        for base in out.input_bases:  # inputs first read inside the body keep their graph argument
+            if base not in [b for b, _ in self.bases]:
+                base.value, base.version, base.mutated = base.original, next(_VERSIONS), False
+        for name, value in self.emitter.items():
+            setattr(em, name, value.copy() if hasattr(value, "copy") else value)
+        # sources first read inside the body stay: their trackers hold graph arguments
+        out._by_source = {**out._by_source, **self.by_source}
+        out.builder.ops_emitted = self.ops_emitted
+
+
+def _side_effects(out) -> tuple:
+    return (len(out.mutated), len(out.attribute_writes), dict(out.global_writes))
+
+
+# ----------------------------------------------------------------------------- capture
+
+
+def capture(tx, inst, iterator) -> bool:
+    """Trace the loop starting at ``inst`` as an ``scf.for``: True when done (the frame
+    is then past the loop), False when its body is not a loop body (the frame is as it
+    was, and the loop is unrolled)."""
+    key = (tx.code, inst.offset)
+    where = f"{tx.code.co_filename}:{tx.line}"
+    snapshot = _Snapshot.take(tx)
+    if snapshot.emitter["status_checks"]:
+        return _give_up(tx, key, where, "a np.linalg call that may raise comes before it")
+    try:
+        carried = _probe(tx, inst, iterator, snapshot)
+        _trace(tx, inst, iterator, snapshot, carried)
+    except (_NotALoop, Unsupported, v.UserError) as e:
+        snapshot.restore()
+        reason = e.reason if isinstance(e, Unsupported) else str(e)
+        if isinstance(e, GraphTooLarge):
+            reason = "is itself past the graph budget"
+        if isinstance(e, v.UserError):
+            reason = f"the body raised {e.error!r}"
+        return _give_up(tx, key, where, reason)
+    logs.log("graph_breaks", "the loop at %s traced as a loop (scf.for, %d iterations)", where, len(iterator.range))
+    return True
+
+
+def _give_up(tx, key, where: str, reason: str) -> bool:
+    tx.output.loop_failures[key] = reason
+    logs.log("graph_breaks", "the loop at %s is unrolled: %s", where, reason)
+    return False
+
+
+@dataclasses.dataclass
+class _Carried:
+    """What the probe found the body changes: the loop's iteration arguments."""
+
+    bases: list  # mutation.ArrayBase written by the body
+    names: dict  # local name -> its Tensor at the end of the probe's body (rebound arrays)
+    check: bool  # the body adds run-time checks
+    new_bases: list  # trackers the body gave a base (written arrays made before the loop)
+
+
+def _probe(tx, inst, iterator, snapshot: _Snapshot) -> _Carried:
+    """Trace the body once in a loop carrying nothing, note what it changed, undo it."""
+    em, r = tx.output.emitter, iterator.range
+    loop = _open(tx, r, [])
+    try:
+        index = LoopIndexVariable(_index_tensor(tx, loop), None, r.start)
+        _run_body(tx, inst, index, iterator)
+        _check_python_state(tx, snapshot)
+        before = {id(b): fields["version"] for b, fields in snapshot.bases}
+        bases = [b for b, _ in snapshot.bases if b.version != before[id(b)]]
+        fresh_inputs = [b for b in tx.output.input_bases if id(b) not in before and b.mutated]
+        if fresh_inputs:
+            raise _NotALoop(f"it writes {fresh_inputs[0].graph_input.source.name()}, first read inside it")
+        new_bases = [t for t, fields in snapshot.trackers if fields["base"] is None and t.base is not None]
+        names = {}
+        for name, tracker in tx.locals.items():
+            if snapshot.locals.get(name) is tracker or tracker is index or not isinstance(tracker, v.TensorVariable):
+                continue
+            if not _read_outside(tx, inst, name) and name not in snapshot.locals:
+                continue  # made and used inside the body only
+            if isinstance(tracker, ScalarVariable) or tracker.base is not None:
+                raise _NotALoop(f"`{name}`, read after the loop, is {_what(tracker, snapshot)}")
+            names[name] = tracker.tensor
+        check = em.check is not snapshot.emitter["check"]
+    finally:
+        tx.output.builder.discard_loop(loop)
+        snapshot.restore()
+    return _Carried(bases, names, check, new_bases)
+
+
+def _what(tracker, snapshot: _Snapshot) -> str:
+    if isinstance(tracker, ScalarVariable):
+        return "a number made from the loop index"
+    if any(tracker is t for t, _ in snapshot.trackers):
+        return "another array after one iteration (arrays swapped between iterations)"
+    return "a view made in the body"
+
+
+def _trace(tx, inst, iterator, snapshot: _Snapshot, carried: _Carried) -> None:
+    """The loop itself: the body traced over the carried values' iteration arguments."""
+    em = tx.output.emitter
+    for tracker in carried.new_bases:
+        carried.bases.append(mutation.ensure_base(tx, tracker))
+    inits, slots = [], []
+    for base in carried.bases:
+        inits.append(base.value)
+        slots.append(("base", base))
+    for name, end in carried.names.items():
+        inits.append(_initial(tx, name, end))
+        slots.append(("name", name))
+    if carried.check:
+        inits.append(em.check if em.check is not None else em.constant(np.bool_(False)))
+        slots.append(("check", None))
+    loop = _open(tx, iterator.range, [t.value for t in inits])
+    try:
+        _trace_body(tx, inst, iterator, snapshot, loop, slots, inits)
+    except BaseException:
+        tx.output.builder.discard_loop(loop)
+        raise
+    _exit(tx, inst)
+
+
+def _trace_body(tx, inst, iterator, snapshot: _Snapshot, loop, slots: list, inits: list) -> None:
+    em = tx.output.emitter
+    for (kind, what), init, arg in zip(slots, inits, loop.inner_iter_args):
+        _bind(tx, kind, what, _like(em, init, arg))
+    index = LoopIndexVariable(_index_tensor(tx, loop), None, iterator.range.start)
+    _run_body(tx, inst, index, iterator)
+    _check_python_state(tx, snapshot, allow=[name for kind, name in slots if kind == "name"])
+    yields = []
+    for (kind, what), init in zip(slots, inits):
+        end = _current(tx, kind, what)
+        if end.type != init.type or (not init.type.is_static and not same_shape(em.shape(end), em.shape(init))):
+            raise _NotALoop(f"{_slot_text(kind, what)} changes from {init.type} to {end.type} in one iteration")
+        yields.append(end.value)
+    results = tx.output.builder.close_loop(loop, yields)
+    em._size_values = snapshot.emitter["_size_values"]  # sizes computed in the body stay there
+    for (kind, what), init, result in zip(slots, inits, results):
+        _bind(tx, kind, what, _like(em, init, result))
+    _finish_locals(tx, inst, iterator, snapshot, index, [what for kind, what in slots if kind == "name"])
+
+
+def _open(tx, r: range, inits: list):
+    b = tx.output.builder
+    return b.open_loop(b.size_constant(r.start), b.size_constant(r.stop), b.size_constant(r.step), inits)
+
+
+def _index_tensor(tx, loop) -> Tensor:
+    em = tx.output.emitter
+    value = em.b.from_index(loop.induction_variable)
+    return Tensor(value, TensorType((), "i64"), scalar=True, weak=True)
+
+
+def _like(em, init: Tensor, value) -> Tensor:
+    """``value`` (a block argument or a loop result) as a Tensor of ``init``'s kind."""
+    t = dataclasses.replace(init, value=value)
+    if not init.type.is_static:
+        em._shapes[value] = em.shape(init)
+    return t
+
+
+def _initial(tx, name: str, end: Tensor) -> Tensor:
+    """The value entering the loop for the rebound variable ``name``: its array, or the
+    number it held, as an array of the type the body gives it."""
+    em = tx.output.emitter
+    tracker = tx.locals.get(name)
+    if isinstance(tracker, v.TensorVariable):
+        return tracker.tensor
+    if isinstance(tracker, v.ConstantVariable) and isinstance(tracker.value, (int, float, np.number)):
+        if end.ndim == 0 and not isinstance(tracker.value, bool):
+            value = np.asarray(tracker.value).astype(end.dtype)
+            if value == tracker.value:
+                return dataclasses.replace(em.constant(value), scalar=end.scalar, weak=end.weak)
+    raise _NotALoop(f"`{name}` is {v.describe(tracker) if tracker else 'unbound'} before the loop, an array in it")
+
+
+def _bind(tx, kind: str, what, tensor: Tensor) -> None:
+    em = tx.output.emitter
+    if kind == "base":
+        what.value = mutation._array_value(tensor)
+        what.version = next(_VERSIONS)
+    elif kind == "name":
+        tx.locals[what] = v.TensorVariable(tensor)
+    else:
+        em.check = tensor
+
+
+def _current(tx, kind: str, what) -> Tensor:
+    if kind == "base":
+        return what.value
+    if kind == "name":
+        tracker = tx.locals.get(what)
+        if not isinstance(tracker, v.TensorVariable):
+            raise _NotALoop(f"`{what}` is {v.describe(tracker) if tracker else 'unbound'} after one iteration")
+        return tracker.tensor
+    return tx.output.emitter.check
+
+
+def _slot_text(kind: str, what) -> str:
+    if kind == "base":
+        source = what.graph_input.source.name() if what.graph_input is not None else "an array"
+        return f"the array {source}"
+    return f"`{what}`" if kind == "name" else "the index check"
+
+
+def _run_body(tx, inst, index, iterator) -> None:
+    """Run the body from the instruction after ``inst`` (the FOR_ITER) back to it; the
+    loop's item is the index (a range) or the row at the index (an array)."""
+    from compiler.frontend.symbolic_convert import BreakHere, _Return
+
+    depth, outer_stop = len(tx.stack), tx.stop_at
+    tx.push(index if iterator.make is None else iterator.make(index))
+    tx.ip = tx.index_of[inst.offset] + 1
+    tx.stop_at = tx.index_of[inst.offset]
+    try:
+        tx.run()
+    except BreakHere:
+        pass
+    except _Return:
+        raise _NotALoop("it returns from inside the loop") from None
+    else:
+        raise _NotALoop("it leaves the loop early (break or return)")
+    finally:
+        tx.stop_at = outer_stop
+    if len(tx.stack) != depth:
+        raise _NotALoop("the body leaves values on the stack")
+
+
+def _check_python_state(tx, snapshot: _Snapshot, allow=()) -> None:
+    """The body changed no Python value the next iteration would see differently."""
+    if _side_effects(tx.output) != snapshot.side_effects:
+        raise _NotALoop("the body has a Python side effect (a list, dict, attribute or global write)")
+    if tx.cells != snapshot.cells:
+        raise _NotALoop("the body writes a closure variable")
+    for name, tracker in tx.locals.items():
+        before = snapshot.locals.get(name)
+        if tracker is before or name in allow or isinstance(tracker, v.TensorVariable):
+            continue
+        if before is None or not (tracker.is_constant() and before.is_constant()):
+            continue  # made in the body each time (read after it: _finish_locals)
+        if not _same_constant(tracker.as_constant(), before.as_constant()):
+            raise _NotALoop(f"the body changes the Python value `{name}`")
+
+
+def _same_constant(a, b) -> bool:
+    try:
+        return type(a) is type(b) and bool(a == b)
+    except Exception:
+        return a is b
+
+
+def _finish_locals(tx, inst, iterator, snapshot: _Snapshot, index, carried_names: list) -> None:
+    """After the loop: the index holds its last value; what only the body made is gone."""
+    r = iterator.range
+    for name in list(tx.locals):
+        tracker = tx.locals[name]
+        if tracker is snapshot.locals.get(name) or name in carried_names:
+            continue
+        if tracker is index:
+            tx.locals[name] = v.ConstantVariable(r[-1])
+        elif isinstance(tracker, (v.TensorVariable, v.MaskedVariable)):
+            if _read_outside(tx, inst, name):
+                raise _NotALoop(f"`{name}`, read after the loop, is made in its body")
+            del tx.locals[name]
+        elif not tracker.is_constant():
+            raise _NotALoop(f"the body makes `{name}`, {v.describe(tracker)}")
+
+
+_STOPS = ("RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS", "RERAISE")
+_JUMPS = set(dis.hasjrel) | set(dis.hasjabs) | set(getattr(dis, "hasjump", ()))
+
+
+def _read_outside(tx, inst, name: str) -> bool:
+    """Whether ``name`` may be read after the loop before it is assigned again: a walk of
+    the bytecode's paths from the loop's exit (into enclosing loops' next iterations too)."""
+    exit_index = tx.index_of[inst.argval]
+    todo, seen = [exit_index], set()
+    while todo:
+        i = todo.pop()
+        if i in seen or i >= len(tx.instructions):
+            continue
+        seen.add(i)
+        other = tx.instructions[i]
+        names = other.argval if isinstance(other.argval, tuple) else (other.argval,)
+        if name in names and other.opname.startswith(("LOAD_FAST", "LOAD_DEREF", "DELETE_FAST")):
+            return True
+        if name in names and other.opname in ("STORE_FAST", "STORE_DEREF"):
+            continue
+        if other.opname in _STOPS:
+            continue
+        if other.opcode in _JUMPS:
+            todo.append(tx.index_of[other.argval])
+            if "JUMP" in other.opname and not other.opname.startswith(("POP_JUMP", "JUMP_IF")):
+                continue  # unconditional
+        todo.append(i + 1)
+    return False
+
+
+def _exit(tx, inst) -> None:
+    """Leave the frame where an exhausted ``FOR_ITER`` leaves it."""
+    tx.pop()
+    tx.jump(inst)
+    tx.ip += tx.bytecode.for_iter_exit_skip

@@ -1,0 +1,241 @@
+"""Loops traced as loops (``frontend/loops.py``): a loop whose unrolled trace outgrows the
+graph budget becomes one ``scf.for`` in one graph, checked against NumPy — the return
+value and every argument array — on the CPU and through the reference interpreter; a
+body that is not the same every iteration is unrolled as before, and says why."""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import pytest
+
+import compiler
+
+SMALL = {"max_graph_ops": 100}  # every loop below unrolls past it
+
+
+def jacobi(p, iters):
+    for _ in range(iters):
+        pn = p.copy()
+        p[1:-1, 1:-1] = 0.25 * (pn[1:-1, 2:] + pn[1:-1, :-2] + pn[2:, 1:-1] + pn[:-2, 1:-1])
+        p[:, 0] = 0.0
+        p[0, :] = p[1, :]
+    return p
+
+
+def seidel_rows(A, steps):
+    n = A.shape[0]
+    for _ in range(steps):
+        for i in range(1, n - 1):
+            A[i, 1:-1] = (A[i - 1, :-2] + A[i - 1, 1:-1] + A[i, 2:] + A[i + 1, 1:-1]) / 4.0
+
+
+def crc32(data, table):
+    crc = np.uint32(0xFFFFFFFF)
+    for byte in data:
+        crc = table[(crc ^ byte) & np.uint32(0xFF)] ^ (crc >> np.uint32(8))
+    return crc ^ np.uint32(0xFFFFFFFF)
+
+
+def crc32_rows(packets):
+    crc = np.full(packets.shape[0], 0xFFFFFFFF, dtype=np.uint32)
+    for j in range(packets.shape[1]):
+        crc ^= packets[:, j].astype(np.uint32)
+        for _ in range(8):
+            mask = -(crc & 1)
+            crc = (crc >> 1) ^ (np.uint32(0xEDB88320) & mask)
+    return crc ^ np.uint32(0xFFFFFFFF)
+
+
+def weighted_rows(x):
+    acc = np.zeros(x.shape[1], x.dtype)
+    for i in range(x.shape[0]):
+        acc = acc + x[i] * i  # a weak int: float32 stays float32
+    return acc
+
+
+def running_sum(x):
+    s = 0.0
+    for i in range(1, x.shape[0]):
+        s = s + x[i] * x[i - 1]
+    return s, i
+
+
+def wrap_around(x, y):
+    for i in range(x.shape[0]):
+        y[i] = x[i - 1] - 2.0 * x[i]  # x[-1] at i = 0, as NumPy reads it
+    return y
+
+
+def _crc_table():
+    table = np.zeros(256, np.uint32)
+    for n in range(256):
+        c = np.uint32(n)
+        for _ in range(8):
+            c = (c >> np.uint32(1)) ^ np.uint32(0xEDB88320) if c & np.uint32(1) else c >> np.uint32(1)
+        table[n] = c
+    return table
+
+
+def _cases():
+    rng = np.random.default_rng(3)
+    return [
+        (jacobi, (rng.random((7, 9)), 25)),
+        (seidel_rows, (rng.random((9, 8)), 3)),
+        (crc32, (rng.integers(0, 256, 60, dtype=np.uint8), _crc_table())),
+        (crc32_rows, (rng.integers(0, 256, (5, 12), dtype=np.uint8),)),
+        (weighted_rows, (rng.standard_normal((60, 4)).astype(np.float32),)),
+        (running_sum, (rng.standard_normal(80),)),
+        (wrap_around, (rng.standard_normal(60), np.zeros(60))),
+        (jacobi, (np.full((6, 6), -0.0), 20)),  # -0.0 kept where NumPy keeps it
+        (weighted_rows, (rng.integers(-5, 5, (60, 3)),)),
+    ]
+
+
+def _copies(args):
+    return [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+
+
+def _assert_same(got, want):
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want)
+        for g, w in zip(got, want):
+            _assert_same(g, w)
+        return
+    assert type(got) is type(want), (type(got), type(want))
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+    if isinstance(want, (np.ndarray, np.generic)):
+        assert np.asarray(got).dtype == np.asarray(want).dtype
+    if isinstance(want, np.ndarray):
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+
+
+@pytest.mark.parametrize("backend", ["cpu", "eager"])
+@pytest.mark.parametrize("case", range(len(_cases())))
+def test_loop_compiles_as_one_graph_with_numpys_answer(fresh_compiler, case, backend):
+    fn, args = _cases()[case]
+    want_args = _copies(args)
+    want = fn(*want_args)
+    compiled = compiler.compile(fn, backend=backend, options={**SMALL, "strict": True})
+    got_args = _copies(args)
+    got = compiled(*got_args)
+    if want is None:
+        assert got is None
+    else:
+        _assert_same(got, want)
+    for g, w in zip(got_args, want_args):
+        if isinstance(w, np.ndarray):
+            _assert_same(g, w)
+    out = compiler.explain(compiled)(*_copies(args))
+    assert (out.graph_count, out.graph_break_count) == (1, 0), out.break_reasons
+
+
+def _loops_in(module) -> int:
+    return str(module).count("scf.for")
+
+
+def test_the_graph_holds_one_loop_per_captured_loop(fresh_compiler):
+    modules = []
+
+    def keep(module, example_inputs):
+        modules.append(module)
+        from compiler.backends import compile_graph
+
+        return compile_graph(module, "cpu")
+
+    fn = compiler.compile(crc32_rows, backend=keep, options=SMALL)
+    packets = np.random.default_rng(0).integers(0, 256, (5, 12), dtype=np.uint8)
+    np.testing.assert_array_equal(fn(packets), crc32_rows(packets))
+    assert len(modules) == 1 and _loops_in(modules[0]) == 2  # the byte loop, the bit loop inside it
+    short = compiler.compile(crc32_rows, backend=keep)  # under the default budget: unrolled
+    modules.clear()
+    short(packets[:, :2])
+    assert _loops_in(modules[0]) == 0
+
+
+def test_a_loop_over_carried_symbolic_sizes(fresh_compiler):
+    fn = compiler.compile(jacobi, dynamic=True, options={**SMALL, "strict": True})
+    for shape in [(6, 7), (9, 5)]:
+        p = np.random.default_rng(1).random(shape)
+        want = jacobi(p.copy(), 12)
+        got_p = p.copy()
+        got = fn(got_p, 12)
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(got_p, want)
+        assert got is got_p  # the caller's own array back, as NumPy returns it
+
+
+def test_an_index_out_of_range_raises_numpys_error_with_the_arrays_untouched(fresh_compiler):
+    def shifted(x, y):
+        for i in range(x.shape[0]):
+            y[i] = x[i + 1]  # out of range at the last i
+        return y
+
+    fn = compiler.compile(shifted, options=SMALL)
+    x, y = np.arange(30.0), np.zeros(30)
+    with pytest.raises(IndexError):
+        fn(x, y)
+    expected = np.zeros(30)
+    with pytest.raises(IndexError):
+        shifted(np.arange(30.0), expected)
+    np.testing.assert_array_equal(y, expected)  # as far as NumPy got before raising
+
+
+def _growing(x):
+    half = 1
+    for _ in range(12):
+        x = x + half
+        half *= 2
+    return x
+
+
+def _triangle(L, b, x):
+    for i in range(x.shape[0]):
+        x[i] = (b[i] - L[i, :i] @ x[:i]) / L[i, i]
+    return x
+
+
+def _printing(x):
+    for i in range(20):
+        x = x * 0.5
+        print("step", i)
+    return x
+
+
+def _index_branch(x):
+    for i in range(30):
+        if i % 2:
+            x = x + 1.0
+    return x
+
+
+def _swapping(a, b):
+    for _ in range(20):
+        b[1:-1] = 0.5 * (a[:-2] + a[2:])
+        a, b = b, a
+    return a
+
+
+@pytest.mark.parametrize(
+    "fn, args, why",
+    [
+        (_growing, (np.ones(3),), "changes the Python value `half`"),
+        (_triangle, (np.tril(np.ones((12, 12))) + 12 * np.eye(12), np.ones(12), np.zeros(12)), "slice bound"),
+        (_printing, (np.ones(3),), "print"),
+        (_index_branch, (np.ones(3),), "the loop index used as a Python value"),
+        (_swapping, (np.ones(20), np.zeros(20)), "arrays swapped"),
+    ],
+)
+def test_a_body_that_differs_per_iteration_is_unrolled_and_says_why(fresh_compiler, fn, args, why, caplog):
+    want_args = _copies(args)
+    want = fn(*want_args)
+    got_args = _copies(args)
+    compiler.set_logs("graph_breaks")
+    logging.getLogger("compiler.graph_breaks").propagate = True
+    with caplog.at_level(logging.INFO, logger="compiler.graph_breaks"):
+        got = compiler.compile(fn, options={"max_graph_ops": 25})(*got_args)
+    np.testing.assert_array_equal(got, want)
+    for g, w in zip(got_args, want_args):
+        np.testing.assert_array_equal(g, w)
+    assert why in caplog.text
