@@ -137,6 +137,7 @@ class _Snapshot:
     by_source: dict
     ops_emitted: int
     side_effects: tuple
+    containers: list  # (list or dict tracker, a copy of its items): Python state a body may change
 
     @classmethod
     def take(cls, tx) -> _Snapshot:
@@ -163,15 +164,27 @@ class _Snapshot:
             dict(out._by_source),
             out.builder.ops_emitted,
             _side_effects(out),
+            [(t, _items(t)) for t in _trackers(tx) if isinstance(t, (v.BaseListVariable, v.DictVariable))],
         )
 
-    def restore(self) -> None:
+    def containers_changed(self) -> bool:
+        return any(not _same_items(_items(t), items) for t, items in self.containers)
+
+    def restore(self, graph: bool = True) -> None:
+        """Undo what happened since ``take``; ``graph=False`` (a branch, whose ops stay in
+        the graph): the frame, the trackers and the arrays only."""
         tx = self.tx
         out, em = tx.output, tx.output.emitter
         tx.stack[:] = self.stack
         tx.locals = dict(self.locals)
         tx.cells = dict(self.cells)
         tx.ip, tx.line = self.ip, self.line
+        for container, items in self.containers:
+            if isinstance(container.items, dict):
+                container.items.clear()
+                container.items.update(items)
+            else:
+                container.items[:] = items
         for tracker, fields in self.trackers:
             tracker.__dict__.update(fields)
         for base, fields in self.bases:
@@ -180,11 +193,25 @@ class _Snapshot:
         for base in out.input_bases:  # inputs first read inside the body keep their graph argument
             if base not in [b for b, _ in self.bases]:
                 base.value, base.version, base.mutated = base.original, next(_VERSIONS), False
+        if not graph:
+            return
         for name, value in self.emitter.items():
             setattr(em, name, value.copy() if hasattr(value, "copy") else value)
         # sources first read inside the body stay: their trackers hold graph arguments
         out._by_source = {**out._by_source, **self.by_source}
         out.builder.ops_emitted = self.ops_emitted
+
+
+def _items(container):
+    """A list's or dict's items, to compare by identity (``is``) later."""
+    items = container.items
+    return dict(items) if isinstance(items, dict) else list(items)
+
+
+def _same_items(a, b) -> bool:
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(a[k] is b[k] for k in a)
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b))
 
 
 def _side_effects(out) -> tuple:
@@ -408,6 +435,8 @@ def _check_python_state(tx, snapshot: _Snapshot, allow=()) -> None:
         raise _NotALoop("the body has a Python side effect (a list, dict, attribute or global write)")
     if tx.cells != snapshot.cells:
         raise _NotALoop("the body writes a closure variable")
+    if snapshot.containers_changed():
+        raise _NotALoop("the body changes a list or dict")
     for name, tracker in tx.locals.items():
         before = snapshot.locals.get(name)
         if tracker is before or name in allow or isinstance(tracker, v.TensorVariable):

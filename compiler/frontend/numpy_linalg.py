@@ -31,7 +31,8 @@ singular matrix is no error (0, and ``(0, -inf)``), nor is anything of ``qr``.
 the graph's outputs (the residuals, or an empty array), and a graph break where the
 function computes with them.
 
-Not supported (the call runs in CPython): complex input, ``svd(hermitian=True)``,
+Not supported (the call runs in CPython): complex input (but ``vdot`` and the norms
+that need no factorization), ``svd(hermitian=True)``,
 ``qr(mode='raw')`` and the deprecated modes, ``lstsq`` of empty operands or with no
 right-hand side, and a tracer without LAPACK (``runtime/blas_symbols.py``).
 """
@@ -112,8 +113,8 @@ def inner(em: EmitterCore, a, b, /) -> Tensor:
 
 def vdot(em: EmitterCore, a, b, /) -> Tensor:
     a, b = em.array(a, "np.vdot"), em.array(b, "np.vdot")
-    if a.dtype.kind == "c" or b.dtype.kind == "c":
-        raise NotImplementedError("np.vdot of complex operands")
+    if a.dtype.kind == "c":
+        a = em.call(np.conjugate, a)  # vdot conjugates its first operand
     size_a = em.shape_env.normalize(math.prod(em.shape(a)))
     size_b = em.shape_env.normalize(math.prod(em.shape(b)))
     if not em.equal_sizes(size_a, size_b):
@@ -468,18 +469,28 @@ def _svd_norm(em, x, row_axis, col_axis, op):
     return em.call("min", s, axis=-1)
 
 
+def _abs_squared(em: EmitterCore, x: Tensor) -> Tensor:
+    """``|x|**2`` as NumPy's norm computes it: ``x * x``, or ``(x.conj() * x).real``."""
+    if x.dtype.kind == "c":
+        return em.call(np.real, em.call(np.multiply, em.call(np.conjugate, x), x))
+    return em.call(np.multiply, x, x)
+
+
 def norm(em: EmitterCore, x, ord=None, axis=None, keepdims=False):  # noqa: A002 - NumPy's name
     x = em.array(x, "np.linalg.norm")
-    if x.dtype.kind == "c":
-        raise NotImplementedError("np.linalg.norm of complex arrays")
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fc":
         x = em.cast(x, np.float64)
     inf = float("inf")
     if axis is None:
         ndim = x.ndim
         if ord is None or (ord in ("f", "fro") and ndim == 2) or (ord == 2 and ndim == 1):
             flat = reshape(em, x, -1)
-            ret = em.call(np.sqrt, em.call(np.dot, flat, flat))
+            if x.dtype.kind == "c":  # as NumPy: the real parts' dot plus the imaginary parts'
+                re, im = em.call(np.real, flat), em.call(np.imag, flat)
+                square = em.call(np.add, em.call(np.dot, re, re), em.call(np.dot, im, im))
+            else:
+                square = em.call(np.dot, flat, flat)
+            ret = em.call(np.sqrt, square)
             if keepdims:
                 ret = reshape(em, ret, (1,) * ndim)
             return ret
@@ -501,11 +512,11 @@ def norm(em: EmitterCore, x, ord=None, axis=None, keepdims=False):  # noqa: A002
             return em.call("min", absx, axis=ax, keepdims=keepdims)
         if ord == 0:
             nonzero = em.call(np.not_equal, x, 0)
-            return em.call("sum", em.call("astype", nonzero, x.dtype), axis=ax, keepdims=keepdims)
+            return em.call("sum", em.call("astype", nonzero, absx.dtype), axis=ax, keepdims=keepdims)
         if ord == 1:
             return em.call("sum", absx, axis=ax, keepdims=keepdims)
         if ord is None or ord == 2:
-            return em.call(np.sqrt, em.call("sum", em.call(np.multiply, x, x), axis=ax, keepdims=keepdims))
+            return em.call(np.sqrt, em.call("sum", _abs_squared(em, x), axis=ax, keepdims=keepdims))
         if not isinstance(ord, (int, float, np.integer, np.floating)) or isinstance(ord, (bool, np.bool_)):
             raise NotImplementedError(f"np.linalg.norm: ord={ord!r}")
         powered = em.call(np.power, absx, ord)
@@ -535,7 +546,7 @@ def norm(em: EmitterCore, x, ord=None, axis=None, keepdims=False):  # noqa: A002
             row = row_axis - 1 if row_axis > col_axis else row_axis
             ret = em.call("min", em.call("sum", absx, axis=col_axis), axis=row)
         elif ord in (None, "fro", "f"):
-            ret = em.call(np.sqrt, em.call("sum", em.call(np.multiply, x, x), axis=axis))
+            ret = em.call(np.sqrt, em.call("sum", _abs_squared(em, x), axis=axis))
         elif ord == "nuc":
             ret = _svd_norm(em, x, row_axis, col_axis, "sum")
         else:

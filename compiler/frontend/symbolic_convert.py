@@ -23,7 +23,7 @@ import types
 import numpy as np
 
 from compiler.errors import Location, Unsupported
-from compiler.frontend import bytecode_versions, loops, mutation
+from compiler.frontend import branches, bytecode_versions, loops, mutation
 from compiler.frontend import variables as v
 from compiler.frontend import wrap as wrapping
 from compiler.frontend.binding import bind_arguments
@@ -91,6 +91,7 @@ class InstructionTranslator:
         self.line = code.co_firstlineno
         self.steps = 0
         self.stop_at: int | None = None  # the instruction index a graph break stops before
+        self.region: tuple | None = None  # (first, end) instruction indices a branch runs within
 
     # ------------------------------------------------------------------ driver
 
@@ -103,6 +104,8 @@ class InstructionTranslator:
                 inst = self.instructions[self.ip]
                 if self.ip == self.stop_at:
                     raise BreakHere(self)  # a graph break's second trace: the state before ``inst``
+                if self.region is not None and not self.region[0] <= self.ip < self.region[1]:
+                    raise BreakHere(self)  # a branch traced both ways (branches.py) ends
                 self.ip += 1
                 if inst.starts_line is not None:
                     self.line = inst.starts_line
@@ -658,7 +661,14 @@ class InstructionTranslator:
         self.push(v.ConstantVariable(not self.pop().truth(self)))
 
     def TO_BOOL(self, inst):  # 3.13: bool() before a conditional jump or ``not``
-        self.push(v.ConstantVariable(self.pop().truth(self)))
+        value = self.pop()
+        jump = self.instructions[self.ip]
+        if branches.condition(value) and jump.opname in ("POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE"):
+            self.ip += 1
+            if branches.trace_both(self, jump, value, jump.opname.endswith("TRUE")):
+                return
+            self.ip -= 1
+        self.push(v.ConstantVariable(value.truth(self)))
 
     def CALL_INTRINSIC_1(self, inst):  # 3.12+
         if inst.argrepr == bytecode_versions.INTRINSIC_LIST_TO_TUPLE:
@@ -763,7 +773,10 @@ class InstructionTranslator:
     JUMP_BACKWARD_NO_INTERRUPT = JUMP_FORWARD
 
     def _pop_jump(self, inst, when: bool):
-        if self.pop().truth(self) == when:
+        value = self.pop()
+        if branches.condition(value) and branches.trace_both(self, inst, value, when):
+            return  # both ways, merged by a select: the frame is where the branches meet
+        if value.truth(self) == when:
             self.jump(inst)
 
     def POP_JUMP_FORWARD_IF_TRUE(self, inst):

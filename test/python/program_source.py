@@ -1267,7 +1267,7 @@ class _BreakBody(_Body):
         if shape == "ternary":
             e1, e2 = self.arm_values(2)
             return [f"{x} = {e1} if {cond} else {e2}"], [
-                ("break", 0, cond_live),
+                ("may", 0),  # traced both ways where the arms are array values (branches.py)
                 ("bind", x, self.live(e1 if taken else e2)),
             ]
         conds = [(cond, cond_live, taken)]
@@ -1289,8 +1289,8 @@ class _BreakBody(_Body):
         on_path = True  # the first arguments reach this arm's test
         for i, (head, c_live, c_taken) in enumerate(arms):
             lines.append(head)
-            if on_path and c_live is not None:
-                events.append(("break", len(lines) - 1, c_live))
+            if on_path and c_live is not None:  # a break, unless traced both ways (branches.py)
+                events.append(("may", len(lines) - 1))
             runs = on_path and c_taken
             lines.append(f"    {x} = {exprs[i]}")
             value = self.value(exprs[i]) if runs else None

@@ -62,11 +62,14 @@ def test_the_deep_dives_example_prints_once_and_compiles_two_graphs(capsys):
 
 def branchy(x):
     y = x * 2
+    # a Python side effect in a branch: not traced both ways (test_data_branches.py)
+    seen = []
     if y.sum() > 0:
         z = y + 1
+        seen.append(1)
     else:
         z = y - 1
-    return z * 3
+    return z * (3 + len(seen))
 
 
 @pytest.mark.parametrize("sign", [1.0, -1.0])

@@ -123,6 +123,21 @@ def test_vdot(dtype):
     check(lambda x, y: np.vdot(x, y), a, b, rtol=_tol(np.float32, CONTRACT_RTOL))
 
 
+def _complex(*shape, dtype=np.complex128):
+    return (general(*shape) + 1j * general(*shape)[..., ::-1]).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+def test_vdot_conjugates_a_complex_first_operand(dtype):
+    a, b = _complex(2, 3, dtype=dtype), _complex(3, 2, dtype=dtype)
+    rtol = _tol(np.float32, CONTRACT_RTOL)
+    check(lambda x, y: np.vdot(x, y), a, b, rtol=rtol)
+    check(lambda x, y: np.vdot(x, y), a, general(3, 2), rtol=rtol)  # complex with real: promoted
+    check(lambda x, y: np.vdot(y, x), a, general(3, 2), rtol=rtol)
+    got = compiled(lambda x: np.vdot(x, x))(a)
+    assert abs(got.imag) <= 1e-6 * abs(got.real)  # |x|^2: real, as NumPy's zdotc gives
+
+
 def test_vdot_size_error():
     with pytest.raises(ValueError, match=r"cannot reshape array of size 4 into shape \(3,\)"):
         compiled(lambda x, y: np.vdot(x, y))(np.ones(3), np.ones(4))
@@ -460,6 +475,31 @@ def test_norm_float32_and_nan():
     v[2] = np.nan
     check(lambda x: np.linalg.norm(x), v)
     check(lambda x: np.linalg.norm(x, np.inf), v)
+
+
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+def test_norms_of_complex_arrays(dtype):
+    """Complex norms that need no factorization: NumPy's formulas (real dots, |x|^2 as
+    (x.conj() * x).real, abs for the others), real results of the parts' dtype."""
+    v, m = _complex(7, dtype=dtype), _complex(4, 5, dtype=dtype)
+    rtol = _tol(np.float32 if dtype == np.complex64 else np.float64, CONTRACT_RTOL) * 10
+    check(lambda x: np.linalg.norm(x), v, rtol=rtol)
+    check(lambda x: np.linalg.norm(x), m, rtol=rtol)
+    check(lambda x: np.linalg.norm(x, "fro"), m, rtol=rtol)
+    check(lambda x: np.linalg.norm(x, 1), m, rtol=rtol)
+    check(lambda x: np.linalg.norm(x, -np.inf), m, rtol=rtol)
+    check(lambda x: np.linalg.norm(x, axis=1, keepdims=True), m, rtol=rtol)
+    check(lambda x: np.linalg.norm(x, 0, axis=0), m, rtol=rtol)
+    check(lambda x: np.linalg.norm(x, np.inf, axis=1), m, rtol=rtol)
+    check(lambda x: np.linalg.norm(x, 3, axis=0), m, rtol=rtol)
+
+
+def test_norms_of_complex_arrays_that_need_an_svd_run_in_cpython():
+    m = _complex(3, 3)
+    fn = compiler.compile(lambda x: np.linalg.norm(x, 2))
+    np.testing.assert_allclose(fn(m), np.linalg.norm(m, 2), rtol=1e-12)
+    out = compiler.explain(lambda x: np.linalg.norm(x, 2))(m)
+    assert out.graph_count == 0 and "complex" in out.break_reasons[0].reason
 
 
 def test_norm_of_empty():

@@ -210,6 +210,13 @@ def _index_branch(x):
     return x
 
 
+def _appending(x):
+    rows = []
+    for i in range(20):
+        rows.append(x * i)
+    return rows[-1]
+
+
 def _swapping(a, b):
     for _ in range(20):
         b[1:-1] = 0.5 * (a[:-2] + a[2:])
@@ -225,6 +232,7 @@ def _swapping(a, b):
         (_printing, (np.ones(3),), "print"),
         (_index_branch, (np.ones(3),), "the loop index used as a Python value"),
         (_swapping, (np.ones(20), np.zeros(20)), "arrays swapped"),
+        (_appending, (np.ones(3),), "changes a list or dict"),
     ],
 )
 def test_a_body_that_differs_per_iteration_is_unrolled_and_says_why(fresh_compiler, fn, args, why, caplog):
