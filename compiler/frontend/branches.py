@@ -11,9 +11,10 @@ and every array the two leave different becomes ``np.where(cond, then, else)``: 
 Both branches then run in the kernel, the one NumPy skips included. That is safe
 because nothing in a kernel traps: an integer division by zero gives 0 there, a float
 one inf or nan, and an index out of range (a run-time check, ``add_check``) re-runs
-the whole call in CPython, which takes NumPy's own path. Not converted, and a graph
-break as before: a branch with a Python side effect (``print``, a list append), one
-that returns, raises or leaves the statement elsewhere than the other, Python values
+the whole call in CPython, which takes NumPy's own path. Branches that both return
+merge their return values the same way. Not converted, and a graph break as before: a
+branch with a Python side effect (``print``, a list append), one that raises or ends
+elsewhere than the other (a return against a fall-through), Python values
 or array identities (``a = b``) that differ between the branches, a condition that is
 not a single value (``if x:`` of a larger array), or anything the tracer cannot trace
 inside a branch.
@@ -21,18 +22,14 @@ inside a branch.
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 
 from compiler import logs
 from compiler.errors import Unsupported
 from compiler.frontend import variables as v
-from compiler.frontend.loops import _side_effects, _Snapshot
+from compiler.frontend.frame_state import Snapshot, fresh_version, same_constant
 from compiler.frontend.numpy_core import same_shape
 from compiler.frontend.scalar_inputs import ScalarVariable
-
-_VERSIONS = itertools.count(1 << 50, 1 << 20)  # base versions no earlier state holds
 
 
 class _NotData(Exception):  # noqa: N818 - a control-flow signal, not an error
@@ -54,7 +51,7 @@ def trace_both(tx, inst, cond, jump_when: bool) -> bool:
     start, target = tx.ip, tx.index_of[inst.argval]
     if target <= start or (tx.stop_at is not None and start <= tx.stop_at < _join_guess(tx, target)):
         return False  # a graph break's trace stopping inside the statement: no both ways
-    snapshot = _Snapshot.take(tx)
+    snapshot = Snapshot.take(tx)
     try:
         fall = _run_branch(tx, start, (start, target))
         fall_state = _state(tx, snapshot, fall)
@@ -119,11 +116,11 @@ def _run_branch(tx, start: int, region: tuple, stop: int | None = None):
         tx.region, tx.stop_at = outer_region, outer_stop
 
 
-def _state(tx, snapshot: _Snapshot, end) -> dict:
-    if _side_effects(tx.output) != snapshot.side_effects or tx.cells != snapshot.cells or snapshot.containers_changed():
-        raise _NotData("a branch has a Python side effect")
-    known = [b for b, _ in snapshot.bases]
-    if any(b.mutated and not any(b is k for k in known) for b in tx.output.input_bases):
+def _state(tx, snapshot: Snapshot, end) -> dict:
+    change = snapshot.python_change()
+    if change is not None:
+        raise _NotData(f"a branch {change}")
+    if any(b.mutated and not snapshot.knows(b) for b in tx.output.input_bases):
         raise _NotData("a branch writes an argument it reads first")
     return {
         "stack": list(tx.stack),
@@ -139,7 +136,7 @@ def _as_bool(tx, cond):
     return em.cast(t, np.bool_) if t.dtype != np.bool_ else t
 
 
-def _merge(tx, snapshot: _Snapshot, taken, jump: dict, fall: dict):
+def _merge(tx, snapshot: Snapshot, taken, jump: dict, fall: dict):
     """The frame after the statement: what the branches leave alike as it is, what
     they leave different as ``select(taken, jump's, fall's)`` (``jump``: the state of
     the branch taken when ``taken`` is true). Returns the merged return value of
@@ -163,24 +160,24 @@ def _merge(tx, snapshot: _Snapshot, taken, jump: dict, fall: dict):
     return None
 
 
-def _merge_bases(em, snapshot: _Snapshot, taken, jump: dict, fall: dict) -> None:
+def _merge_bases(em, snapshot: Snapshot, taken, jump: dict, fall: dict) -> None:
     for base, _ in snapshot.bases:
         (a, a_written), (b, b_written) = jump["bases"][id(base)], fall["bases"][id(base)]
         if a.value == b.value and a_written == b_written:
             base.value, base.mutated = a, a_written
             continue
         base.value = em.emit("select", em.broadcast_to(taken, em.shape(a)), a, b)
-        base.version = next(_VERSIONS)
+        base.version = fresh_version()
         base.mutated = a_written or b_written
 
 
-def _merged(tx, snapshot: _Snapshot, taken, a, b, what: str):
+def _merged(tx, snapshot: Snapshot, taken, a, b, what: str):
     if a is b:
         return a
     if type(a) is v.TupleVariable and type(b) is v.TupleVariable and len(a.items) == len(b.items):
         return v.TupleVariable([_merged(tx, snapshot, taken, x, y, what) for x, y in zip(a.items, b.items)])
     if a.is_constant() and b.is_constant() and not isinstance(a, v.TensorVariable):
-        if type(a.as_constant()) is type(b.as_constant()) and _equal(a.as_constant(), b.as_constant()):
+        if same_constant(a.as_constant(), b.as_constant()):
             return a
         raise _NotData(f"{what} is a different Python value in each branch")
     if not (_plain_array(a, snapshot) and _plain_array(b, snapshot)):
@@ -195,7 +192,7 @@ def _merged(tx, snapshot: _Snapshot, taken, a, b, what: str):
     return v.TensorVariable(type(ta)(out.value, out.type, scalar=ta.scalar and tb.scalar, weak=ta.weak and tb.weak))
 
 
-def _plain_array(tracker, snapshot: _Snapshot) -> bool:
+def _plain_array(tracker, snapshot: Snapshot) -> bool:
     """An array value without an identity the merge would lose: no base, or one made in
     the branch that only this tracker holds (not an argument, not a view)."""
     if not isinstance(tracker, v.TensorVariable) or isinstance(tracker, ScalarVariable):
@@ -203,12 +200,4 @@ def _plain_array(tracker, snapshot: _Snapshot) -> bool:
     base = tracker.base
     if base is None:
         return True
-    existing = any(base is b for b, _ in snapshot.bases)
-    return not existing and base.graph_input is None and base.owner is tracker and tracker.steps == ()
-
-
-def _equal(a, b) -> bool:
-    try:
-        return bool(a == b)
-    except Exception:
-        return a is b
+    return not snapshot.knows(base) and base.graph_input is None and base.owner is tracker and tracker.steps == ()

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import dataclasses
 import dis
-import itertools
 
 import numpy as np
 
@@ -41,11 +40,11 @@ from compiler.dialects.types import TensorType
 from compiler.errors import Unsupported
 from compiler.frontend import mutation
 from compiler.frontend import variables as v
+from compiler.frontend.frame_state import Snapshot, fresh_version, same_constant
 from compiler.frontend.numpy_core import Tensor, same_shape
 from compiler.frontend.scalar_inputs import ScalarVariable
 
 MAX_CAPTURED = 16  # loops one function may ask to trace as loops (each costs a trace)
-_VERSIONS = itertools.count(1 << 40, 1 << 20)  # base versions no earlier state holds
 
 
 class GraphTooLarge(Unsupported):
@@ -100,124 +99,6 @@ def wanted(tx, inst, iterator) -> bool:
     )
 
 
-# ----------------------------------------------------------------------------- the state a body changes
-
-
-def _trackers(tx) -> list:
-    """Every tracker the frame (and the graph's sources) can reach, containers opened."""
-    found, seen = [], set()
-    todo = list(tx.locals.values()) + list(tx.stack) + list(tx.cells.values())
-    todo += list(tx.output._by_source.values())
-    while todo:
-        t = todo.pop()
-        if id(t) in seen:
-            continue
-        seen.add(id(t))
-        found.append(t)
-        if isinstance(t, v.BaseListVariable):
-            todo.extend(t.items)
-        elif isinstance(t, v.DictVariable):
-            todo.extend(t.items.values())
-    return found
-
-
-@dataclasses.dataclass
-class _Snapshot:
-    """What a body's trace may change, to undo it (the probe; a failed attempt)."""
-
-    tx: object
-    stack: list
-    locals: dict
-    cells: dict
-    ip: int
-    line: int
-    trackers: list  # (tracker, its fields)
-    bases: list  # (base, its fields)
-    emitter: dict
-    by_source: dict
-    ops_emitted: int
-    side_effects: tuple
-    containers: list  # (list or dict tracker, a copy of its items): Python state a body may change
-
-    @classmethod
-    def take(cls, tx) -> _Snapshot:
-        out, em = tx.output, tx.output.emitter
-        tensors = [t for t in _trackers(tx) if isinstance(t, v.TensorVariable)]
-        bases = {id(b): b for b in [t.base for t in tensors if t.base is not None] + out.input_bases}
-        return cls(
-            tx,
-            list(tx.stack),
-            dict(tx.locals),
-            dict(tx.cells),
-            tx.ip,
-            tx.line,
-            [(t, dict(vars(t))) for t in tensors],
-            [(b, dict(vars(b))) for b in bases.values()],
-            {
-                "_size_values": dict(em._size_values),
-                "_shapes": dict(em._shapes),
-                "_symbol_values": dict(em._symbol_values),
-                "check": em.check,
-                "status_checks": list(em.status_checks),
-                "opaque_views": set(em.opaque_views),
-            },
-            dict(out._by_source),
-            out.builder.ops_emitted,
-            _side_effects(out),
-            [(t, _items(t)) for t in _trackers(tx) if isinstance(t, (v.BaseListVariable, v.DictVariable))],
-        )
-
-    def containers_changed(self) -> bool:
-        return any(not _same_items(_items(t), items) for t, items in self.containers)
-
-    def restore(self, graph: bool = True) -> None:
-        """Undo what happened since ``take``; ``graph=False`` (a branch, whose ops stay in
-        the graph): the frame, the trackers and the arrays only."""
-        tx = self.tx
-        out, em = tx.output, tx.output.emitter
-        tx.stack[:] = self.stack
-        tx.locals = dict(self.locals)
-        tx.cells = dict(self.cells)
-        tx.ip, tx.line = self.ip, self.line
-        for container, items in self.containers:
-            if isinstance(container.items, dict):
-                container.items.clear()
-                container.items.update(items)
-            else:
-                container.items[:] = items
-        for tracker, fields in self.trackers:
-            tracker.__dict__.update(fields)
-        for base, fields in self.bases:
-            base.__dict__.update(fields)
-            base.version = next(_VERSIONS)  # views derived inside the body derive again
-        for base in out.input_bases:  # inputs first read inside the body keep their graph argument
-            if base not in [b for b, _ in self.bases]:
-                base.value, base.version, base.mutated = base.original, next(_VERSIONS), False
-        if not graph:
-            return
-        for name, value in self.emitter.items():
-            setattr(em, name, value.copy() if hasattr(value, "copy") else value)
-        # sources first read inside the body stay: their trackers hold graph arguments
-        out._by_source = {**out._by_source, **self.by_source}
-        out.builder.ops_emitted = self.ops_emitted
-
-
-def _items(container):
-    """A list's or dict's items, to compare by identity (``is``) later."""
-    items = container.items
-    return dict(items) if isinstance(items, dict) else list(items)
-
-
-def _same_items(a, b) -> bool:
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(a[k] is b[k] for k in a)
-    return len(a) == len(b) and all(x is y for x, y in zip(a, b))
-
-
-def _side_effects(out) -> tuple:
-    return (len(out.mutated), len(out.attribute_writes), dict(out.global_writes))
-
-
 # ----------------------------------------------------------------------------- capture
 
 
@@ -227,7 +108,7 @@ def capture(tx, inst, iterator) -> bool:
     was, and the loop is unrolled)."""
     key = (tx.code, inst.offset)
     where = f"{tx.code.co_filename}:{tx.line}"
-    snapshot = _Snapshot.take(tx)
+    snapshot = Snapshot.take(tx)
     if snapshot.emitter["status_checks"]:
         return _give_up(tx, key, where, "a np.linalg call that may raise comes before it")
     try:
@@ -261,7 +142,7 @@ class _Carried:
     new_bases: list  # trackers the body gave a base (written arrays made before the loop)
 
 
-def _probe(tx, inst, iterator, snapshot: _Snapshot) -> _Carried:
+def _probe(tx, inst, iterator, snapshot: Snapshot) -> _Carried:
     """Trace the body once in a loop carrying nothing, note what it changed, undo it."""
     em, r = tx.output.emitter, iterator.range
     loop = _open(tx, r, [])
@@ -279,7 +160,7 @@ def _probe(tx, inst, iterator, snapshot: _Snapshot) -> _Carried:
         for name, tracker in tx.locals.items():
             if snapshot.locals.get(name) is tracker or tracker is index or not isinstance(tracker, v.TensorVariable):
                 continue
-            if not _read_outside(tx, inst, name) and name not in snapshot.locals:
+            if not _live_after(tx, inst, name) and name not in snapshot.locals:
                 continue  # made and used inside the body only
             if isinstance(tracker, ScalarVariable) or tracker.base is not None:
                 raise _NotALoop(f"`{name}`, read after the loop, is {_what(tracker, snapshot)}")
@@ -291,7 +172,7 @@ def _probe(tx, inst, iterator, snapshot: _Snapshot) -> _Carried:
     return _Carried(bases, names, check, new_bases)
 
 
-def _what(tracker, snapshot: _Snapshot) -> str:
+def _what(tracker, snapshot: Snapshot) -> str:
     if isinstance(tracker, ScalarVariable):
         return "a number made from the loop index"
     if any(tracker is t for t, _ in snapshot.trackers):
@@ -299,7 +180,7 @@ def _what(tracker, snapshot: _Snapshot) -> str:
     return "a view made in the body"
 
 
-def _trace(tx, inst, iterator, snapshot: _Snapshot, carried: _Carried) -> None:
+def _trace(tx, inst, iterator, snapshot: Snapshot, carried: _Carried) -> None:
     """The loop itself: the body traced over the carried values' iteration arguments."""
     em = tx.output.emitter
     for tracker in carried.new_bases:
@@ -323,7 +204,7 @@ def _trace(tx, inst, iterator, snapshot: _Snapshot, carried: _Carried) -> None:
     _exit(tx, inst)
 
 
-def _trace_body(tx, inst, iterator, snapshot: _Snapshot, loop, slots: list, inits: list) -> None:
+def _trace_body(tx, inst, iterator, snapshot: Snapshot, loop, slots: list, inits: list) -> None:
     em = tx.output.emitter
     for (kind, what), init, arg in zip(slots, inits, loop.inner_iter_args):
         _bind(tx, kind, what, _like(em, init, arg))
@@ -381,7 +262,7 @@ def _bind(tx, kind: str, what, tensor: Tensor) -> None:
     em = tx.output.emitter
     if kind == "base":
         what.value = mutation._array_value(tensor)
-        what.version = next(_VERSIONS)
+        what.version = fresh_version()
     elif kind == "name":
         tx.locals[what] = v.TensorVariable(tensor)
     else:
@@ -429,32 +310,22 @@ def _run_body(tx, inst, index, iterator) -> None:
         raise _NotALoop("the body leaves values on the stack")
 
 
-def _check_python_state(tx, snapshot: _Snapshot, allow=()) -> None:
+def _check_python_state(tx, snapshot: Snapshot, allow=()) -> None:
     """The body changed no Python value the next iteration would see differently."""
-    if _side_effects(tx.output) != snapshot.side_effects:
-        raise _NotALoop("the body has a Python side effect (a list, dict, attribute or global write)")
-    if tx.cells != snapshot.cells:
-        raise _NotALoop("the body writes a closure variable")
-    if snapshot.containers_changed():
-        raise _NotALoop("the body changes a list or dict")
+    change = snapshot.python_change()
+    if change is not None:
+        raise _NotALoop(f"the body {change}")
     for name, tracker in tx.locals.items():
         before = snapshot.locals.get(name)
         if tracker is before or name in allow or isinstance(tracker, v.TensorVariable):
             continue
         if before is None or not (tracker.is_constant() and before.is_constant()):
             continue  # made in the body each time (read after it: _finish_locals)
-        if not _same_constant(tracker.as_constant(), before.as_constant()):
+        if not same_constant(tracker.as_constant(), before.as_constant()):
             raise _NotALoop(f"the body changes the Python value `{name}`")
 
 
-def _same_constant(a, b) -> bool:
-    try:
-        return type(a) is type(b) and bool(a == b)
-    except Exception:
-        return a is b
-
-
-def _finish_locals(tx, inst, iterator, snapshot: _Snapshot, index, carried_names: list) -> None:
+def _finish_locals(tx, inst, iterator, snapshot: Snapshot, index, carried_names: list) -> None:
     """After the loop: the index holds its last value; what only the body made is gone."""
     r = iterator.range
     for name in list(tx.locals):
@@ -464,7 +335,7 @@ def _finish_locals(tx, inst, iterator, snapshot: _Snapshot, index, carried_names
         if tracker is index:
             tx.locals[name] = v.ConstantVariable(r[-1])
         elif isinstance(tracker, (v.TensorVariable, v.MaskedVariable)):
-            if _read_outside(tx, inst, name):
+            if _live_after(tx, inst, name):
                 raise _NotALoop(f"`{name}`, read after the loop, is made in its body")
             del tx.locals[name]
         elif not tracker.is_constant():
@@ -475,7 +346,7 @@ _STOPS = ("RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS", "RERAISE")
 _JUMPS = set(dis.hasjrel) | set(dis.hasjabs) | set(getattr(dis, "hasjump", ()))
 
 
-def _read_outside(tx, inst, name: str) -> bool:
+def _live_after(tx, inst, name: str) -> bool:
     """Whether ``name`` may be read after the loop before it is assigned again: a walk of
     the bytecode's paths from the loop's exit (into enclosing loops' next iterations too)."""
     exit_index = tx.index_of[inst.argval]

@@ -325,21 +325,36 @@ def test_conditions_on_values_known_while_tracing():
     check(f, A, False, 7, 1)
 
 
-def test_a_condition_on_array_data_still_stops_at_the_jump():
+def test_a_condition_on_array_data_reaches_the_jump():
     """3.13 coerces a comparison feeding a jump to bool in ``COMPARE_OP`` itself; for an
-    array the tracer leaves that to the jump, where 3.11 and 3.12 meet it too."""
+    array the tracer leaves that to the jump, where 3.11 and 3.12 meet it too. There a
+    branch that only computes arrays becomes a select, and one with a side effect stops."""
 
-    def f(a):
+    def pure(a):
         if a.sum() > 0:
             return a + 1.0
         return a - 1.0
 
-    compiled = compiler.compile(f, backend="eager")
+    def logged(a, seen):
+        if a.sum() > 0:
+            seen.append(1)
+            return a + 1.0
+        return a - 1.0
+
+    compiled = compiler.compile(pure, backend="eager")
     for x in (A, -A):
-        np.testing.assert_array_equal(compiled(x), f(x))
+        np.testing.assert_array_equal(compiled(x), pure(x))
+    entry = compiled.entries[-1]
+    assert entry.fallback_reason is None and entry.graph_break is None
+
+    compiled = compiler.compile(logged, backend="eager")
+    seen, expected = [], []
+    for x in (A, -A):
+        np.testing.assert_array_equal(compiled(x, seen), logged(x, expected))
+    assert seen == expected == [1]
     entry = compiled.entries[-1]
     reason = entry.fallback_reason or entry.graph_break  # a fallback, or a graph break at the jump
-    assert reason is not None and reason.location.line == f.__code__.co_firstlineno + 1
+    assert reason is not None and reason.location.line == logged.__code__.co_firstlineno + 1
 
 
 def test_f_strings_and_returning_a_constant():

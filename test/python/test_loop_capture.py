@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import compiler
+from benchmarks.corpus.dsp import crc32, crc32_batch, init_crc  # the corpus's CRC-32 kernels
 
 SMALL = {"max_graph_ops": 100}  # every loop below unrolls past it
 
@@ -29,23 +30,6 @@ def seidel_rows(A, steps):
     for _ in range(steps):
         for i in range(1, n - 1):
             A[i, 1:-1] = (A[i - 1, :-2] + A[i - 1, 1:-1] + A[i, 2:] + A[i + 1, 1:-1]) / 4.0
-
-
-def crc32(data, table):
-    crc = np.uint32(0xFFFFFFFF)
-    for byte in data:
-        crc = table[(crc ^ byte) & np.uint32(0xFF)] ^ (crc >> np.uint32(8))
-    return crc ^ np.uint32(0xFFFFFFFF)
-
-
-def crc32_rows(packets):
-    crc = np.full(packets.shape[0], 0xFFFFFFFF, dtype=np.uint32)
-    for j in range(packets.shape[1]):
-        crc ^= packets[:, j].astype(np.uint32)
-        for _ in range(8):
-            mask = -(crc & 1)
-            crc = (crc >> 1) ^ (np.uint32(0xEDB88320) & mask)
-    return crc ^ np.uint32(0xFFFFFFFF)
 
 
 def weighted_rows(x):
@@ -68,23 +52,13 @@ def wrap_around(x, y):
     return y
 
 
-def _crc_table():
-    table = np.zeros(256, np.uint32)
-    for n in range(256):
-        c = np.uint32(n)
-        for _ in range(8):
-            c = (c >> np.uint32(1)) ^ np.uint32(0xEDB88320) if c & np.uint32(1) else c >> np.uint32(1)
-        table[n] = c
-    return table
-
-
 def _cases():
     rng = np.random.default_rng(3)
     return [
         (jacobi, (rng.random((7, 9)), 25)),
         (seidel_rows, (rng.random((9, 8)), 3)),
-        (crc32, (rng.integers(0, 256, 60, dtype=np.uint8), _crc_table())),
-        (crc32_rows, (rng.integers(0, 256, (5, 12), dtype=np.uint8),)),
+        (crc32, (rng.integers(0, 256, 60, dtype=np.uint8), init_crc("small", rng)[1])),
+        (crc32_batch, (rng.integers(0, 256, (5, 12), dtype=np.uint8),)),
         (weighted_rows, (rng.standard_normal((60, 4)).astype(np.float32),)),
         (running_sum, (rng.standard_normal(80),)),
         (wrap_around, (rng.standard_normal(60), np.zeros(60))),
@@ -144,11 +118,11 @@ def test_the_graph_holds_one_loop_per_captured_loop(fresh_compiler):
 
         return compile_graph(module, "cpu")
 
-    fn = compiler.compile(crc32_rows, backend=keep, options=SMALL)
+    fn = compiler.compile(crc32_batch, backend=keep, options=SMALL)
     packets = np.random.default_rng(0).integers(0, 256, (5, 12), dtype=np.uint8)
-    np.testing.assert_array_equal(fn(packets), crc32_rows(packets))
+    np.testing.assert_array_equal(fn(packets), crc32_batch(packets))
     assert len(modules) == 1 and _loops_in(modules[0]) == 2  # the byte loop, the bit loop inside it
-    short = compiler.compile(crc32_rows, backend=keep)  # under the default budget: unrolled
+    short = compiler.compile(crc32_batch, backend=keep)  # under the default budget: unrolled
     modules.clear()
     short(packets[:, :2])
     assert _loops_in(modules[0]) == 0
