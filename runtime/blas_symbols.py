@@ -9,8 +9,8 @@ register those addresses with the JIT under Ember's own names (``ember_blas_dgem
 ``ember_blas_dgemv``, ...), so object code links to them like to any process symbol.
 
 The same library exports LAPACKE; Ember's linear algebra (``compiler/passes/lower_lapack.py``)
-calls its ``_work`` entry points (``scipy_LAPACKE_dgesv_work64_`` ...) as ``ember_lapack_dgesv``
-and so on, in column-major layout: those go straight to the Fortran routines NumPy's
+calls its ``_work`` entry points (``scipy_LAPACKE_dgesv_work64_``, ``..._zgesv_work64_`` ...) as
+``ember_lapack_dgesv``, ``ember_lapack_zgesv`` and so on, in column-major layout: those go straight to the Fortran routines NumPy's
 ``umath_linalg`` calls, with no NaN check of the input (the plain ``LAPACKE_*`` functions
 refuse a NaN, where NumPy lets LAPACK compute with it). ``lapack_available()`` says
 whether all of them were found.
@@ -42,11 +42,16 @@ SYMBOLS = {
 
 
 # Ember's symbol -> the LAPACKE ``_work`` entry points (ILP64), one per routine and precision.
-LAPACK_ROUTINES = ("getrf", "gesv", "potrf", "syevd", "gesdd", "geqrf", "orgqr", "gelsd")
+# The complex routines are the hermitian/unitary ones (heevd, ungqr) where the real are
+# symmetric/orthogonal.
+LAPACK_ROUTINES = {
+    "d": ("getrf", "gesv", "potrf", "syevd", "gesdd", "geqrf", "orgqr", "gelsd"),
+    "z": ("getrf", "gesv", "potrf", "heevd", "gesdd", "geqrf", "ungqr", "gelsd"),
+}
 LAPACK_SYMBOLS = {
     f"ember_lapack_{p}{r}": (f"scipy_LAPACKE_{p}{r}_work64_", f"LAPACKE_{p}{r}_work64_")
-    for r in LAPACK_ROUTINES
-    for p in "sd"
+    for p, routines in LAPACK_ROUTINES.items()
+    for r in routines
 }
 
 
@@ -94,7 +99,7 @@ def lapack_available() -> bool:
 def cache_tag() -> str:
     if not available():
         return "no-blas"
-    return "blas-ilp64+lapack" if lapack_available() else "blas-ilp64"
+    return "blas-ilp64+lapack-dz" if lapack_available() else "blas-ilp64"
 
 
 @functools.cache

@@ -31,16 +31,18 @@ Generated from `compiler/frontend/numpy_semantics.py` by `python -m tools.numpy_
 rule does not model (an argument, a dtype, a shape that depends on data) runs in CPython:
 the `graph_breaks` log and `compiler.explain` name it. `docs/numpy-semantics.md` explains the
 rules; dtypes: bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16,
-float32, float64 (others run in CPython).
+float32, float64, and complex64, complex128 where the `complex` column says so (others run
+in CPython).
 
 Columns: how it is spelled (`np.` functions, `x.` array methods and attributes, Python
 operators); the parameters the rule binds, with NumPy's defaults (`...`: a default that
 means "not given"); the Ember ops it emits; where the result dtype comes from (`ufunc`:
 NumPy's own loop resolution; `result_type`; `reduce`: NumPy's reduction dtypes; `same`:
-the input's; `given`: the `dtype=` argument).
+the input's; `given`: the `dtype=` argument); whether complex arrays compile (`yes`) or
+run in CPython (`-`); the rule's own note.
 
-| spelled | parameters | Ember ops | dtype |
-|---|---|---|---|
+| spelled | parameters | Ember ops | dtype | complex | notes |
+|---|---|---|---|---|---|
 """
 
 _OPERATOR_TEXT = {
@@ -132,6 +134,19 @@ def _note(rule) -> str:
     return sentence.replace("``", "`") + "."
 
 
+def _complex(keys) -> str:
+    """``yes`` where complex operands compile (``numpy_complex``'s lists), else ``-``."""
+    from compiler.frontend.numpy_complex import COMPLEX_FUNCTIONS, COMPLEX_UFUNCS
+
+    def listed(key):
+        try:
+            return key in COMPLEX_FUNCTIONS or key in COMPLEX_UFUNCS
+        except TypeError:  # an unhashable key
+            return False
+
+    return "yes" if any(listed(k) for k in keys) else "-"
+
+
 def _cell(text: str) -> str:
     """Text for a table cell: a ``|`` (an operator, an alternative) escaped."""
     return text.replace("|", "\\|")
@@ -143,7 +158,7 @@ def render() -> str:
     methods = set(ns.ARRAY_METHODS)
     rows = [
         f"| {_cell(_spelled(keys, methods))} | {_cell(_parameters(rule, keys))} | {_cell(ops)} | {_cell(dtypes)} "
-        f"| {_cell(_note(rule))} |"
+        f"| {_complex(keys)} | {_cell(_note(rule))} |"
         for keys, rule, ops, dtypes in ns._ROWS
     ]
     return _HEADER + "\n".join(rows) + "\n"

@@ -330,10 +330,10 @@ def _scatter(dest, indices, updates, attrs, out):
 
 def _lapack_pack(out, batch_parts):
     """The packed ``(batch, parts, width)`` result: each part flattened (row-major) into its row."""
-    packed = np.zeros(out.shape, np.float64)
+    packed = np.zeros(out.shape, out.numpy_dtype)
     for b, parts in enumerate(batch_parts):
         for k, part in enumerate(parts):
-            flat = np.asarray(part, np.float64).reshape(-1)
+            flat = np.asarray(part, out.numpy_dtype).reshape(-1)
             packed[b, k, : flat.size] = flat
     return packed
 

@@ -488,12 +488,16 @@ def _argsort_rule(x, attrs, result=None):
 # (np.linalg: frontend in frontend/numpy_linalg.py, lowered in passes/lower_lapack.py)
 #
 # ``lapack`` (one matrix), ``lapack_solve`` (A, B) and ``lapack_lstsq`` (A, B, rcond) run
-# one LAPACK routine on every matrix of a stack ``(batch, m, n)`` of f64 (NumPy computes
-# all its real linear algebra in double). Their one result packs the routine's outputs
-# per matrix: ``(batch, parts, width)``, part ``k`` in row ``k`` as the first
-# ``lapack_parts(...)[k]`` elements (a matrix row-major), the rest of the row zero.
+# one LAPACK routine on every matrix of a stack ``(batch, m, n)`` of f64 or complex<f64>
+# (NumPy computes all its linear algebra in double or complex double). Their one result,
+# of the operands' element type, packs the routine's outputs per matrix:
+# ``(batch, parts, width)``, part ``k`` in row ``k`` as the first ``lapack_parts(...)[k]``
+# elements (a matrix row-major), the rest of the row zero; real outputs of a complex
+# routine (eigenvalues, singular values, log|det|, residuals) are stored as complex.
 # Part 0 of the routines that can fail holds LAPACK's ``info`` (0: success); ``lstsq``
 # adds the rank there as its second element.
+
+LAPACK_DTYPES = ("f64", "complex<f64>")
 
 LAPACK_ROUTINES = (
     "slogdet",
@@ -545,13 +549,14 @@ def _lapack_check(routine, operands, result):
     a = operands[0]
     _require(a.rank == 3, f"'{routine}' needs a stack of matrices (batch, m, n), got {a}")
     for t in operands:
-        _require(t.dtype == "f64", f"LAPACK routines run in f64 (NumPy's precision), got {t.dtype}")
+        _require(t.dtype in LAPACK_DTYPES, f"LAPACK routines run in f64 or complex<f64> (NumPy's precision), got {t}")
+        _require(t.dtype == result.dtype, f"operand {t} and result {result} of '{routine}' differ in element type")
     for t in operands[1:]:
         _require(t.rank == 3 and _dims_agree(t.shape[0], a.shape[0]), f"batch of {t} differs from {a}")
     _, m, n = a.shape
     if routine.split("_")[0] in SQUARE_ROUTINES:
         _require(_dims_agree(m, n), f"'{routine}' needs square matrices, got {a}")
-    _require(result.dtype == "f64" and result.rank == 3, f"result {result} is not a (batch, parts, width) f64 stack")
+    _require(result.rank == 3, f"result {result} is not a (batch, parts, width) stack")
     _require(_dims_agree(result.shape[0], a.shape[0]), f"result batch of {result} differs from {a}")
     nrhs = operands[1].shape[2] if len(operands) > 1 else None
     if DYN not in (m, n, nrhs):

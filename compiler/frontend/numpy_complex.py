@@ -230,7 +230,9 @@ COMPLEX_FUNCTIONS = {
     *(np.any, np.all, "any", "all", np.count_nonzero),
     *(np.flip, np.flipud, np.fliplr, "swapaxes", np.swapaxes, np.moveaxis, np.atleast_1d, np.atleast_2d),
     *(np.atleast_3d, np.broadcast_to, np.vstack, np.hstack, np.column_stack, np.dstack, np.roll, np.tile),
-    *(np.outer, np.diff, np.vdot, np.linalg.norm),
+    *(np.outer, np.diff, np.vdot, np.linalg.norm, np.tensordot, np.inner, np.linalg.matrix_transpose),
+    *(np.linalg.solve, np.linalg.inv, np.linalg.det, np.linalg.slogdet, np.linalg.cholesky, np.linalg.eigh),
+    *(np.linalg.eigvalsh, np.linalg.svd, np.linalg.svdvals, np.linalg.qr, np.linalg.lstsq),
 }
 
 

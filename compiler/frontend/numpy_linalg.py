@@ -7,9 +7,10 @@ and of ``b`` first and multiplies the flattened matrices, as NumPy's own
 of the flattened operands (``np.dot`` of any rank is ``numpy_shapes.dot``).
 
 **Factorizations and solvers** follow ``numpy/linalg/_linalg.py`` step by step: the
-operand is converted as ``_commonType`` does (the work is *always* float64, even for
-float32 input; the results are cast back to float32 when every input was float32,
-exactly as NumPy does), the stack ``(..., M, N)`` is flattened to ``(batch, M, N)``
+operand is converted as ``_commonType`` does (the work is *always* float64, or complex128
+when an input is complex, even for single-precision input; the results are cast back to
+float32/complex64 when every input was single precision, exactly as NumPy does; float16
+is NumPy's ``TypeError``), the stack ``(..., M, N)`` is flattened to ``(batch, M, N)``
 and one Ember ``lapack`` op (``lapack_solve``, ``lapack_lstsq``) runs NumPy's LAPACK
 routine on every matrix (``passes/lower_lapack.py``). Its packed result
 (``ops.lapack_parts``) is sliced and reshaped back into NumPy's outputs.
@@ -31,8 +32,11 @@ singular matrix is no error (0, and ``(0, -inf)``), nor is anything of ``qr``.
 the graph's outputs (the residuals, or an empty array), and a graph break where the
 function computes with them.
 
-Not supported (the call runs in CPython): complex input (but ``vdot`` and the norms
-that need no factorization), ``svd(hermitian=True)``,
+Complex input runs LAPACK's z routines (``zgesv``, ``zgetrf``, ``zpotrf``, ``zheevd``,
+``zgesdd``, ``zgeqrf`` + ``zungqr``, ``zgelsd``); the real outputs (eigenvalues, singular
+values, ``log|det|``, residuals) have the parts' dtype, as NumPy's.
+
+Not supported (the call runs in CPython): ``svd(hermitian=True)``,
 ``qr(mode='raw')`` and the deprecated modes, ``lstsq`` of empty operands or with no
 right-hand side, and a tracer without LAPACK (``runtime/blas_symbols.py``).
 """
@@ -133,15 +137,31 @@ def _available():
         raise NotImplementedError("np.linalg: no LAPACK found in NumPy's OpenBLAS")
 
 
-def _common_type(fname: str, *arrays: Tensor) -> np.dtype:
-    """NumPy's ``_commonType``: the result dtype (the work is float64 whatever it is)."""
-    result = np.dtype(np.float32)
+def _common_type(*arrays: Tensor) -> tuple[np.dtype, np.dtype]:
+    """NumPy's ``_commonType``: the work dtype (float64, or complex128 when any input is
+    complex) and the result dtype (single precision only when every input is)."""
+    double, is_complex = False, False
     for t in arrays:
-        if t.dtype.kind == "c":
-            raise NotImplementedError(f"{fname}: complex arrays")
-        if t.dtype.kind != "f" or t.dtype == np.float64:
-            result = np.dtype(np.float64)
-    return result
+        if t.dtype.kind in "fc":
+            if t.dtype not in (np.float32, np.float64, np.complex64, np.complex128):  # float16: NumPy's error
+                raise TypeError(f"array type {t.dtype.name} is unsupported in linalg")
+            is_complex = is_complex or t.dtype.kind == "c"
+            double = double or t.dtype in (np.float64, np.complex128)
+        else:
+            double = True
+    if is_complex:
+        return np.dtype(np.complex128), np.dtype(np.complex128 if double else np.complex64)
+    return np.dtype(np.float64), np.dtype(np.float64 if double else np.float32)
+
+
+def _real_type(dtype: np.dtype) -> np.dtype:
+    """The dtype of a real output (eigenvalues, singular values, log|det|) for ``dtype``."""
+    return np.dtype(np.float32 if dtype in (np.float32, np.complex64) else np.float64)
+
+
+def _real(em: EmitterCore, t: Tensor) -> Tensor:
+    """A real output read from a complex routine's packed result."""
+    return em.emit("real", t) if t.dtype.kind == "c" else t
 
 
 def _stacked_2d(em: EmitterCore, a: Tensor) -> None:
@@ -160,9 +180,9 @@ def _prod(em, sizes):
     return em.shape_env.normalize(math.prod(sizes))
 
 
-def _stack(em: EmitterCore, a: Tensor) -> tuple[Tensor, tuple]:
-    """``a`` (..., M, N) as float64 (batch, M, N), and its batch shape."""
-    a = em.cast(a, np.float64)
+def _stack(em: EmitterCore, a: Tensor, work: np.dtype) -> tuple[Tensor, tuple]:
+    """``a`` (..., M, N) as a (batch, M, N) stack of ``work``, and its batch shape."""
+    a = em.cast(a, work)
     shape = em.shape(a)
     batch = shape[:-2]
     return reshape(em, a, (_prod(em, batch),) + shape[-2:]), batch
@@ -173,14 +193,16 @@ def _packed(em, name: str, kind: str, operands, m, n, nrhs=None, **attrs) -> Ten
     batch = em.shape(operands[0])[0]
     parts = ops.lapack_parts(kind, m, n, nrhs)
     shape = (batch, len(parts), sym_max(1, *parts))
-    return em.emit_shaped(name, *operands, shape=shape, dtype="f64", **attrs)
+    return em.emit_shaped(name, *operands, shape=shape, dtype=operands[0].type.dtype, **attrs)
 
 
 def _part(em, packed: Tensor, k: int, shape: tuple, batch: tuple, first: int = 0) -> Tensor:
     """Part ``k`` of a packed result as an array of ``batch + shape`` (its ``first`` element on)."""
     length = _prod(em, shape)
     rows = em.shape(packed)[0]
-    piece = em.emit_shaped("slice", packed, shape=(rows, 1, length), dtype="f64", starts=(0, k, first), steps=(1, 1, 1))
+    piece = em.emit_shaped(
+        "slice", packed, shape=(rows, 1, length), dtype=packed.type.dtype, starts=(0, k, first), steps=(1, 1, 1)
+    )
     return _reshape(em, piece, tuple(batch) + tuple(shape))
 
 
@@ -199,7 +221,7 @@ def _reshape(em, t: Tensor, shape: tuple) -> Tensor:
 
 def _check(em, packed: Tensor, message: str) -> None:
     """Record the run-time check of part 0 (LAPACK's info) of every matrix."""
-    info = _part(em, packed, 0, (), (em.shape(packed)[0],))
+    info = _real(em, _part(em, packed, 0, (), (em.shape(packed)[0],)))
     em.status_checks.append((em.call(np.any, info), message))
 
 
@@ -215,7 +237,7 @@ def solve(em: EmitterCore, a, b):
     _available()
     a, b = em.array(a, "np.linalg.solve"), em.array(b, "np.linalg.solve")
     _stacked_square(em, a)
-    result_t = _common_type("np.linalg.solve", a, b)
+    work, result_t = _common_type(a, b)
     sa, sb = em.shape(a), em.shape(b)
     n = sa[-1]
     one = b.ndim == 1
@@ -236,8 +258,8 @@ def solve(em: EmitterCore, a, b):
     b = em.broadcast_to(b, batch + core)
     if one:
         b = em.emit("expand_dims", b, axes=(len(batch) + 1,))
-    a3, _ = _stack(em, a)
-    b3, _ = _stack(em, b)
+    a3, _ = _stack(em, a, work)
+    b3, _ = _stack(em, b, work)
     nrhs = 1 if one else core[1]
     packed = _packed(em, "lapack_solve", "solve", [a3, b3], n, n, nrhs)
     _check(em, packed, SINGULAR)
@@ -249,8 +271,8 @@ def inv(em: EmitterCore, a):
     _available()
     a = em.array(a, "np.linalg.inv")
     _stacked_square(em, a)
-    result_t = _common_type("np.linalg.inv", a)
-    a3, batch = _stack(em, a)
+    work, result_t = _common_type(a)
+    a3, batch = _stack(em, a, work)
     n = em.shape(a)[-1]
     packed = _packed(em, "lapack", "inv", [a3], n, n, routine="inv")
     _check(em, packed, SINGULAR)
@@ -261,25 +283,25 @@ def _slogdet(em, a, fname):
     _available()
     a = em.array(a, fname)
     _stacked_square(em, a)
-    result_t = _common_type(fname, a)
-    a3, batch = _stack(em, a)
+    work, result_t = _common_type(a)
+    a3, batch = _stack(em, a, work)
     n = em.shape(a)[-1]
     packed = _packed(em, "lapack", "slogdet", [a3], n, n, routine="slogdet")
     sign = _part(em, packed, 0, (), batch)
-    logdet = _part(em, packed, 0, (), batch, first=1)
+    logdet = _real(em, _part(em, packed, 0, (), batch, first=1))
     return sign, logdet, result_t
 
 
 def det(em: EmitterCore, a):
     sign, logdet, result_t = _slogdet(em, a, "np.linalg.det")
-    value = em.emit("mul", sign, em.emit("exp", logdet))  # NumPy: sign * exp(logdet)
+    value = em.emit("mul", sign, em.cast(em.emit("exp", logdet), sign.dtype))  # NumPy: sign * exp(logdet)
     return _result(em, value, result_t, scalar=True)
 
 
 def slogdet(em: EmitterCore, a):
     sign, logdet, result_t = _slogdet(em, a, "np.linalg.slogdet")
     return np.linalg._linalg.SlogdetResult(
-        _result(em, sign, result_t, scalar=True), _result(em, logdet, result_t, scalar=True)
+        _result(em, sign, result_t, scalar=True), _result(em, logdet, _real_type(result_t), scalar=True)
     )
 
 
@@ -287,8 +309,8 @@ def cholesky(em: EmitterCore, a, /, *, upper=False):
     _available()
     a = em.array(a, "np.linalg.cholesky")
     _stacked_square(em, a)
-    result_t = _common_type("np.linalg.cholesky", a)
-    a3, batch = _stack(em, a)
+    work, result_t = _common_type(a)
+    a3, batch = _stack(em, a, work)
     n = em.shape(a)[-1]
     routine = "cholesky_U" if upper else "cholesky_L"
     packed = _packed(em, "lapack", routine, [a3], n, n, routine=routine)
@@ -308,12 +330,12 @@ def eigh(em: EmitterCore, a, UPLO="L"):  # noqa: N803
     uplo = _uplo(UPLO)
     a = em.array(a, "np.linalg.eigh")
     _stacked_square(em, a)
-    result_t = _common_type("np.linalg.eigh", a)
-    a3, batch = _stack(em, a)
+    work, result_t = _common_type(a)
+    a3, batch = _stack(em, a, work)
     n = em.shape(a)[-1]
     packed = _packed(em, "lapack", f"eigh_{uplo}", [a3], n, n, routine=f"eigh_{uplo}")
     _check(em, packed, EIGENVALUES)
-    w = _result(em, _part(em, packed, 1, (n,), batch), result_t)
+    w = _result(em, _real(em, _part(em, packed, 1, (n,), batch)), _real_type(result_t))
     v = _result(em, _part(em, packed, 2, (n, n), batch), result_t)
     return np.linalg._linalg.EighResult(w, v)
 
@@ -323,12 +345,12 @@ def eigvalsh(em: EmitterCore, a, UPLO="L"):  # noqa: N803
     uplo = _uplo(UPLO)
     a = em.array(a, "np.linalg.eigvalsh")
     _stacked_square(em, a)
-    result_t = _common_type("np.linalg.eigvalsh", a)
-    a3, batch = _stack(em, a)
+    work, result_t = _common_type(a)
+    a3, batch = _stack(em, a, work)
     n = em.shape(a)[-1]
     packed = _packed(em, "lapack", f"eigvalsh_{uplo}", [a3], n, n, routine=f"eigvalsh_{uplo}")
     _check(em, packed, EIGENVALUES)
-    return _result(em, _part(em, packed, 1, (n,), batch), result_t)
+    return _result(em, _real(em, _part(em, packed, 1, (n,), batch)), _real_type(result_t))
 
 
 def svd(em: EmitterCore, a, full_matrices=True, compute_uv=True, hermitian=False):
@@ -336,20 +358,20 @@ def svd(em: EmitterCore, a, full_matrices=True, compute_uv=True, hermitian=False
     reject("np.linalg.svd", hermitian=(hermitian, False))
     a = em.array(a, "np.linalg.svd")
     _stacked_2d(em, a)
-    result_t = _common_type("np.linalg.svd", a)
-    a3, batch = _stack(em, a)
+    work, result_t = _common_type(a)
+    a3, batch = _stack(em, a, work)
     m, n = em.shape(a)[-2:]
     k = sym_min(m, n)
     if not compute_uv:
         packed = _packed(em, "lapack", "svd_N", [a3], m, n, routine="svd_N")
         _check(em, packed, SVD)
-        return _result(em, _part(em, packed, 1, (k,), batch), result_t)
+        return _result(em, _real(em, _part(em, packed, 1, (k,), batch)), _real_type(result_t))
     routine = "svd_A" if full_matrices else "svd_S"
     packed = _packed(em, "lapack", routine, [a3], m, n, routine=routine)
     _check(em, packed, SVD)
     ucols, vrows = (m, n) if full_matrices else (k, k)
     u = _result(em, _part(em, packed, 2, (m, ucols), batch), result_t)
-    s = _result(em, _part(em, packed, 1, (k,), batch), result_t)
+    s = _result(em, _real(em, _part(em, packed, 1, (k,), batch)), _real_type(result_t))
     vh = _result(em, _part(em, packed, 3, (vrows, n), batch), result_t)
     return np.linalg._linalg.SVDResult(u, s, vh)
 
@@ -368,8 +390,8 @@ def qr(em: EmitterCore, a, mode="reduced"):
         raise NotImplementedError("np.linalg.qr: mode='raw'")
     a = em.array(a, "np.linalg.qr")
     _stacked_2d(em, a)
-    result_t = _common_type("np.linalg.qr", a)
-    a3, batch = _stack(em, a)
+    work, result_t = _common_type(a)
+    a3, batch = _stack(em, a, work)
     m, n = em.shape(a)[-2:]
     k = sym_min(m, n)
     routine = f"qr_{mode}"
@@ -417,7 +439,7 @@ def lstsq(em: EmitterCore, a, b, rcond=None):
     (m, n), (m2, nrhs) = em.shape(a), em.shape(b)
     if not em.equal_sizes(m, m2):
         raise LinAlgError("Incompatible dimensions")
-    result_t = _common_type("np.linalg.lstsq", a, b)
+    work, result_t = _common_type(a, b)
     if any(not isinstance(d, SymInt) and d == 0 for d in (m, n, nrhs)):
         raise NotImplementedError("np.linalg.lstsq of an empty matrix or with no right-hand side")
     if rcond is None:
@@ -427,23 +449,24 @@ def lstsq(em: EmitterCore, a, b, rcond=None):
     rc = em.cast(rcond if isinstance(rcond, Tensor) else em.constant(np.asarray(rcond, np.float64)), np.float64)
     if rc.ndim != 0:
         raise NotImplementedError("np.linalg.lstsq: an rcond array")
-    a3, _ = _stack(em, a)
-    b3, _ = _stack(em, b)
+    a3, _ = _stack(em, a, work)
+    b3, _ = _stack(em, b, work)
     packed = _packed(em, "lapack_lstsq", "lstsq", [a3, b3, rc], m, n, nrhs)
     _check(em, packed, LSTSQ)
     k = sym_min(m, n)
     x = _part(em, packed, 1, (n,) if one else (n, nrhs), ())
-    rank = dataclasses.replace(em.cast(_part(em, packed, 0, (), (), first=1), np.int32), scalar=True)
-    s = _result(em, _part(em, packed, 2, (k,), ()), result_t)
+    rank = dataclasses.replace(em.cast(_real(em, _part(em, packed, 0, (), (), first=1)), np.int32), scalar=True)
+    real_t = _real_type(result_t)
+    s = _result(em, _real(em, _part(em, packed, 2, (k,), ())), real_t)
     if not isinstance(m, SymInt) and not isinstance(n, SymInt) and m <= n:
-        resids = em.constant(np.array([], result_t))
+        resids = em.constant(np.array([], real_t))
     elif isinstance(m, SymInt) or isinstance(n, SymInt):
         raise NotImplementedError("np.linalg.lstsq: residuals of symbolic sizes")
     else:
         from compiler.frontend.variables import TensorVariable
 
-        values = em.cast(_part(em, packed, 3, (nrhs,), ()), result_t)
-        resids = LstsqResiduals(TensorVariable(values), TensorVariable(rank), int(n), result_t)
+        values = em.cast(_real(em, _part(em, packed, 3, (nrhs,), ())), real_t)
+        resids = LstsqResiduals(TensorVariable(values), TensorVariable(rank), int(n), real_t)
     return (_result(em, x, result_t), resids, rank, s)
 
 
@@ -572,17 +595,17 @@ ROWS: list = [
     ((np.tensordot,), tensordot, "transpose, reshape, matmul", "result_type"),
     ((np.inner,), inner, "transpose, reshape, matmul | mul", "result_type"),
     ((np.vdot,), vdot, "reshape, matmul", "result_type"),
-    ((np.linalg.solve,), solve, "lapack_solve (gesv), slice, reshape", "float64 (float32 back)"),
-    ((np.linalg.inv,), inv, "lapack inv (gesv), slice, reshape", "float64 (float32 back)"),
-    ((np.linalg.det,), det, "lapack slogdet (getrf), exp, mul", "float64 (float32 back)"),
-    ((np.linalg.slogdet,), slogdet, "lapack slogdet (getrf)", "float64 (float32 back)"),
-    ((np.linalg.cholesky,), cholesky, "lapack cholesky (potrf)", "float64 (float32 back)"),
-    ((np.linalg.eigh,), eigh, "lapack eigh (syevd)", "float64 (float32 back)"),
-    ((np.linalg.eigvalsh,), eigvalsh, "lapack eigvalsh (syevd)", "float64 (float32 back)"),
-    ((np.linalg.svd,), svd, "lapack svd (gesdd)", "float64 (float32 back)"),
-    ((np.linalg.svdvals,), svdvals, "lapack svd (gesdd)", "float64 (float32 back)"),
-    ((np.linalg.qr,), qr, "lapack qr (geqrf, orgqr)", "float64 (float32 back)"),
-    ((np.linalg.lstsq,), lstsq, "lapack_lstsq (gelsd)", "float64 (float32 back)"),
+    ((np.linalg.solve,), solve, "lapack_solve (gesv), slice, reshape", "float64, complex128 (single back)"),
+    ((np.linalg.inv,), inv, "lapack inv (gesv), slice, reshape", "float64, complex128 (single back)"),
+    ((np.linalg.det,), det, "lapack slogdet (getrf), exp, mul", "float64, complex128 (single back)"),
+    ((np.linalg.slogdet,), slogdet, "lapack slogdet (getrf)", "float64, complex128 (single back)"),
+    ((np.linalg.cholesky,), cholesky, "lapack cholesky (potrf)", "float64, complex128 (single back)"),
+    ((np.linalg.eigh,), eigh, "lapack eigh (syevd, heevd)", "float64, complex128 (single back)"),
+    ((np.linalg.eigvalsh,), eigvalsh, "lapack eigvalsh (syevd, heevd)", "float64, complex128 (single back)"),
+    ((np.linalg.svd,), svd, "lapack svd (gesdd)", "float64, complex128 (single back)"),
+    ((np.linalg.svdvals,), svdvals, "lapack svd (gesdd)", "float64, complex128 (single back)"),
+    ((np.linalg.qr,), qr, "lapack qr (geqrf, orgqr | ungqr)", "float64, complex128 (single back)"),
+    ((np.linalg.lstsq,), lstsq, "lapack_lstsq (gelsd)", "float64, complex128 (single back)"),
     ((np.linalg.norm,), norm, "abs, mul, sum, max, min, sqrt, pow | lapack svd", "same (ints: float64)"),
     ((np.linalg.matrix_transpose,), matrix_transpose, "transpose", "same"),
 ]

@@ -138,6 +138,15 @@ def test_vdot_conjugates_a_complex_first_operand(dtype):
     assert abs(got.imag) <= 1e-6 * abs(got.real)  # |x|^2: real, as NumPy's zdotc gives
 
 
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+def test_complex_tensordot_and_inner(dtype):
+    """No conjugation (unlike vdot): matmuls of the complex operands."""
+    rtol = _tol(np.float32 if dtype == np.complex64 else np.float64, CONTRACT_RTOL) * 10
+    a, b = _complex(2, 3, 4, dtype=dtype), _complex(4, 3, 2, dtype=dtype)
+    check(lambda x, y: np.tensordot(x, y, axes=([1, 2], [1, 0])), a, b, rtol=rtol)
+    check(lambda x, y: np.inner(x, y), a, _complex(5, 4, dtype=dtype), rtol=rtol)
+
+
 def test_vdot_size_error():
     with pytest.raises(ValueError, match=r"cannot reshape array of size 4 into shape \(3,\)"):
         compiled(lambda x, y: np.vdot(x, y))(np.ones(3), np.ones(4))
@@ -494,17 +503,143 @@ def test_norms_of_complex_arrays(dtype):
     check(lambda x: np.linalg.norm(x, 3, axis=0), m, rtol=rtol)
 
 
-def test_norms_of_complex_arrays_that_need_an_svd_run_in_cpython():
-    m = _complex(3, 3)
-    fn = compiler.compile(lambda x: np.linalg.norm(x, 2))
-    np.testing.assert_allclose(fn(m), np.linalg.norm(m, 2), rtol=1e-12)
-    out = compiler.explain(lambda x: np.linalg.norm(x, 2))(m)
-    assert out.graph_count == 0 and "complex" in out.break_reasons[0].reason
+@pytest.mark.parametrize("ord", [2, -2, "nuc"])
+def test_complex_norms_through_the_svd(ord):
+    check(lambda x: np.linalg.norm(x, ord), _complex(3, 4))
+    check(lambda x: np.linalg.norm(x, ord, axis=(2, 1)), _complex(2, 3, 3, dtype=np.complex64))
 
 
 def test_norm_of_empty():
     check(lambda v: np.linalg.norm(v), np.ones((0, 3)))
     check(lambda v: np.linalg.norm(v, np.inf, axis=0), np.ones((0, 3)))
+
+
+# ----------------------------------------------------------------------------- complex factorizations
+
+COMPLEX = [np.complex128, np.complex64]
+
+
+def hermitian_pd(n, batch=(), dtype=np.complex128):
+    a = _complex(*batch, n, n)
+    return (a @ np.swapaxes(a, -1, -2).conj() + n * np.eye(n)).astype(dtype)
+
+
+def _parts_tol(dtype):
+    return _tol(np.float32 if np.dtype(dtype) == np.complex64 else np.float64)
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+@pytest.mark.parametrize("shape,bshape", [((3, 3), (3,)), ((3, 3), (3, 2)), ((2, 4, 4), (2, 4, 1))])
+def test_complex_solve_and_inv(dtype, shape, bshape):
+    """zgesv, as NumPy: complex128 work, complex64 results for complex64 input."""
+    a = _complex(*shape, dtype=dtype) + 3 * np.eye(shape[-1], dtype=dtype)
+    b = _complex(*bshape, dtype=dtype)
+    check(lambda x, y: np.linalg.solve(x, y), a, b, rtol=_parts_tol(dtype) * 10)
+    check(lambda x: np.linalg.inv(x), a, rtol=_parts_tol(dtype) * 10)
+    check(lambda x, y: np.linalg.solve(x, y), a, general(*bshape), rtol=_parts_tol(dtype) * 10)  # real b: promoted
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+@pytest.mark.parametrize("shape", [(3, 3), (1, 1), (2, 4, 4), (0, 3, 3)])
+def test_complex_det_and_slogdet(dtype, shape):
+    """A complex sign (the product of u_ii/|u_ii| and the pivots' parity) and a real log|det|."""
+    a = _complex(*shape, dtype=dtype)
+    check(lambda x: np.linalg.slogdet(x), a, rtol=_parts_tol(dtype) * 100)
+    check(lambda x: np.linalg.det(x), a, rtol=_parts_tol(dtype) * 100)
+
+
+def test_complex_det_of_singular_is_zero():
+    a = np.array([[1 + 1j, 2 + 2j], [2 + 2j, 4 + 4j]])
+    sign, logdet = compiled(lambda x: np.linalg.slogdet(x))(a)
+    assert sign == 0 and logdet == -np.inf and sign.dtype == np.complex128 and logdet.dtype == np.float64
+    assert compiled(lambda x: np.linalg.det(x))(a) == 0
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+@pytest.mark.parametrize("upper", [False, True])
+def test_complex_cholesky_and_eigh(dtype, upper):
+    """zpotrf and zheevd: real eigenvalues of the parts' dtype, complex vectors."""
+    h = hermitian_pd(4, (2,), dtype=dtype)
+    check(lambda x: np.linalg.cholesky(x, upper=upper), h, rtol=_parts_tol(dtype) * 10)
+    uplo = "U" if upper else "L"
+    w, v = compiled(lambda x: np.linalg.eigh(x, UPLO=uplo))(h)
+    want_w, want_v = np.linalg.eigh(h, UPLO=uplo)
+    assert w.dtype == want_w.dtype and v.dtype == want_v.dtype
+    np.testing.assert_allclose(w, want_w, rtol=_parts_tol(dtype) * 10)
+    np.testing.assert_allclose(np.abs(v), np.abs(want_v), rtol=_parts_tol(dtype) * 100, atol=1e-5)
+    rebuilt = v @ (w[..., None] * np.swapaxes(v, -1, -2).conj())
+    np.testing.assert_allclose(rebuilt, h, rtol=1e-4 if dtype == np.complex64 else 1e-10)
+    check(lambda x: np.linalg.eigvalsh(x, UPLO=uplo), h, rtol=_parts_tol(dtype) * 10)
+
+
+def test_complex_cholesky_of_an_indefinite_matrix_raises():
+    a = np.array([[1.0, 2.0j], [-2.0j, 1.0]])
+    with pytest.raises(np.linalg.LinAlgError, match="not positive definite"):
+        compiled(lambda x: np.linalg.cholesky(x))(a)
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (3, 5), (1, 1), (2, 4, 4), (3, 0)])
+@pytest.mark.parametrize("full", [True, False])
+def test_complex_svd(shape, full):
+    """zgesdd: real singular values; the factors rebuild the matrix."""
+    a = _complex(*shape)
+    u, s, vh = compiled(lambda x: np.linalg.svd(x, full_matrices=full))(a)
+    want_u, want_s, want_vh = np.linalg.svd(a, full_matrices=full)
+    for got, want in ((u, want_u), (s, want_s), (vh, want_vh)):
+        assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_allclose(s, want_s, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(u, want_u, rtol=1e-10, atol=1e-10)  # NumPy's routine: the same phases
+    k = min(shape[-2:])
+    rebuilt = (u[..., :k] * s[..., None, :]) @ vh[..., :k, :]
+    np.testing.assert_allclose(rebuilt, a, atol=1e-10)
+    check(lambda x: np.linalg.svd(x, compute_uv=False), a.astype(np.complex64))
+
+
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (2, 4, 4)])
+@pytest.mark.parametrize("mode", ["reduced", "complete", "r"])
+def test_complex_qr(shape, mode):
+    """zgeqrf + zungqr."""
+    a = _complex(*shape)
+    check(lambda x: np.linalg.qr(x, mode=mode), a, rtol=1e-10)
+    check(lambda x: np.linalg.qr(x[..., ::-1, :], mode=mode), a.astype(np.complex64), rtol=1e-4)
+
+
+@pytest.mark.parametrize("shape,bshape", [((6, 3), (6,)), ((6, 3), (6, 2)), ((3, 5), (3,))])
+def test_complex_lstsq(shape, bshape):
+    """zgelsd: complex solution, real residuals (sums of |r|**2) and singular values."""
+    a, b = _complex(*shape), _complex(*bshape)
+    check(lambda x, y: np.linalg.lstsq(x, y), a, b, rtol=1e-10)
+    check(lambda x, y: np.linalg.lstsq(x, y), a.astype(np.complex64), b.astype(np.complex64), rtol=1e-4)
+
+
+def test_complex_factorizations_in_one_graph():
+    """A hermitian solve through cholesky in one compiled graph, no break."""
+
+    def whiten(x, y):
+        gram = x.conj().T @ x
+        chol = np.linalg.cholesky(gram)
+        return np.linalg.solve(chol, x.conj().T @ y)
+
+    x, y = _complex(12, 3), _complex(12)
+    check(whiten, x, y, rtol=1e-10)
+    explained = compiler.explain(whiten)(x, y)
+    assert explained.graph_count == 1 and explained.graph_break_count == 0
+
+
+def test_complex_routines_in_the_reference_interpreter():
+    """The eager backend packs complex results as the compiled kernels do."""
+    a, h = _complex(3, 3), hermitian_pd(3)
+    for fn, arg in ((lambda x: np.linalg.slogdet(x), a), (lambda x: np.linalg.eigh(x), h)):
+        got, want = compiler.compile(fn, backend="eager")(arg), fn(arg)
+        for g, w in zip(got, want):
+            assert np.asarray(g).dtype == np.asarray(w).dtype
+            np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
+
+
+def test_float16_is_numpys_type_error():
+    fn = compiler.compile(lambda x: np.linalg.inv(x))
+    with pytest.raises(TypeError, match="float16 is unsupported in linalg"):
+        fn(np.eye(2, dtype=np.float16))
 
 
 # ----------------------------------------------------------------------------- symbolic sizes, programs
