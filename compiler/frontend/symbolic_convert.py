@@ -165,6 +165,19 @@ class InstructionTranslator:
         special = mutation.dispatch(self, fn, args, kwargs)  # out=, np.copyto, a.fill
         if special is not NotImplemented:
             return special
+        emitter = self.output.emitter
+        state = (len(emitter.status_checks), emitter.check, len(emitter.opaque_views))
+        try:
+            return self._emit_call(fn, args, kwargs)
+        except (Unsupported, v.UserError):
+            if state != (len(emitter.status_checks), emitter.check, len(emitter.opaque_views)):
+                raise  # the failed rule left run-time checks: not retried
+            retry = _specialized_scalars(args, kwargs)
+            if retry is None:
+                raise
+        return self._emit_call(fn, *retry)
+
+    def _emit_call(self, fn, args, kwargs) -> v.VariableTracker:
         symbolic = _takes_symbolic_ints(fn)
         operands = [self._operand(a, symbolic) for a in args]
         keywords = {k: self._operand(a, symbolic) for k, a in kwargs.items()}
@@ -933,6 +946,23 @@ class InstructionTranslator:
 
 
 ARRAY_ATTRIBUTES = ("shape", "ndim", "dtype", "size", "itemsize", "nbytes", "T", "real", "imag")
+
+
+def _specialized_scalars(args, kwargs):
+    """``args, kwargs`` with every unspecialized float argument (``scalar_inputs``) made a
+    constant, or None when there is none. Why: a rule that needs a Python value where such
+    a float is passed (``np.linalg.norm(x, ord)``, ``np.percentile(x, q)``) fails on the
+    traced scalar; as TorchDynamo specializes a number used as a Python value, the call is
+    traced again with the value guarded."""
+    from compiler.frontend.scalar_inputs import ScalarVariable
+
+    if not any(isinstance(a, ScalarVariable) for a in (*args, *kwargs.values())):
+        return None
+
+    def constant(a):
+        return a.specialize() if isinstance(a, ScalarVariable) else a
+
+    return [constant(a) for a in args], {k: constant(a) for k, a in kwargs.items()}
 
 
 def _takes_symbolic_ints(fn) -> bool:

@@ -81,6 +81,29 @@ def test_a_python_level_use_specializes_the_value():
         compiled(W, 0.0)
 
 
+def order_norm(x, order):
+    return np.linalg.norm(x, order) + np.maximum(x, order)
+
+
+def quantile_of(x, q):
+    return np.percentile(x, q)
+
+
+def test_a_float_a_numpy_function_needs_as_a_python_value_is_specialized():
+    """``norm``'s ``ord`` and ``percentile``'s ``q`` are read in Python: the call is traced
+    again with the value guarded (one graph, no break, one entry per value), where the
+    same float as an array operand (``np.maximum``) stays a graph input."""
+    compiled = compiler.compile(order_norm)
+    for order in (3.0, 0.5, 3.0):
+        np.testing.assert_allclose(compiled(W, order), order_norm(W, order), rtol=1e-6)
+    assert len(compiled.entries) == 2
+    assert all(e.graph_break is None and e.fallback_reason is None for e in compiled.entries)
+    compiled = compiler.compile(quantile_of)
+    for q in (30.0, 75.0):
+        np.testing.assert_allclose(compiled(W, q), quantile_of(W, q))
+    assert len(compiled.entries) == 2 and compiled.entries[0].graph_break is None
+
+
 def from_a_list(x, ks):
     return x * ks[0]
 
