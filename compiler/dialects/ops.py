@@ -326,7 +326,7 @@ def _matmul_rule(lhs, rhs, attrs, result=None):
     k_lhs = lhs.shape[-1]
     k_rhs = rhs.shape[0] if rhs.rank == 1 else rhs.shape[-2]
     _require(_dims_agree(k_lhs, k_rhs), f"contracted dimensions differ: {lhs} @ {rhs}")
-    if lhs.rank <= 2 and rhs.rank <= 2:
+    if rhs.rank <= 2:  # a matrix, or a stack of rows, times a matrix or vector
         shape = lhs.shape[:-1] + rhs.shape[1:] if rhs.rank == 2 else lhs.shape[:-1]
         return lhs.with_shape(shape)
     _require(lhs.rank == rhs.rank, f"batched matmul needs equal ranks: {lhs} @ {rhs}")

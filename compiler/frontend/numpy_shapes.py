@@ -128,6 +128,8 @@ def _contract(em: EmitterCore, a: Tensor, b: Tensor) -> Tensor:
             return em.emit("mul", em.broadcast_to(scalar, em.shape(product)), product)
     if a.ndim <= 2 and b.ndim <= 2:
         return em.emit("matmul", a, b)
+    if b.ndim <= 2:  # a stack of rows times one matrix or vector: no batch to broadcast
+        return em.emit("matmul", a, b)
     a2 = a if a.ndim >= 2 else em.emit("expand_dims", a, axes=(0,))
     b2 = b if b.ndim >= 2 else em.emit("expand_dims", b, axes=(1,))
     sa, sb = em.shape(a2), em.shape(b2)

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from compiler.mlir import arith, collect, func, functions, ir, memref, operation_of, symbol_name
 from compiler.passes.base import EmberPass
-from compiler.passes.scf_loops import for_loop
+from compiler.passes.scf_loops import for_loop, if_then
 from runtime import blas_symbols
 
 # Element-type independent: how a (rows x cols) matrix with strides (s0, s1) can be
@@ -236,9 +236,51 @@ _OPS = ("linalg.matmul", "linalg.matvec", "linalg.vecmat", "linalg.batch_matmul"
 
 
 def generic_memref(element: str, rank: int = 2) -> str:
-    if rank == 1:
-        return f"memref<?x{element}, strided<[?], offset: ?>>"
-    return f"memref<?x?x{element}, strided<[?, ?], offset: ?>>"
+    """Any ``rank``-d strided buffer of ``element``: what the helpers take."""
+    dims = "?x" * rank
+    return f"memref<{dims}{element}, strided<[{', '.join(['?'] * rank)}], offset: ?>>"
+
+
+def rows_view_name(element: str, rank: int, kept: int) -> str:
+    return f"ember_rows_{element}_{rank}_{kept}"
+
+
+def rows_view_text(element: str, rank: int, kept: int) -> str:
+    """A helper that views a ``rank``-d buffer as ``(rows, last)`` (``kept`` = 1) or
+    ``(rows,)`` (``kept`` = 0), the leading dims collapsed into rows: it returns whether
+    they can be (each one's stride is the rows' stride times the sizes inside it, or its
+    size is 1) and the view (``memref.reinterpret_cast`` of the same memory)."""
+    source, view = generic_memref(element, rank), generic_memref(element, 1 + kept)
+    last = rank - 1 - kept  # the last dim collapsed into rows
+    sizes = ", ".join(f"%s{i}" for i in range(rank))
+    strides = ", ".join(f"%t{i}" for i in range(rank))
+    lines = [
+        f"func.func private @{rows_view_name(element, rank, kept)}(%a: {source}) -> (i1, {view}) {{",
+        "  %c1 = arith.constant 1 : index",
+        "  %ok_end = arith.constant true",
+        f"  %base, %offset, {sizes}, {strides} = memref.extract_strided_metadata %a : {source}"
+        f" -> memref<{element}>{', index' * (2 * rank + 1)}",
+    ]
+    expected, ok, rows = f"%t{last}", "%ok_end", f"%s{last}"
+    for j in range(last - 1, -1, -1):
+        lines += [
+            f"  %e{j} = arith.muli {expected}, %s{j + 1} : index",
+            f"  %same{j} = arith.cmpi eq, %t{j}, %e{j} : index",
+            f"  %unit{j} = arith.cmpi eq, %s{j}, %c1 : index",
+            f"  %fits{j} = arith.ori %same{j}, %unit{j} : i1",
+            f"  %ok{j} = arith.andi {ok}, %fits{j} : i1",
+            f"  %r{j} = arith.muli {rows}, %s{j} : index",
+        ]
+        expected, ok, rows = f"%e{j}", f"%ok{j}", f"%r{j}"
+    shape = f"[{rows}, %s{rank - 1}]" if kept else f"[{rows}]"
+    step = f"[%t{last}, %t{rank - 1}]" if kept else f"[%t{last}]"
+    lines += [
+        f"  %view = memref.reinterpret_cast %base to offset: [%offset], sizes: {shape}, strides: {step}"
+        f" : memref<{element}> to {view}",
+        f"  return {ok}, %view : i1, {view}",
+        "}",
+    ]
+    return "\n".join(lines) + "\n"
 
 
 def helper_text(element: str) -> str:
@@ -281,13 +323,17 @@ def _matmul_transposes(op) -> tuple[bool, bool] | None:
 
 
 def _is_blas_op(op) -> bool:
-    if op.name not in _OPS + ("linalg.generic",) or not all(isinstance(v.type, ir.MemRefType) for v in op.operands):
+    if op.name not in _OPS + ("linalg.generic", "linalg.contract") or not all(
+        isinstance(v.type, ir.MemRefType) for v in op.operands
+    ):
         return False
     elements = {str(v.type.element_type) for v in op.operands}
     if len(elements) != 1 or next(iter(elements)) not in _LETTER:
         return False
     if op.name == "linalg.generic":
         return _is_batched_generic(op)
+    if op.name == "linalg.contract":
+        return _is_batched(op) or _rows_kind(op) is not None
     if op.name == "linalg.batch_matmul":  # the plain one (no transposing maps)
         plain = ["(d0, d1, d3)", "(d0, d3, d2)", "(d0, d1, d2)"]
         return "indexing_maps" not in op.attributes or _map_results(op) == plain
@@ -302,6 +348,21 @@ def _add_helpers(module, element: str) -> None:
     for op in list(parsed.body.operations):
         if symbol_name(op.operation) not in present:
             op.operation.move_before(first)
+
+
+def _add_rows_helpers(module, ops) -> None:
+    """The ``rows_view_text`` helpers the stacks of rows in ``ops`` need."""
+    present = {symbol_name(op) for op in functions(module, declarations=True)}
+    first = module.regions[0].blocks[0].operations[0]
+    for op in ops:
+        element = str(op.operands[0].type.element_type)
+        kept_c = 1 if _rows_kind(op) == "matmul" else 0
+        for rank, kept in ((op.operands[0].type.rank, 1), (op.operands[2].type.rank, kept_c)):
+            name = rows_view_name(element, rank, kept)
+            if name not in present:
+                present.add(name)
+                parsed = ir.Module.parse(rows_view_text(element, rank, kept))  # alive while its op moves
+                parsed.body.operations[0].operation.move_before(first)
 
 
 def _as_generic(value, element: str, transpose: bool = False):
@@ -325,17 +386,42 @@ def _entry_type(t) -> ir.MemRefType:
     return ir.MemRefType.get([dynamic, dynamic], t.element_type, layout=layout)
 
 
-def _is_batched_generic(op) -> bool:
-    """A ``linalg.generic`` (on buffers of one BLAS type: ``_is_blas_op``) that is a matmul
-    over batch dims: ``C[b.., m, n] += A[b.., m, k] * B[b.., k, n]`` (what
-    ``ember-to-linalg`` makes of ``a @ b`` with several batch dims)."""
+def _is_batched(op) -> bool:
+    """Whether ``op``'s indexing is ``C[b.., m, n] += A[b.., m, k] * B[b.., k, n]`` (a
+    ``linalg.contract``, which ``ember-to-linalg`` makes of ``a @ b`` with several batch
+    dims, multiplies and adds by definition)."""
     if len(op.operands) != 3:
         return False
     loops = ir.AffineMapAttr(ir.ArrayAttr(op.attributes["indexing_maps"])[0]).value.n_dims
     batch = [f"d{i}" for i in range(loops - 3)]
     m, n, k = (f"d{i}" for i in range(loops - 3, loops))
     want = [(*batch, m, k), (*batch, k, n), (*batch, m, n)]
-    if _map_results(op) != ["(" + ", ".join(w) + ")" for w in want]:
+    return _map_results(op) == ["(" + ", ".join(w) + ")" for w in want]
+
+
+def _rows_kind(op) -> str | None:
+    """``matmul`` for ``C[r.., n] += A[r.., k] * B[k, n]``, ``matvec`` for
+    ``y[r..] += A[r.., k] * x[k]`` (a stack of rows times one matrix or vector, as
+    ``ember-to-linalg`` makes it), None for any other ``linalg.contract``."""
+    if len(op.operands) != 3:
+        return None
+    loops = ir.AffineMapAttr(ir.ArrayAttr(op.attributes["indexing_maps"])[0]).value.n_dims
+    a, b, c = _map_results(op)
+    k = f"d{loops - 1}"
+    if b.count(",") == 1:  # B is (k, n)
+        rows, n = [f"d{i}" for i in range(loops - 2)], f"d{loops - 2}"
+        matmul = (a, b, c) == (f"({', '.join([*rows, k])})", f"({k}, {n})", f"({', '.join([*rows, n])})")
+        return "matmul" if matmul else None
+    rows = [f"d{i}" for i in range(loops - 1)]
+    matvec = (a, b, c) == (f"({', '.join([*rows, k])})", f"({k})", f"({', '.join(rows)})")
+    return "matvec" if matvec else None
+
+
+def _is_batched_generic(op) -> bool:
+    """A ``linalg.generic`` (on buffers of one BLAS type: ``_is_blas_op``) that is a matmul
+    over batch dims: ``C[b.., m, n] += A[b.., m, k] * B[b.., k, n]`` (what
+    ``ember-to-linalg`` makes of ``a @ b`` with several batch dims)."""
+    if not _is_batched(op):
         return False
     body = list(op.regions[0].blocks[0].operations)
     if [o.operation.name for o in body] != ["arith.mulf", "arith.addf", "linalg.yield"]:
@@ -398,8 +484,36 @@ def _is_gram(op, transposes) -> bool:
     return value == 0.0 and math.copysign(1.0, value) > 0
 
 
+def _replace_rows(op, kind: str) -> None:
+    """A stack of rows times a matrix or vector: one ``?gemm``/``?gemv`` on the
+    ``(rows, k)`` and ``(rows, n)`` views where the rows are evenly spaced (checked at run
+    time by the ``rows_view_text`` helpers), else the contraction as loops."""
+    element = str(op.operands[0].type.element_type)
+    a, b, c = op.operands
+    with ir.InsertionPoint(op), op.location:
+        views = []
+        for value, kept in ((a, 1), (c, 1 if kind == "matmul" else 0)):
+            rank = value.type.rank
+            generic = memref.cast(ir.Type.parse(generic_memref(element, rank)), value)
+            result_types = [ir.IntegerType.get_signless(1), ir.Type.parse(generic_memref(element, 1 + kept))]
+            views.append(
+                func.CallOp(result_types, ir.FlatSymbolRefAttr.get(rows_view_name(element, rank, kept)), [generic])
+            )
+        both = arith.andi(views[0].results[0], views[1].results[0])
+        operands = [views[0].results[1], _as_generic(b, element), views[1].results[1]]
+        if_then(
+            both,
+            lambda: func.CallOp([], ir.FlatSymbolRefAttr.get(f"ember_{kind}_{element}"), operands),
+            lambda: op.clone(ip=ir.InsertionPoint.current),
+        )
+    op.erase()
+
+
 def _replace(op) -> None:
-    if op.name in ("linalg.batch_matmul", "linalg.generic"):
+    if op.name == "linalg.contract" and _rows_kind(op) is not None:
+        _replace_rows(op, _rows_kind(op))
+        return
+    if op.name in ("linalg.batch_matmul", "linalg.generic", "linalg.contract"):
         _replace_batched(op)
         return
     element = str(op.operands[0].type.element_type)
@@ -436,5 +550,6 @@ class EmberMatmulToBlas(EmberPass):
         ]
         for element in sorted({str(op.operands[0].type.element_type) for op in found}):
             _add_helpers(module, element)
+        _add_rows_helpers(module, [op for op in found if op.name == "linalg.contract" and _rows_kind(op)])
         for op in found:
             _replace(op)

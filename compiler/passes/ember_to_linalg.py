@@ -484,6 +484,8 @@ def _lower_matmul(op, result: TensorType, attrs):
             dyn.append((lhs, 0))
         if rt.rank == 2:
             dyn.append((rhs, 1))
+    elif rt.rank <= 2:  # a stack of rows times one matrix or vector
+        dyn = [(lhs, i) for i in range(lt.rank - 1)] + ([(rhs, 1)] if rt.rank == 2 else [])
     else:
         dyn = [(lhs, i) for i in range(lt.rank - 1)] + [(rhs, rt.rank - 1)]
     # A 2-D operand that is a transpose is read in place (strided), not copied first.
@@ -500,6 +502,8 @@ def _lower_matmul(op, result: TensorType, attrs):
 def _lower_matmul_into(lhs, rhs, lhs_t, rhs_t, init, lt: TensorType, rt: TensorType, dtype: str):
     """The named linalg op of the ranks into ``init`` (its element type may be wider:
     the named ops extend their operands to it)."""
+    if lt.rank > 2 and rt.rank <= 2:
+        return _rows_matmul(lhs, rhs, init, lt.rank, rt.rank, dtype)
     if lt.rank == 1 and rt.rank == 1:
         return linalg.dot(lhs, rhs, outs=[init])
     if lt.rank == 1:  # y @ A.T == A @ y
@@ -540,19 +544,46 @@ def _batched_matmul_generic(lhs, rhs, init, rank, dtype):
     d = [ir.AffineDimExpr.get(i) for i in range(rank + 1)]
     batch, m, n, k = d[: rank - 2], d[rank - 2], d[rank - 1], d[rank]
     maps = [_map(rank + 1, batch + [m, k]), _map(rank + 1, batch + [k, n]), _map(rank + 1, batch + [m, n])]
+    return _contraction(lhs, rhs, init, maps, rank + 1, dtype)
+
+
+def _rows_matmul(lhs, rhs, init, rank, rhs_rank, dtype):
+    """A stack of rows times one matrix or vector: (b.., m, k) x (k, n) -> (b.., m, n), or
+    x (k,) -> (b.., m). ``ember-matmul-to-blas`` makes it one ``gemm``/``gemv`` over all
+    rows when the stack's rows are evenly spaced (as in a contiguous array), not one call
+    per batch entry (``patches @ w`` of a convolution: 500 calls of 62x16x32)."""
+    loops = rank + (1 if rhs_rank == 2 else 0)
+    d = [ir.AffineDimExpr.get(i) for i in range(loops)]
+    rows, k = d[: rank - 1], d[loops - 1]
+    if rhs_rank == 2:
+        n = d[rank - 1]
+        maps = [_map(loops, rows + [k]), _map(loops, [k, n]), _map(loops, rows + [n])]
+    else:
+        maps = [_map(loops, rows + [k]), _map(loops, [k]), _map(loops, rows)]
+    return _contraction(lhs, rhs, init, maps, loops, dtype)
+
+
+def _contraction(lhs, rhs, init, maps, loops, dtype):
+    """``init += lhs * rhs`` summed over the last of ``loops`` loops.
+
+    For BLAS's types a ``linalg.contract`` (a named op), not a ``linalg.generic``:
+    elementwise fusion (``ember-fuse``) merges producers into a generic consumer, and a
+    matmul with a softmax fused into its operand (``attention``: ``(e / e.sum(...)) @ v``)
+    is no longer the product ``ember-matmul-to-blas`` hands to ``gemm``: 30x slower loops."""
+    if dtype in ("f32", "f64"):
+        return linalg.contract(lhs, rhs, outs=[init], indexing_maps=[m.value for m in maps])
     mul, add = scalar.BINARY["mul"], scalar.BINARY["add"]
+    iterators = ["parallel"] * (loops - 1) + ["reduction"]
     if dtype == "f16":  # into an f32 init
         f32 = mlir_element_type("f32")
         return _generic(
             [lhs, rhs],
             init,
             maps,
-            ["parallel"] * rank + ["reduction"],
+            iterators,
             lambda a, b, acc: add(acc, mul(arith.extf(f32, a), arith.extf(f32, b), "f32"), "f32"),
         )
-    return _generic(
-        [lhs, rhs], init, maps, ["parallel"] * rank + ["reduction"], lambda a, b, acc: add(acc, mul(a, b, dtype), dtype)
-    )
+    return _generic([lhs, rhs], init, maps, iterators, lambda a, b, acc: add(acc, mul(a, b, dtype), dtype))
 
 
 # ----------------------------------------------------------------------------- shapes

@@ -26,9 +26,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from compiler.mlir import functions, ir, operation_of
+from compiler.mlir import functions, ir, operation_of, tensor
 from compiler.passes.base import EmberPass, run_upstream
-from compiler.passes.linalg_utils import has_reduction, is_elementwise, producers, roots
+from compiler.passes.linalg_utils import has_reduction, is_elementwise, is_library_call, linalg_ops, producers, roots
 from compiler.passes.tiling import tile_and_fuse
 
 MAX_READERS = 4  # an elementwise result read by more linalg ops than this stays shared
@@ -66,6 +66,37 @@ def duplicate_shared_elementwise(fn) -> int:
     return copies
 
 
+def _shield(value: ir.Value) -> ir.Value:
+    """``value`` through a cast to dynamic sizes and back: the same tensor, which
+    canonicalization restores, but no longer produced or read by the op itself."""
+    t = ir.RankedTensorType(value.type)
+    dynamic = ir.RankedTensorType.get([ir.ShapedType.get_dynamic_size()] * t.rank, t.element_type)
+    return tensor.cast(t, tensor.cast(dynamic, value))
+
+
+def shield_library_calls(fn) -> None:
+    """Put a pair of ``tensor.cast``s between each BLAS-bound op (``is_library_call``) and
+    its operands and results while upstream fusion runs. Why: its reshape propagation
+    (``tensor.collapse_shape`` of ``w[:, :, r, s]`` read by a matmul, an ``expand_shape``
+    of a matmul's result) rewrites a named matmul into a ``linalg.generic`` that elementwise
+    fusion then merges with its neighbours, and ``ember-matmul-to-blas`` never sees it: a
+    convolution written as ``patches @ w`` ran as loops, 10x slower than NumPy."""
+    for op in linalg_ops(fn):
+        if not is_library_call(op) or not all(isinstance(v.type, ir.RankedTensorType) for v in op.operands):
+            continue
+        with ir.InsertionPoint(op), op.location:
+            for i, operand in enumerate(list(op.opview.inputs)):
+                op.operands[i] = _shield(operand)
+        result = op.results[0]
+        with ir.InsertionPoint.after(op), op.location:
+            shielded = _shield(result)
+        first = operation_of(shielded.owner).operands[0].owner  # the cast to dynamic sizes, reading result
+        for use in list(result.uses):
+            user = operation_of(use.owner)
+            if user != operation_of(first):
+                user.operands[use.operand_number] = shielded
+
+
 @dataclass
 class EmberFuse(EmberPass):
     """Fuse elementwise chains, then reductions with their elementwise consumers."""
@@ -77,7 +108,9 @@ class EmberFuse(EmberPass):
     def run(self, module):
         for fn in functions(module):
             duplicate_shared_elementwise(fn)
-        run_upstream(module, "func.func(linalg-fuse-elementwise-ops),canonicalize,cse")  # cse: rejoins unfused copies
+            shield_library_calls(fn)
+        # canonicalize: drops the shields; cse: rejoins unfused copies
+        run_upstream(module, "func.func(linalg-fuse-elementwise-ops),canonicalize,cse")
         for fn in functions(module):
             for root in roots(fn):
                 if self.tile_bytes and any(has_reduction(p) for p in producers(root)):

@@ -31,6 +31,7 @@ def _named_iterators(op) -> list[str]:
         "linalg.matvec": 1,
         "linalg.vecmat": 1,
         "linalg.dot": 1,
+        "linalg.contract": 1,  # ember-to-linalg's: one contracted dim, the last loop
     }.get(op.name, 0)
     if op.name == "linalg.reduce":
         reductions = len(ir.DenseI64ArrayAttr(op.attributes["dimensions"]))
@@ -48,7 +49,7 @@ def linalg_ops(fn) -> list:
     return [op.operation for op in fn.regions[0].blocks[0].operations if is_linalg(op.operation)]
 
 
-_LIBRARY_OPS = ("linalg.matmul", "linalg.matvec", "linalg.vecmat", "linalg.batch_matmul")
+_LIBRARY_OPS = ("linalg.matmul", "linalg.matvec", "linalg.vecmat", "linalg.batch_matmul", "linalg.contract")
 
 
 def is_library_call(op) -> bool:

@@ -1,6 +1,7 @@
 """Batched matmuls (``a @ b`` on 3-D and higher): one BLAS ``?gemm`` per batch entry for
-float32/float64 (several batch dims collapsed into one), checked against NumPy on
-views, dynamic sizes and empty dims (tiling a loop of 0 iterations once crashed)."""
+float32/float64 (several batch dims collapsed into one), and one ``?gemm``/``?gemv`` over
+all rows for a stack times one matrix or vector; checked against NumPy on views, dynamic
+sizes and empty dims (tiling a loop of 0 iterations once crashed)."""
 
 import numpy as np
 import pytest
@@ -62,6 +63,75 @@ def test_float_batches_call_gemm_per_entry(rank):
     run_pipeline(modules[0], "builtin.module(lower-to-loops)")
     text = str(modules[0])
     assert "call @ember_matmul_f64" in text and "scf.for" in text
+
+
+ROWS = [(2, 4, 8), (3, 1, 5), (0, 2, 3), (2, 3, 16, 8), (2, 3, 4, 6, 8), (1, 1, 1)]
+
+
+@pytest.mark.parametrize("shape", ROWS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.float16])
+def test_a_stack_of_rows_times_a_matrix_or_vector(shape, dtype):
+    """``x @ w`` and ``x @ v`` for a stack ``x``: no broadcast of ``w``, one product over
+    all rows (BLAS for floats), NumPy's dtype and values."""
+    rng = np.random.default_rng(4)
+    x = (rng.standard_normal(shape) * 4).astype(dtype)
+    w, v = ((rng.standard_normal(s) * 4).astype(dtype) for s in ((shape[-1], 5), (shape[-1],)))
+    tol = {np.float16: 1e-2, np.float32: 1e-5}.get(dtype, 1e-12)
+    for fn, arg in ((lambda x, w: x @ w, w), (lambda x, w: x @ w, v), (lambda x, w: np.matmul(x, w.T.T), w)):
+        got, want = compiler.compile(fn, options={"strict": True})(x, arg), fn(x, arg)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_allclose(got.astype(np.float64), want, rtol=tol, atol=tol * 10)
+
+
+def test_rows_that_are_not_evenly_spaced_run_as_loops():
+    """A stack whose rows cannot be one (rows, k) matrix (a transposed or sliced stack)
+    takes the loop fallback; views whose rows line up still take one call."""
+    rng = np.random.default_rng(5)
+    x, w, v = rng.standard_normal((4, 6, 8)), rng.standard_normal((8, 3)), rng.standard_normal(8)
+    for fn in (
+        lambda x, w: x.transpose(1, 0, 2) @ w,
+        lambda x, w: x[:, ::2] @ w,
+        lambda x, w: x[::-1] @ w,
+        lambda x, w: x[:, :, ::2] @ w[::2],
+        lambda x, w: x[1:3, 2:] @ w,
+        lambda x, w: x.transpose(1, 0, 2) @ w[:, 0],
+    ):
+        got = compiler.compile(fn, options={"strict": True})(x, w)
+        np.testing.assert_allclose(got, fn(x, w), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(compiler.compile(lambda x, v: x[:, 1:] @ v)(x, v), x[:, 1:] @ v, rtol=1e-12)
+
+
+def test_a_stack_of_rows_is_one_blas_call():
+    modules = []
+    compiler.compile(lambda a, w: a @ w, backend=lambda m, ex: modules.append(m) or EagerGraph(m))(
+        np.ones((2, 3, 4)), np.ones((4, 5))
+    )
+    run_pipeline(modules[0], "builtin.module(lower-to-loops)")
+    text = str(modules[0])
+    assert text.count("call @ember_matmul_f64(") == 1 and "call @ember_rows_f64_3_1" in text
+
+
+def test_a_convolution_written_with_patches_reaches_blas():
+    """``out += patch @ w[:, :, r, s].T``: the weight slice's reshape is not propagated
+    into the matmul by upstream fusion (``ember-fuse`` shields it), so it stays a BLAS call."""
+
+    def conv(x, weights):
+        n, c, h, wd = x.shape
+        k, _, r_, s_ = weights.shape
+        out = np.zeros((n, h - r_ + 1, wd - s_ + 1, k), dtype=x.dtype)
+        for r in range(r_):
+            for s in range(s_):
+                out += x[:, :, r : r + h - r_ + 1, s : s + wd - s_ + 1].transpose(0, 2, 3, 1) @ weights[:, :, r, s].T
+        return out
+
+    rng = np.random.default_rng(6)
+    x, weights = rng.standard_normal((2, 3, 6, 7)), rng.standard_normal((4, 3, 2, 2))
+    modules = []
+    compiled = compiler.compile(conv, backend=lambda m, ex: modules.append(m) or EagerGraph(m))
+    np.testing.assert_allclose(compiled(x, weights), conv(x, weights), rtol=1e-12)
+    run_pipeline(modules[0], "builtin.module(lower-to-loops)")
+    assert str(modules[0]).count("call @ember_matmul_f64(") == 4
+    np.testing.assert_allclose(compiler.compile(conv)(x, weights), conv(x, weights), rtol=1e-12)
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])

@@ -116,3 +116,30 @@ func.func @shared_and_returned(%a: tensor<?xf32>, %b: tensor<?xf32>) -> (tensor<
   } -> tensor<?xf32>
   return %0, %1 : tensor<?xf32>, tensor<?xf32>
 }
+
+// A BLAS-bound matmul keeps its named form through fusion: the reshape of its operand
+// (w[:, :, r, s] is a collapse_shape) is not propagated into it, its result's
+// consumer is not merged with it, and no cast is left between them.
+// CHECK-LABEL: func.func @matmul_kept_whole
+// CHECK-NOT: tensor.cast
+// CHECK: linalg.contract
+// CHECK-NOT: tensor.cast
+// CHECK: linalg.generic
+#rows = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+#mat = affine_map<(d0, d1, d2, d3) -> (d3, d2)>
+#out = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+func.func @matmul_kept_whole(%x: tensor<2x3x4xf32>, %w: tensor<4x5x1x1xf32>) -> tensor<2x3x5xf32> {
+  %m = tensor.collapse_shape %w [[0], [1, 2, 3]] : tensor<4x5x1x1xf32> into tensor<4x5xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x3x5xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<2x3x5xf32>) -> tensor<2x3x5xf32>
+  %p = linalg.contract indexing_maps = [#rows, #mat, #out] ins(%x, %m : tensor<2x3x4xf32>, tensor<4x5xf32>) outs(%init : tensor<2x3x5xf32>) -> tensor<2x3x5xf32>
+  %e2 = tensor.empty() : tensor<2x3x5xf32>
+  %r = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%p : tensor<2x3x5xf32>) outs(%e2 : tensor<2x3x5xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %t = math.tanh %a : f32
+    linalg.yield %t : f32
+  } -> tensor<2x3x5xf32>
+  return %r : tensor<2x3x5xf32>
+}

@@ -1,6 +1,6 @@
 // RUN: ember-opt %s --pass-pipeline='builtin.module(ember-to-linalg)' | FileCheck %s
 
-// The affine maps print at the top of the module (@batched4's, @transposed_operands').
+// The affine maps print at the top of the module (@batched4's, @rows', @transposed_operands').
 // CHECK-DAG: #[[LMAP:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
 // CHECK-DAG: #[[RMAP:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4, d3)>
 // CHECK-DAG: #[[OMAP:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
@@ -8,6 +8,11 @@
 // CHECK-DAG: #[[TB:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
 // CHECK-DAG: #[[PB:.*]] = affine_map<(d0, d1, d2) -> (d2, d1)>
 // CHECK-DAG: #[[PC:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-DAG: #[[ROWS:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+// CHECK-DAG: #[[MAT:.*]] = affine_map<(d0, d1, d2, d3) -> (d3, d2)>
+// CHECK-DAG: #[[ROWS_OUT:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// CHECK-DAG: #[[VROWS:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-DAG: #[[VEC:.*]] = affine_map<(d0, d1, d2) -> (d2)>
 
 // CHECK-LABEL: func.func @mm
 // CHECK-SAME: (%[[A:.*]]: tensor<?x4xf32>, %[[B:.*]]: tensor<4x?xf32>)
@@ -41,16 +46,35 @@ func.func @batched(%a: tensor<2x3x4xf64>, %b: tensor<2x4x5xf64>) -> tensor<2x3x5
   return %0 : tensor<2x3x5xf64>
 }
 
-// More than one batch dim: a generic with one reduction loop.
+// More than one batch dim: a linalg.contract (a named op, which elementwise fusion
+// leaves whole for BLAS) with one reduction loop; an integer one is a generic.
 // CHECK-LABEL: func.func @batched4
-// CHECK: linalg.generic {indexing_maps = [#[[LMAP]], #[[RMAP]], #[[OMAP]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
-// CHECK-NEXT: ^bb0(%[[X:.*]]: f32, %[[Y:.*]]: f32, %[[ACC:.*]]: f32):
-// CHECK-NEXT: %[[P:.*]] = arith.mulf %[[X]], %[[Y]] : f32
-// CHECK-NEXT: %[[S:.*]] = arith.addf %[[ACC]], %[[P]] : f32
-// CHECK-NEXT: linalg.yield %[[S]] : f32
+// CHECK: linalg.contract indexing_maps = [#[[LMAP]], #[[RMAP]], #[[OMAP]]] ins(%{{.*}}, %{{.*}} : tensor<2x?x3x4xf32>, tensor<2x?x4x5xf32>)
 func.func @batched4(%a: tensor<2x?x3x4xf32>, %b: tensor<2x?x4x5xf32>) -> tensor<2x?x3x5xf32> {
   %0 = "ember.matmul"(%a, %b) : (tensor<2x?x3x4xf32>, tensor<2x?x4x5xf32>) -> tensor<2x?x3x5xf32>
   return %0 : tensor<2x?x3x5xf32>
+}
+
+// CHECK-LABEL: func.func @batched4_int
+// CHECK: linalg.generic {indexing_maps = [#[[LMAP]], #[[RMAP]], #[[OMAP]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+// CHECK-NEXT: ^bb0(%[[X:.*]]: i32, %[[Y:.*]]: i32, %[[ACC:.*]]: i32):
+// CHECK-NEXT: %[[P:.*]] = arith.muli %[[X]], %[[Y]] : i32
+// CHECK-NEXT: %[[S:.*]] = arith.addi %[[ACC]], %[[P]] : i32
+// CHECK-NEXT: linalg.yield %[[S]] : i32
+func.func @batched4_int(%a: tensor<2x?x3x4xi32>, %b: tensor<2x?x4x5xi32>) -> tensor<2x?x3x5xi32> {
+  %0 = "ember.matmul"(%a, %b) : (tensor<2x?x3x4xi32>, tensor<2x?x4x5xi32>) -> tensor<2x?x3x5xi32>
+  return %0 : tensor<2x?x3x5xi32>
+}
+
+// A stack of rows times one matrix or vector: no batch to broadcast the matrix over,
+// the rows of the stack (d0, d1) against it.
+// CHECK-LABEL: func.func @rows
+// CHECK: linalg.contract indexing_maps = [#[[ROWS]], #[[MAT]], #[[ROWS_OUT]]] ins(%{{.*}}, %{{.*}} : tensor<2x3x4xf64>, tensor<4x5xf64>) outs(%{{.*}} : tensor<2x3x5xf64>)
+// CHECK: linalg.contract indexing_maps = [#[[VROWS]], #[[VEC]], #[[PC]]] ins(%{{.*}}, %{{.*}} : tensor<2x3x4xf64>, tensor<4xf64>) outs(%{{.*}} : tensor<2x3xf64>)
+func.func @rows(%a: tensor<2x3x4xf64>, %b: tensor<4x5xf64>, %v: tensor<4xf64>) -> (tensor<2x3x5xf64>, tensor<2x3xf64>) {
+  %0 = "ember.matmul"(%a, %b) : (tensor<2x3x4xf64>, tensor<4x5xf64>) -> tensor<2x3x5xf64>
+  %1 = "ember.matmul"(%a, %v) : (tensor<2x3x4xf64>, tensor<4xf64>) -> tensor<2x3xf64>
+  return %0, %1 : tensor<2x3x5xf64>, tensor<2x3xf64>
 }
 
 // A transposed 2-D operand is read in place, never copied: A.T @ v is v @ A
