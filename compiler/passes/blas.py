@@ -75,7 +75,7 @@ func.func private @ember_blas_operand(%row_order: i1, %rows: index, %cols: index
 _HELPERS = """
 func.func private @ember_blas_GEMM(i32, i32, i32, i64, i64, i64, ELEM, !llvm.ptr, i64, !llvm.ptr, i64, ELEM, !llvm.ptr, i64)
 func.func private @ember_blas_GEMV(i32, i32, i64, i64, ELEM, !llvm.ptr, i64, !llvm.ptr, i64, ELEM, !llvm.ptr, i64)
-func.func private @ember_matmul_ELEM(%a: MATRIX, %b: MATRIX, %c: MATRIX) {
+func.func private @ember_matmul_ELEM(%a: MATRIX, %b: MATRIX, %c: MATRIX, %beta: ELEM) {
   %c0 = arith.constant 0 : index
   %one = arith.constant 1.0 : ELEM
   %row_major = arith.constant 101 : i32
@@ -104,15 +104,16 @@ func.func private @ember_matmul_ELEM(%a: MATRIX, %b: MATRIX, %c: MATRIX) {
     %m64 = arith.index_cast %m : index to i64
     %n64 = arith.index_cast %n : index to i64
     %k64 = arith.index_cast %k : index to i64
-    func.call @ember_blas_GEMM(%order, %la#1, %lb#1, %m64, %n64, %k64, %one, %pa, %la#2, %pb, %lb#2, %one, %pc, %ldc)
+    func.call @ember_blas_GEMM(%order, %la#1, %lb#1, %m64, %n64, %k64, %one, %pa, %la#2, %pb, %lb#2, %beta, %pc, %ldc)
         : (i32, i32, i32, i64, i64, i64, ELEM, !llvm.ptr, i64, !llvm.ptr, i64, ELEM, !llvm.ptr, i64) -> ()
   } else {
+    func.call @ember_blas_zero_ELEM(%c, %beta) : (MATRIX, ELEM) -> ()
     linalg.matmul ins(%a, %b : MATRIX, MATRIX) outs(%c : MATRIX)
   }
   return
 }
 func.func private @ember_blas_SYRK(i32, i32, i32, i64, i64, ELEM, !llvm.ptr, i64, ELEM, !llvm.ptr, i64)
-func.func private @ember_gram_ELEM(%a: MATRIX, %b: MATRIX, %c: MATRIX) {
+func.func private @ember_gram_ELEM(%a: MATRIX, %b: MATRIX, %c: MATRIX, %beta: ELEM) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %one = arith.constant 1.0 : ELEM
@@ -132,7 +133,7 @@ func.func private @ember_gram_ELEM(%a: MATRIX, %b: MATRIX, %c: MATRIX) {
     %pc = func.call @ember_elem_ptr_ELEM(%c) : (MATRIX) -> !llvm.ptr
     %m64 = arith.index_cast %m : index to i64
     %k64 = arith.index_cast %k : index to i64
-    func.call @ember_blas_SYRK(%row_major, %upper, %la#1, %m64, %k64, %one, %pa, %la#2, %one, %pc, %lc#1)
+    func.call @ember_blas_SYRK(%row_major, %upper, %la#1, %m64, %k64, %one, %pa, %la#2, %beta, %pc, %lc#1)
         : (i32, i32, i32, i64, i64, ELEM, !llvm.ptr, i64, ELEM, !llvm.ptr, i64) -> ()
     // the lower triangle from the upper, in 32 x 32 blocks (a column read is cache-friendly within one)
     %c32 = arith.constant 32 : index
@@ -151,21 +152,22 @@ func.func private @ember_gram_ELEM(%a: MATRIX, %b: MATRIX, %c: MATRIX) {
       }
     }
   } else {
+    func.call @ember_blas_zero_ELEM(%c, %beta) : (MATRIX, ELEM) -> ()
     linalg.matmul ins(%a, %b : MATRIX, MATRIX) outs(%c : MATRIX)
   }
   return
 }
-func.func private @ember_matvec_ELEM(%a: MATRIX, %x: VECTOR, %y: VECTOR) {
+func.func private @ember_matvec_ELEM(%a: MATRIX, %x: VECTOR, %y: VECTOR, %beta: ELEM) {
   %no_trans = arith.constant 111 : i32
-  func.call @ember_gemv_ELEM(%no_trans, %a, %x, %y) : (i32, MATRIX, VECTOR, VECTOR) -> ()
+  func.call @ember_gemv_ELEM(%no_trans, %a, %x, %y, %beta) : (i32, MATRIX, VECTOR, VECTOR, ELEM) -> ()
   return
 }
-func.func private @ember_vecmat_ELEM(%x: VECTOR, %a: MATRIX, %y: VECTOR) {
+func.func private @ember_vecmat_ELEM(%x: VECTOR, %a: MATRIX, %y: VECTOR, %beta: ELEM) {
   %trans = arith.constant 112 : i32
-  func.call @ember_gemv_ELEM(%trans, %a, %x, %y) : (i32, MATRIX, VECTOR, VECTOR) -> ()
+  func.call @ember_gemv_ELEM(%trans, %a, %x, %y, %beta) : (i32, MATRIX, VECTOR, VECTOR, ELEM) -> ()
   return
 }
-func.func private @ember_gemv_ELEM(%trans: i32, %a: MATRIX, %x: VECTOR, %y: VECTOR) {
+func.func private @ember_gemv_ELEM(%trans: i32, %a: MATRIX, %x: VECTOR, %y: VECTOR, %beta: ELEM) {
   %c0 = arith.constant 0 : index
   %one = arith.constant 1.0 : ELEM
   %row_major = arith.constant 101 : i32
@@ -188,9 +190,14 @@ func.func private @ember_gemv_ELEM(%trans: i32, %a: MATRIX, %x: VECTOR, %y: VECT
     %pa = func.call @ember_elem_ptr_ELEM(%a) : (MATRIX) -> !llvm.ptr
     %m64 = arith.index_cast %rows : index to i64
     %n64 = arith.index_cast %cols : index to i64
-    func.call @ember_blas_GEMV(%order, %trans, %m64, %n64, %one, %pa, %lda, %vx#1, %vx#2, %one, %vy#1, %vy#2)
+    func.call @ember_blas_GEMV(%order, %trans, %m64, %n64, %one, %pa, %lda, %vx#1, %vx#2, %beta, %vy#1, %vy#2)
         : (i32, i32, i64, i64, ELEM, !llvm.ptr, i64, !llvm.ptr, i64, ELEM, !llvm.ptr, i64) -> ()
   } else {
+    %zero = arith.constant 0.0 : ELEM
+    %fresh = arith.cmpf oeq, %beta, %zero : ELEM
+    scf.if %fresh {
+      linalg.fill ins(%zero : ELEM) outs(%y : VECTOR)
+    }
     %is_matvec = arith.cmpi eq, %trans, %no_trans : i32
     scf.if %is_matvec {
       linalg.matvec ins(%a, %x : MATRIX, VECTOR) outs(%y : VECTOR)
@@ -219,6 +226,14 @@ func.func private @ember_blas_vector_ELEM(%v: VECTOR) -> (i1, !llvm.ptr, i64) {
   %element = llvm.getelementptr %pointer[%first64] : (!llvm.ptr, i64) -> !llvm.ptr, ELEM
   %inc = arith.index_cast %inc_i : index to i64
   return %nonzero, %element, %inc : i1, !llvm.ptr, i64
+}
+func.func private @ember_blas_zero_ELEM(%c: MATRIX, %beta: ELEM) {
+  %zero = arith.constant 0.0 : ELEM
+  %fresh = arith.cmpf oeq, %beta, %zero : ELEM
+  scf.if %fresh {
+    linalg.fill ins(%zero : ELEM) outs(%c : MATRIX)
+  }
+  return
 }
 func.func private @ember_elem_ptr_ELEM(%x: MATRIX) -> !llvm.ptr {
   %base, %offset, %s0, %s1, %t0, %t1 = memref.extract_strided_metadata %x : MATRIX -> memref<ELEM>, index, index, index, index, index
@@ -431,7 +446,7 @@ def _is_batched_generic(op) -> bool:
     return set(product.operands) == {a, b} and set(total.operands) == {out, product.results[0]}
 
 
-def _replace_batched(op) -> None:
+def _replace_batched(op, beta) -> None:
     """A batched matmul (``batch_matmul``, or its generic over several batch dims): one
     ``?gemm`` per batch entry, on the entries' 2-D views (loops in order; each call is
     threaded by BLAS itself)."""
@@ -452,7 +467,7 @@ def _replace_batched(op) -> None:
                 sizes = [1] * len(batch) + [dynamic, dynamic]
                 view = memref.SubViewOp(_entry_type(v.type), v, batch, [rows, cols], [], offsets, sizes, [1] * rank)
                 views.append(memref.cast(matrix, view.result))
-            func.CallOp([], ir.FlatSymbolRefAttr.get(f"ember_matmul_{element}"), views)
+            func.CallOp([], ir.FlatSymbolRefAttr.get(f"ember_matmul_{element}"), [*views, beta])
 
         def nest(batch):
             if len(batch) == rank - 2:
@@ -465,26 +480,31 @@ def _replace_batched(op) -> None:
     op.erase()
 
 
-def _is_gram(op, transposes) -> bool:
-    """``A.T @ A`` or ``A @ A.T`` into a zero-filled output: BLAS ``?syrk`` computes one
-    triangle (half gemm's flops, as NumPy does), the helper mirrors it into the other.
-    Only into zeros: mirroring would lose a non-symmetric initial value."""
-    a, b, c = op.operands
-    if a != b or transposes not in ((True, False), (False, True)):
-        return False
+def _zero_fill_before(op):
+    """The ``linalg.fill`` of ``+0.0`` into ``op``'s output right before ``op`` (how
+    ``ember-to-linalg`` starts a product), or None. The call then passes ``beta = 0``
+    and the fill goes: BLAS does not read C then, and the output is written once."""
     block_ops = [o.operation for o in op.operation.block.operations]
     at = block_ops.index(op.operation)
     fill = block_ops[at - 1] if at else None
-    if fill is None or fill.name != "linalg.fill" or fill.operands[1] != c:
-        return False
+    if fill is None or fill.name != "linalg.fill" or fill.operands[1] != op.operands[-1]:
+        return None
     constant = operation_of(fill.operands[0].owner)
     if constant is None or constant.name != "arith.constant":
-        return False
+        return None
     value = ir.FloatAttr(constant.attributes["value"]).value
-    return value == 0.0 and math.copysign(1.0, value) > 0
+    return fill if value == 0.0 and math.copysign(1.0, value) > 0 else None
 
 
-def _replace_rows(op, kind: str) -> None:
+def _is_gram(op, transposes, fill) -> bool:
+    """``A.T @ A`` or ``A @ A.T`` into a zero-filled output: BLAS ``?syrk`` computes one
+    triangle (half gemm's flops, as NumPy does), the helper mirrors it into the other.
+    Only into zeros: mirroring would lose a non-symmetric initial value."""
+    a, b, _ = op.operands
+    return a == b and transposes in ((True, False), (False, True)) and fill is not None
+
+
+def _replace_rows(op, kind: str, beta, fill) -> None:
     """A stack of rows times a matrix or vector: one ``?gemm``/``?gemv`` on the
     ``(rows, k)`` and ``(rows, n)`` views where the rows are evenly spaced (checked at run
     time by the ``rows_view_text`` helpers), else the contraction as loops."""
@@ -500,31 +520,37 @@ def _replace_rows(op, kind: str) -> None:
                 func.CallOp(result_types, ir.FlatSymbolRefAttr.get(rows_view_name(element, rank, kept)), [generic])
             )
         both = arith.andi(views[0].results[0], views[1].results[0])
-        operands = [views[0].results[1], _as_generic(b, element), views[1].results[1]]
-        if_then(
-            both,
-            lambda: func.CallOp([], ir.FlatSymbolRefAttr.get(f"ember_{kind}_{element}"), operands),
-            lambda: op.clone(ip=ir.InsertionPoint.current),
-        )
+        operands = [views[0].results[1], _as_generic(b, element), views[1].results[1], beta]
+
+        def loops():
+            if fill is not None:
+                fill.clone(ip=ir.InsertionPoint.current)
+            op.clone(ip=ir.InsertionPoint.current)
+
+        if_then(both, lambda: func.CallOp([], ir.FlatSymbolRefAttr.get(f"ember_{kind}_{element}"), operands), loops)
     op.erase()
 
 
 def _replace(op) -> None:
-    if op.name == "linalg.contract" and _rows_kind(op) is not None:
-        _replace_rows(op, _rows_kind(op))
-        return
-    if op.name in ("linalg.batch_matmul", "linalg.generic", "linalg.contract"):
-        _replace_batched(op)
-        return
     element = str(op.operands[0].type.element_type)
-    kind = op.name.removeprefix("linalg.")
-    transposes = _matmul_transposes(op) if kind == "matmul" else (False, False)
-    if kind == "matmul" and _is_gram(op, transposes):
-        kind = "gram"
+    fill = _zero_fill_before(op)
     with ir.InsertionPoint(op), op.location:
-        args = [_as_generic(v, element, i < 2 and transposes[i]) for i, v in enumerate(op.operands)]
-        func.CallOp([], ir.FlatSymbolRefAttr.get(f"ember_{kind}_{element}"), args)
-    op.erase()
+        beta = arith.constant(ir.Type.parse(element), 0.0 if fill is not None else 1.0)
+    if op.name == "linalg.contract" and _rows_kind(op) is not None:
+        _replace_rows(op, _rows_kind(op), beta, fill)
+    elif op.name in ("linalg.batch_matmul", "linalg.generic", "linalg.contract"):
+        _replace_batched(op, beta)
+    else:
+        kind = op.name.removeprefix("linalg.")
+        transposes = _matmul_transposes(op) if kind == "matmul" else (False, False)
+        if kind == "matmul" and _is_gram(op, transposes, fill):
+            kind = "gram"
+        with ir.InsertionPoint(op), op.location:
+            args = [_as_generic(v, element, i < 2 and transposes[i]) for i, v in enumerate(op.operands)]
+            func.CallOp([], ir.FlatSymbolRefAttr.get(f"ember_{kind}_{element}"), [*args, beta])
+        op.erase()
+    if fill is not None:
+        fill.erase()
 
 
 @dataclass

@@ -63,15 +63,22 @@ def is_library_call(op) -> bool:
 
 
 def roots(fn) -> list:
-    """Linalg ops of ``fn``'s body whose results no other linalg op of the body reads."""
-    ops = [op for op in linalg_ops(fn) if not is_library_call(op)]
-    consumed = set()
-    for op in ops:
+    """Linalg ops of ``fn``'s body whose results no other linalg op of the body reads.
+    A fill read only by BLAS-bound ops is none: ``ember-matmul-to-blas`` drops a zero
+    fill of a product's output (BLAS's ``beta = 0``), which it cannot once tiled."""
+    every = linalg_ops(fn)
+    ops = [op for op in every if not is_library_call(op)]
+    consumed, library_inits = set(), set()
+    for op in every:
         for operand in op.operands:
             owner = operation_of(operand.owner)
-            if owner is not None:
+            if owner is None:
+                continue
+            if op in ops:
                 consumed.add(owner)
-    return [op for op in ops if op not in consumed]
+            elif owner.name == "linalg.fill":
+                library_inits.add(owner)
+    return [op for op in ops if op not in consumed and op not in library_inits]
 
 
 def producers(op) -> list:

@@ -11,15 +11,16 @@
 // CHECK-LABEL: func.func private @ember_vecmat_f64
 // CHECK: call @ember_gemv_f64(%c112_i32,
 // CHECK-LABEL: func.func private @ember_gemv_f64
-// CHECK-SAME: (%[[T:[a-z0-9_]+]]: i32, %[[A:[a-z0-9_]+]]: memref<?x?xf64, strided<[?, ?], offset: ?>>, %[[X:[a-z0-9_]+]]: memref<?xf64, strided<[?], offset: ?>>, %[[Y:[a-z0-9_]+]]: memref<?xf64, strided<[?], offset: ?>>)
+// CHECK-SAME: (%[[T:[a-z0-9_]+]]: i32, %[[A:[a-z0-9_]+]]: memref<?x?xf64, strided<[?, ?], offset: ?>>, %[[X:[a-z0-9_]+]]: memref<?xf64, strided<[?], offset: ?>>, %[[Y:[a-z0-9_]+]]: memref<?xf64, strided<[?], offset: ?>>, %[[BETA:[a-z0-9_]+]]: f64)
 // CHECK: %[[L:.*]]:4 = call @ember_blas_layout(
 // CHECK: %[[ORDER:.*]] = arith.select %[[L]]#0, %c101_i32, %c102_i32 : i32
 // CHECK: %[[LDA:.*]] = arith.select %[[L]]#0, %[[L]]#1, %[[L]]#3 : i64
 // CHECK: %[[VX:.*]]:3 = call @ember_blas_vector_f64(%[[X]])
 // CHECK: %[[VY:.*]]:3 = call @ember_blas_vector_f64(%[[Y]])
 // CHECK: scf.if %{{.*}} {
-// CHECK: call @ember_blas_dgemv(%[[ORDER]], %[[T]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[LDA]], %[[VX]]#1, %[[VX]]#2, %{{.*}}, %[[VY]]#1, %[[VY]]#2)
+// CHECK: call @ember_blas_dgemv(%[[ORDER]], %[[T]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[LDA]], %[[VX]]#1, %[[VX]]#2, %[[BETA]], %[[VY]]#1, %[[VY]]#2)
 // CHECK: } else {
+// CHECK: linalg.fill
 // CHECK: scf.if %{{.*}} {
 // CHECK-NEXT: linalg.matvec ins(%[[A]], %[[X]] : {{.*}}) outs(%[[Y]] : {{.*}})
 // CHECK-NEXT: } else {
@@ -34,7 +35,7 @@
 // CHECK: %[[AC:.*]] = memref.cast %[[A]] : memref<4x3xf64> to memref<?x?xf64, strided<[?, ?], offset: ?>>
 // CHECK: %[[XC:.*]] = memref.cast %[[X]] : memref<3xf64> to memref<?xf64, strided<[?], offset: ?>>
 // CHECK: %[[YC:.*]] = memref.cast %[[Y]] : memref<4xf64> to memref<?xf64, strided<[?], offset: ?>>
-// CHECK: call @ember_matvec_f64(%[[AC]], %[[XC]], %[[YC]])
+// CHECK: call @ember_matvec_f64(%[[AC]], %[[XC]], %[[YC]], %{{.*}})
 // CHECK-NOT: linalg.matvec
 // CHECK: return
 func.func @mv(%a: memref<4x3xf64>, %x: memref<3xf64>, %y: memref<4xf64>) {
@@ -59,7 +60,7 @@ func.func @vm(%x: memref<4xf64>, %a: memref<4x3xf64, strided<[?, ?], offset: ?>>
 // CHECK: %[[AT:.*]] = memref.transpose %[[AC]] (d0, d1) -> (d1, d0)
 // CHECK: %[[BC:.*]] = memref.cast %[[B]]
 // CHECK: %[[OC:.*]] = memref.cast %[[O]]
-// CHECK: call @ember_matmul_f64(%[[AT]], %[[BC]], %[[OC]])
+// CHECK: call @ember_matmul_f64(%[[AT]], %[[BC]], %[[OC]], %{{.*}})
 // CHECK: %[[AC2:.*]] = memref.cast %[[A]]
 // CHECK: %[[AT2:.*]] = memref.transpose %[[AC2]] (d0, d1) -> (d1, d0)
 // CHECK: %[[CC:.*]] = memref.cast %[[C]]

@@ -1,15 +1,17 @@
 // RUN: ember-opt %s --pass-pipeline='builtin.module(ember-matmul-to-blas{force=true})' | FileCheck %s
 
-// A.T @ A into a zero-filled output: BLAS syrk computes the upper triangle, the helper
-// mirrors it into the lower one.
+// A.T @ A into a zero-filled output: BLAS syrk computes the upper triangle (beta 0: the
+// fill goes), the helper mirrors it into the lower one.
 // CHECK-LABEL: func.func private @ember_gram_f64
-// CHECK: func.call @ember_blas_dsyrk(%c101_i32, %c121_i32,
+// CHECK-SAME: %[[BETA:[a-z0-9_]+]]: f64)
+// CHECK: func.call @ember_blas_dsyrk(%c101_i32, %c121_i32, {{.*}}, %[[BETA]],
 // CHECK: memref.load %{{.*}}[%[[J:[a-z0-9_]+]], %[[I:[a-z0-9_]+]]]
 // CHECK-NEXT: memref.store %{{.*}}, %{{.*}}[%[[I]], %[[J]]]
-// CHECK: linalg.matmul
+// CHECK: call @ember_blas_zero_f64(
+// CHECK-NEXT: linalg.matmul
 
 // CHECK-LABEL: func.func @gram
-// CHECK: linalg.fill
+// CHECK-NOT: linalg.fill
 // CHECK: %[[T:.*]] = memref.transpose
 // CHECK: call @ember_gram_f64(%[[T]],
 #at = affine_map<(d0, d1, d2) -> (d2, d0)>

@@ -11,7 +11,7 @@
 // CHECK: %[[C:.*]]:2 = call @ember_rows_f32_4_1(
 // CHECK: %[[OK:.*]] = arith.andi %[[A]]#0, %[[C]]#0 : i1
 // CHECK: scf.if %[[OK]] {
-// CHECK: func.call @ember_matmul_f32(%[[A]]#1, %{{.*}}, %[[C]]#1)
+// CHECK: func.call @ember_matmul_f32(%[[A]]#1, %{{.*}}, %[[C]]#1, %{{.*}})
 // CHECK: } else {
 // CHECK: linalg.contract
 #a = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
