@@ -15,6 +15,7 @@ PIPELINES: dict[str, tuple[str, str]] = {
                 "ember-tile",
                 "ember-bufferize",
                 "ember-matmul-to-blas",
+                "symbol-dce",  # the BLAS and LAPACK helpers this graph does not call: less for LLVM
                 "ember-parallel-parts",
                 "func.func(convert-linalg-to-loops)",
                 "canonicalize",

@@ -88,12 +88,18 @@ def _one_copy_of_the_kernel(module: ir.Module, symbol: str) -> None:
     each of its wrappers — the C interface, the entry, the launcher's task
     (runtime/entry_glue.py) — each one more copy for O3 and code generation (mse's cold
     compile: 65-76 ms of LLVM instead of 31-33). ``noinline`` keeps one copy, which
-    the wrappers call once per kernel call; its ``noalias`` arguments stay its own."""
+    the wrappers call once per kernel call; its ``noalias`` arguments stay its own.
+    So do the BLAS helpers (``passes/blas.py``), whose loop fallbacks are as big, called
+    once per product: an MLP's two matmuls compiled two copies of them."""
     with module.context:
         for op in module.body.operations:
             name = ir.StringAttr(op.attributes["sym_name"]).value if "sym_name" in op.attributes else ""
-            if name == symbol:
+            if name == symbol or name.startswith(BLAS_HELPERS):
                 op.attributes["passthrough"] = ir.Attribute.parse('["noinline"]')
+
+
+# The BLAS helpers with loop fallbacks (compiler/passes/blas.py).
+BLAS_HELPERS = ("ember_matmul_", "ember_gram_", "ember_gemv_")
 
 
 def _scratch(attrs, signature) -> tuple:
