@@ -1,11 +1,13 @@
 """Float matmuls and matrix-vector products as calls into BLAS (``ember-matmul-to-blas``).
 
-After bufferization, every ``linalg.matmul``, ``linalg.matvec`` and ``linalg.vecmat``
-on ``f32``/``f64`` buffers becomes a call to a small helper function (a
-``linalg.batch_matmul`` a loop of them, one per batch entry), added once per
-element type, that asks BLAS's ``?gemm`` resp. ``?gemv`` to do it (see
+After bufferization, every ``linalg.matmul``, ``linalg.matvec``, ``linalg.vecmat`` and
+``linalg.dot`` on ``f32``/``f64`` buffers becomes a call to a small helper function (a
+``linalg.batch_matmul`` or batched ``linalg.contract`` a loop of them, one per batch
+entry; a stack of rows times one matrix or vector one call over all rows), added once
+per element type, that asks BLAS's ``?gemm``, ``?gemv`` resp. ``?dot`` to do it (see
 ``runtime/blas_symbols.py`` for where the BLAS comes from). Linalg accumulates into
-its output (Ember fills it with zeros first), which is ``alpha = beta = 1``.
+its output, which is ``alpha = beta = 1``; where Ember fills it with zeros right before
+(every product it makes), the fill goes and ``beta = 0``.
 
 The helpers read each operand's strides at run time. A matrix whose rows have unit
 stride is row-major, one whose columns have unit stride is column-major (``x.T`` of
@@ -207,6 +209,30 @@ func.func private @ember_gemv_ELEM(%trans: i32, %a: MATRIX, %x: VECTOR, %y: VECT
   }
   return
 }
+func.func private @ember_blas_DOT(i64, !llvm.ptr, i64, !llvm.ptr, i64) -> ELEM
+func.func private @ember_dot_ELEM(%x: VECTOR, %y: VECTOR, %out: SCALAR, %beta: ELEM) {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : ELEM
+  %n = memref.dim %x, %c0 : VECTOR
+  %vx:3 = func.call @ember_blas_vector_ELEM(%x) : (VECTOR) -> (i1, !llvm.ptr, i64)
+  %vy:3 = func.call @ember_blas_vector_ELEM(%y) : (VECTOR) -> (i1, !llvm.ptr, i64)
+  %fresh = arith.cmpf oeq, %beta, %zero : ELEM
+  %ok = arith.andi %vx#0, %vy#0 : i1
+  scf.if %ok {
+    %n64 = arith.index_cast %n : index to i64
+    %d = func.call @ember_blas_DOT(%n64, %vx#1, %vx#2, %vy#1, %vy#2) : (i64, !llvm.ptr, i64, !llvm.ptr, i64) -> ELEM
+    %old = memref.load %out[] : SCALAR
+    %sum = arith.addf %old, %d : ELEM
+    %v = arith.select %fresh, %d, %sum : ELEM
+    memref.store %v, %out[] : SCALAR
+  } else {
+    scf.if %fresh {
+      memref.store %zero, %out[] : SCALAR
+    }
+    linalg.dot ins(%x, %y : VECTOR, VECTOR) outs(%out : SCALAR)
+  }
+  return
+}
 func.func private @ember_blas_vector_ELEM(%v: VECTOR) -> (i1, !llvm.ptr, i64) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -247,11 +273,13 @@ func.func private @ember_elem_ptr_ELEM(%x: MATRIX) -> !llvm.ptr {
 """
 
 _LETTER = {"f32": "s", "f64": "d"}
-_OPS = ("linalg.matmul", "linalg.matvec", "linalg.vecmat", "linalg.batch_matmul")
+_OPS = ("linalg.matmul", "linalg.matvec", "linalg.vecmat", "linalg.batch_matmul", "linalg.dot")
 
 
 def generic_memref(element: str, rank: int = 2) -> str:
     """Any ``rank``-d strided buffer of ``element``: what the helpers take."""
+    if rank == 0:
+        return f"memref<{element}, strided<[], offset: ?>>"
     dims = "?x" * rank
     return f"memref<{dims}{element}, strided<[{', '.join(['?'] * rank)}], offset: ?>>"
 
@@ -307,6 +335,8 @@ def helper_text(element: str) -> str:
         .replace("GEMM", f"{letter}gemm")
         .replace("GEMV", f"{letter}gemv")
         .replace("SYRK", f"{letter}syrk")
+        .replace("DOT", f"{letter}dot")
+        .replace("SCALAR", generic_memref(element, 0))
         .replace("ELEM", element)
     )
 

@@ -49,7 +49,14 @@ def linalg_ops(fn) -> list:
     return [op.operation for op in fn.regions[0].blocks[0].operations if is_linalg(op.operation)]
 
 
-_LIBRARY_OPS = ("linalg.matmul", "linalg.matvec", "linalg.vecmat", "linalg.batch_matmul", "linalg.contract")
+_LIBRARY_OPS = (
+    "linalg.matmul",
+    "linalg.matvec",
+    "linalg.vecmat",
+    "linalg.batch_matmul",
+    "linalg.contract",
+    "linalg.dot",
+)
 
 
 def is_library_call(op) -> bool:

@@ -121,3 +121,36 @@ def test_transposed_operand_is_not_copied(program, helper):
     llvm_ir = kernel_llvm_ir(program)
     assert f"call void @{helper}(" in llvm_ir
     assert "malloc" not in llvm_ir and "aligned_alloc" not in llvm_ir
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("n", [0, 1, 7, 1000])
+def test_vector_dot_is_blas_dot(dtype, n):
+    """``x @ y`` / ``np.dot`` of vectors call ``?dot``, the routine NumPy calls: the same
+    value, bit for bit, on contiguous and positively strided views; negative strides and
+    a loop fallback still give NumPy's answer up to rounding."""
+    rng = np.random.default_rng(n)
+    x, y = (rng.standard_normal(2 * n).astype(dtype) for _ in range(2))
+    for fn in (
+        lambda x, y: x[:n] @ y[:n],
+        lambda x, y: np.dot(x[::2], y[1::2]),
+        lambda x, y: x[n:] @ y[:n] + 1.0,
+    ):
+        got, want = compiler.compile(fn, options={"strict": True})(x, y), fn(x, y)
+        assert type(got) is type(want) and got == want
+    fn = lambda x, y: x[::-2] @ y[::2]  # noqa: E731
+    got, want = compiler.compile(fn)(x, y), fn(x, y)
+    np.testing.assert_allclose(got, want, rtol=RTOL[dtype], atol=RTOL[dtype] * n)
+
+
+def test_a_dot_in_a_loop_is_one_blas_call_each():
+    def autocorrelation(x, maxlag):
+        x = x - x.mean()
+        n = x.shape[0]
+        r = np.empty(maxlag)
+        for k in range(maxlag):
+            r[k] = x[: n - k] @ x[k:]
+        return r / r[0]
+
+    x = np.random.default_rng(0).standard_normal(500)
+    np.testing.assert_allclose(compiler.compile(autocorrelation)(x, 6), autocorrelation(x, 6), rtol=1e-12)

@@ -89,3 +89,16 @@ func.func @integer_and_tensor(%a: memref<4x3xi32>, %x: memref<3xi32>, %y: memref
   %r = linalg.vecmat ins(%w, %t : tensor<4xf64>, tensor<4x3xf64>) outs(%v : tensor<3xf64>) -> tensor<3xf64>
   return %r : tensor<3xf64>
 }
+
+// A vector dot product calls ?dot (NumPy's own routine for contiguous and positively
+// strided vectors) and stores or adds its value; the zero fill before it goes (beta 0).
+// CHECK-LABEL: func.func @dot
+// CHECK-NOT: linalg.fill
+// CHECK: call @ember_dot_f64(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (memref<?xf64, strided<[?], offset: ?>>, memref<?xf64, strided<[?], offset: ?>>, memref<f64, strided<[], offset: ?>>, f64) -> ()
+// CHECK-NOT: linalg.dot
+func.func @dot(%x: memref<5xf64>, %y: memref<5xf64>, %out: memref<f64>) {
+  %zero = arith.constant 0.0 : f64
+  linalg.fill ins(%zero : f64) outs(%out : memref<f64>)
+  linalg.dot ins(%x, %y : memref<5xf64>, memref<5xf64>) outs(%out : memref<f64>)
+  return
+}
