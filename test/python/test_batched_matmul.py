@@ -143,3 +143,36 @@ def test_gram_matrices(dtype, shape):
         got = compiler.compile(fn, options={"strict": True})(A)
         np.testing.assert_allclose(got, fn(A), rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-4)
         np.testing.assert_array_equal(got, got.T)  # exactly symmetric, as NumPy's
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 4, 5])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_products_of_few_terms(k, dtype):
+    """Up to ``SMALL_K`` terms a float product is an unrolled elementwise loop of fused
+    multiply-adds (an RGB image times its 3 weights), not a BLAS call; more terms are
+    BLAS's. Either way NumPy's values, on views and transposed operands too."""
+    rng = np.random.default_rng(k)
+    img, w, m = rng.random((6, 7, k)).astype(dtype), rng.random(k).astype(dtype), rng.random((k, 4)).astype(dtype)
+    a = rng.random((9, k)).astype(dtype)
+    cases = [
+        (lambda x, y: x @ y, img, w),
+        (lambda x, y: x @ y, img, m),
+        (lambda x, y: x[::-1, ::2] @ y, img, m),
+        (lambda x, y: x @ y.T, a, m.T.copy()),
+        (lambda x, y: np.dot(x, y), a, w),
+        (lambda x, y: x @ y, a[:0], m),
+    ]
+    for fn, x, y in cases:
+        got, want = compiler.compile(fn, options={"strict": True})(x, y), fn(x, y)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=1e-6 if dtype == np.float32 else 1e-14)
+
+
+def test_few_terms_are_a_loop_not_a_blas_call():
+    modules = []
+    compiler.compile(lambda a, w: a @ w, backend=lambda m, ex: modules.append(m) or EagerGraph(m))(
+        np.ones((5, 7, 3), np.float32), np.ones(3, np.float32)
+    )
+    run_pipeline(modules[0], "builtin.module(lower-to-loops)")
+    text = str(modules[0])
+    assert "ember_blas" not in text and "math.fma" in text

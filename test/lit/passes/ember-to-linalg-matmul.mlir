@@ -15,16 +15,16 @@
 // CHECK-DAG: #[[VEC:.*]] = affine_map<(d0, d1, d2) -> (d2)>
 
 // CHECK-LABEL: func.func @mm
-// CHECK-SAME: (%[[A:.*]]: tensor<?x4xf32>, %[[B:.*]]: tensor<4x?xf32>)
-// CHECK-DAG: %[[M:.*]] = tensor.dim %[[A]], %{{.*}} : tensor<?x4xf32>
-// CHECK-DAG: %[[N:.*]] = tensor.dim %[[B]], %{{.*}} : tensor<4x?xf32>
+// CHECK-SAME: (%[[A:.*]]: tensor<?x8xf32>, %[[B:.*]]: tensor<8x?xf32>)
+// CHECK-DAG: %[[M:.*]] = tensor.dim %[[A]], %{{.*}} : tensor<?x8xf32>
+// CHECK-DAG: %[[N:.*]] = tensor.dim %[[B]], %{{.*}} : tensor<8x?xf32>
 // CHECK: %[[E:.*]] = tensor.empty(%[[M]], %[[N]]) : tensor<?x?xf32>
 // CHECK: %[[Z:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK: %[[F:.*]] = linalg.fill ins(%[[Z]] : f32) outs(%[[E]] : tensor<?x?xf32>)
-// CHECK: %[[R:.*]] = linalg.matmul ins(%[[A]], %[[B]] : tensor<?x4xf32>, tensor<4x?xf32>) outs(%[[F]] : tensor<?x?xf32>)
+// CHECK: %[[R:.*]] = linalg.matmul ins(%[[A]], %[[B]] : tensor<?x8xf32>, tensor<8x?xf32>) outs(%[[F]] : tensor<?x?xf32>)
 // CHECK: return %[[R]]
-func.func @mm(%a: tensor<?x4xf32>, %b: tensor<4x?xf32>) -> tensor<?x?xf32> {
-  %0 = "ember.matmul"(%a, %b) : (tensor<?x4xf32>, tensor<4x?xf32>) -> tensor<?x?xf32>
+func.func @mm(%a: tensor<?x8xf32>, %b: tensor<8x?xf32>) -> tensor<?x?xf32> {
+  %0 = "ember.matmul"(%a, %b) : (tensor<?x8xf32>, tensor<8x?xf32>) -> tensor<?x?xf32>
   return %0 : tensor<?x?xf32>
 }
 
@@ -69,11 +69,11 @@ func.func @batched4_int(%a: tensor<2x?x3x4xi32>, %b: tensor<2x?x4x5xi32>) -> ten
 // A stack of rows times one matrix or vector: no batch to broadcast the matrix over,
 // the rows of the stack (d0, d1) against it.
 // CHECK-LABEL: func.func @rows
-// CHECK: linalg.contract indexing_maps = [#[[ROWS]], #[[MAT]], #[[ROWS_OUT]]] ins(%{{.*}}, %{{.*}} : tensor<2x3x4xf64>, tensor<4x5xf64>) outs(%{{.*}} : tensor<2x3x5xf64>)
-// CHECK: linalg.contract indexing_maps = [#[[VROWS]], #[[VEC]], #[[PC]]] ins(%{{.*}}, %{{.*}} : tensor<2x3x4xf64>, tensor<4xf64>) outs(%{{.*}} : tensor<2x3xf64>)
-func.func @rows(%a: tensor<2x3x4xf64>, %b: tensor<4x5xf64>, %v: tensor<4xf64>) -> (tensor<2x3x5xf64>, tensor<2x3xf64>) {
-  %0 = "ember.matmul"(%a, %b) : (tensor<2x3x4xf64>, tensor<4x5xf64>) -> tensor<2x3x5xf64>
-  %1 = "ember.matmul"(%a, %v) : (tensor<2x3x4xf64>, tensor<4xf64>) -> tensor<2x3xf64>
+// CHECK: linalg.contract indexing_maps = [#[[ROWS]], #[[MAT]], #[[ROWS_OUT]]] ins(%{{.*}}, %{{.*}} : tensor<2x3x8xf64>, tensor<8x5xf64>) outs(%{{.*}} : tensor<2x3x5xf64>)
+// CHECK: linalg.contract indexing_maps = [#[[VROWS]], #[[VEC]], #[[PC]]] ins(%{{.*}}, %{{.*}} : tensor<2x3x8xf64>, tensor<8xf64>) outs(%{{.*}} : tensor<2x3xf64>)
+func.func @rows(%a: tensor<2x3x8xf64>, %b: tensor<8x5xf64>, %v: tensor<8xf64>) -> (tensor<2x3x5xf64>, tensor<2x3xf64>) {
+  %0 = "ember.matmul"(%a, %b) : (tensor<2x3x8xf64>, tensor<8x5xf64>) -> tensor<2x3x5xf64>
+  %1 = "ember.matmul"(%a, %v) : (tensor<2x3x8xf64>, tensor<8xf64>) -> tensor<2x3xf64>
   return %0, %1 : tensor<2x3x5xf64>, tensor<2x3xf64>
 }
 
@@ -111,4 +111,20 @@ func.func @transpose_also_returned(%x: tensor<3x2xf32>, %v: tensor<3xf32>) -> (t
   %t = "ember.transpose"(%x) {perm = array<i64: 1, 0>} : (tensor<3x2xf32>) -> tensor<2x3xf32>
   %0 = "ember.matmul"(%t, %v) : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2xf32>
   return %0, %t : tensor<2xf32>, tensor<2x3xf32>
+}
+
+// A float product of at most 4 terms (an RGB image times its weights): an elementwise
+// generic over the result reading each term at a constant index, summed by fused
+// multiply-adds in order, not a BLAS-bound op.
+// CHECK-LABEL: func.func @few_terms
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} ins(%arg0, %arg1, %arg0, %arg1, %arg0, %arg1 : tensor<4x5x3xf32>, tensor<3xf32>, {{.*}})
+// CHECK: ^bb0(%[[A0:.*]]: f32, %[[B0:.*]]: f32, %[[A1:.*]]: f32, %[[B1:.*]]: f32, %[[A2:.*]]: f32, %[[B2:.*]]: f32, %[[ACC:.*]]: f32):
+// CHECK-NEXT: %[[S0:.*]] = math.fma %[[A0]], %[[B0]], %[[ACC]] : f32
+// CHECK-NEXT: %[[S1:.*]] = math.fma %[[A1]], %[[B1]], %[[S0]] : f32
+// CHECK-NEXT: %[[S2:.*]] = math.fma %[[A2]], %[[B2]], %[[S1]] : f32
+// CHECK-NEXT: linalg.yield %[[S2]] : f32
+// CHECK-NOT: linalg.contract
+func.func @few_terms(%img: tensor<4x5x3xf32>, %w: tensor<3xf32>) -> tensor<4x5xf32> {
+  %0 = "ember.matmul"(%img, %w) : (tensor<4x5x3xf32>, tensor<3xf32>) -> tensor<4x5xf32>
+  return %0 : tensor<4x5xf32>
 }
