@@ -376,13 +376,15 @@ def _divide_by_count(total, t: TensorType, x, axes):
 
 def _matmul(op, result: TensorType, attrs):
     """``acc + a * b`` over the contracted dim, for each rank NumPy's matmul/dot takes here
-    (1-d and 2-d operands, or equal-rank batches; the frontend broadcasts batch dims)."""
+    (1-d and 2-d operands, a stack of rows times a matrix or vector, or equal-rank
+    batches; the frontend broadcasts batch dims)."""
     lhs, rhs = ember.tensor_operands(op)
     lt, rt = e2l._type(lhs), e2l._type(rhs)
-    if lt.rank <= 2 and rt.rank <= 2:
-        m = ["m"] if lt.rank == 2 else []
+    if rt.rank <= 2:
+        m = [f"m{i}" for i in range(lt.rank - 1)]
         n = ["n"] if rt.rank == 2 else []
-        out_dims, sources = m + n, ([(lhs, 0)] if m else []) + ([(rhs, 1)] if n else [])
+        out_dims = m + n
+        sources = [(lhs, i) for i in range(len(m))] + ([(rhs, 1)] if n else [])
         lhs_dims = m + ["k"]
         rhs_dims = ["k"] + n
     else:

@@ -176,3 +176,17 @@ def test_few_terms_are_a_loop_not_a_blas_call():
     run_pipeline(modules[0], "builtin.module(lower-to-loops)")
     text = str(modules[0])
     assert "ember_blas" not in text and "math.fma" in text
+
+
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+def test_complex_stack_of_rows(dtype):
+    rng = np.random.default_rng(7)
+
+    def c(*shape):
+        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+
+    x, w, v = c(2, 3, 5), c(5, 4), c(5)
+    for fn, y in ((lambda x, y: x @ y, w), (lambda x, y: x @ y, v), (lambda x, y: x[:, ::-1] @ y, w)):
+        got, want = compiler.compile(fn, options={"strict": True})(x, y), fn(x, y)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=1e-5 if dtype == np.complex64 else 1e-12)
