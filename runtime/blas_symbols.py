@@ -1,6 +1,6 @@
 """The BLAS that NumPy links, found and handed to Ember's kernels.
 
-Ember's float matmuls call ``?gemm``, ``?gemv``, ``?syrk`` and ``?dot`` (``compiler/passes/blas.py``
+Ember's float matmuls call ``?gemm``, ``?gemv``, ``?syrk`` and ``?dot``, its complex ones ``?gemm`` (``compiler/passes/blas.py``
 emits the calls) rather than generated loops: tiling and packing for the cache hierarchy is a
 library's life work, and NumPy ships one. NumPy 2 wheels bundle OpenBLAS as
 ``numpy.libs/libscipy_openblas64_-*.so``, with ILP64 CBLAS entry points named
@@ -38,6 +38,8 @@ SYMBOLS = {
     "ember_blas_dgemv": ("scipy_cblas_dgemv64_", "cblas_dgemv64_"),
     "ember_blas_ssyrk": ("scipy_cblas_ssyrk64_", "cblas_ssyrk64_"),
     "ember_blas_dsyrk": ("scipy_cblas_dsyrk64_", "cblas_dsyrk64_"),
+    "ember_blas_cgemm": ("scipy_cblas_cgemm64_", "cblas_cgemm64_"),
+    "ember_blas_zgemm": ("scipy_cblas_zgemm64_", "cblas_zgemm64_"),
     "ember_blas_sdot": ("scipy_cblas_sdot64_", "cblas_sdot64_"),
     "ember_blas_ddot": ("scipy_cblas_ddot64_", "cblas_ddot64_"),
 }

@@ -330,10 +330,11 @@ def _scatter(dest, indices, updates, attrs, out):
 
 def _lapack_pack(out, batch_parts):
     """The packed ``(batch, parts, width)`` result: each part flattened (row-major) into its row."""
-    packed = np.zeros(out.shape, out.numpy_dtype)
+    dtype = out.numpy_dtype if isinstance(out, TensorType) else out.dtype  # (an array: its shape and dtype)
+    packed = np.zeros(out.shape, dtype)
     for b, parts in enumerate(batch_parts):
         for k, part in enumerate(parts):
-            flat = np.asarray(part, out.numpy_dtype).reshape(-1)
+            flat = np.asarray(part, dtype).reshape(-1)
             packed[b, k, : flat.size] = flat
     return packed
 

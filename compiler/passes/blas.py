@@ -31,6 +31,7 @@ import re
 from dataclasses import dataclass
 
 from compiler.mlir import arith, collect, func, functions, ir, memref, operation_of, symbol_name
+from compiler.passes import scalar_semantics as scalar
 from compiler.passes.base import EmberPass
 from compiler.passes.scf_loops import for_loop, if_then
 from runtime import blas_symbols
@@ -272,7 +273,83 @@ func.func private @ember_elem_ptr_ELEM(%x: MATRIX) -> !llvm.ptr {
 }
 """
 
-_LETTER = {"f32": "s", "f64": "d"}
+# Complex matmuls call ?gemm too (NumPy's own choice for complex matrices): alpha and beta
+# go by address, so the helper keeps them in stack slots; only gemm (the vector forms
+# of complex products stay loops).
+_COMPLEX_HELPERS = """
+func.func private @ember_blas_GEMM(i32, i32, i32, i64, i64, i64, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, i64)
+func.func private @ember_matmul_NAME(%a: MATRIX, %b: MATRIX, %c: MATRIX, %beta: ELEM) {
+  %c0 = arith.constant 0 : index
+  %r1 = arith.constant 1.0 : PART
+  %r0 = arith.constant 0.0 : PART
+  %one = complex.create %r1, %r0 : ELEM
+  %row_major = arith.constant 101 : i32
+  %col_major = arith.constant 102 : i32
+  %ba, %oa, %m, %k, %sa0, %sa1 = memref.extract_strided_metadata %a : MATRIX -> memref<ELEM>, index, index, index, index, index
+  %bb, %ob, %kb, %n, %sb0, %sb1 = memref.extract_strided_metadata %b : MATRIX -> memref<ELEM>, index, index, index, index, index
+  %bc, %oc, %mc, %nc, %sc0, %sc1 = memref.extract_strided_metadata %c : MATRIX -> memref<ELEM>, index, index, index, index, index
+  %m_ok = arith.cmpi sgt, %m, %c0 : index
+  %n_ok = arith.cmpi sgt, %n, %c0 : index
+  %k_ok = arith.cmpi sgt, %k, %c0 : index
+  %lc:4 = func.call @ember_blas_layout(%m, %n, %sc0, %sc1) : (index, index, index, index) -> (i1, i64, i1, i64)
+  %c_ok = arith.ori %lc#0, %lc#2 : i1
+  %order = arith.select %lc#0, %row_major, %col_major : i32
+  %ldc = arith.select %lc#0, %lc#1, %lc#3 : i64
+  %la:3 = func.call @ember_blas_operand(%lc#0, %m, %k, %sa0, %sa1) : (i1, index, index, index, index) -> (i1, i32, i64)
+  %lb:3 = func.call @ember_blas_operand(%lc#0, %k, %n, %sb0, %sb1) : (i1, index, index, index, index) -> (i1, i32, i64)
+  %ok1 = arith.andi %m_ok, %n_ok : i1
+  %ok2 = arith.andi %ok1, %k_ok : i1
+  %ok3 = arith.andi %ok2, %c_ok : i1
+  %ok4 = arith.andi %ok3, %la#0 : i1
+  %ok = arith.andi %ok4, %lb#0 : i1
+  scf.if %ok {
+    %scalars = memref.alloca() : memref<2xELEM>
+    %c1 = arith.constant 1 : index
+    memref.store %one, %scalars[%c0] : memref<2xELEM>
+    memref.store %beta, %scalars[%c1] : memref<2xELEM>
+    %at = memref.extract_aligned_pointer_as_index %scalars : memref<2xELEM> -> index
+    %at64 = arith.index_cast %at : index to i64
+    %palpha = llvm.inttoptr %at64 : i64 to !llvm.ptr
+    %pbeta = llvm.getelementptr %palpha[1] : (!llvm.ptr) -> !llvm.ptr, !llvm.struct<(PART, PART)>
+    %pa = func.call @ember_elem_ptr_NAME(%a) : (MATRIX) -> !llvm.ptr
+    %pb = func.call @ember_elem_ptr_NAME(%b) : (MATRIX) -> !llvm.ptr
+    %pc = func.call @ember_elem_ptr_NAME(%c) : (MATRIX) -> !llvm.ptr
+    %m64 = arith.index_cast %m : index to i64
+    %n64 = arith.index_cast %n : index to i64
+    %k64 = arith.index_cast %k : index to i64
+    func.call @ember_blas_GEMM(%order, %la#1, %lb#1, %m64, %n64, %k64, %palpha, %pa, %la#2, %pb, %lb#2, %pbeta, %pc, %ldc)
+        : (i32, i32, i32, i64, i64, i64, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, i64) -> ()
+  } else {
+    %zero = complex.create %r0, %r0 : ELEM
+    %fresh = complex.eq %beta, %zero : ELEM
+    scf.if %fresh {
+      linalg.fill ins(%zero : ELEM) outs(%c : MATRIX)
+    }
+    linalg.matmul ins(%a, %b : MATRIX, MATRIX) outs(%c : MATRIX)
+  }
+  return
+}
+func.func private @ember_elem_ptr_NAME(%x: MATRIX) -> !llvm.ptr {
+  %base, %offset, %s0, %s1, %t0, %t1 = memref.extract_strided_metadata %x : MATRIX -> memref<ELEM>, index, index, index, index, index
+  %address = memref.extract_aligned_pointer_as_index %x : MATRIX -> index
+  %address64 = arith.index_cast %address : index to i64
+  %offset64 = arith.index_cast %offset : index to i64
+  %pointer = llvm.inttoptr %address64 : i64 to !llvm.ptr
+  %element = llvm.getelementptr %pointer[%offset64] : (!llvm.ptr, i64) -> !llvm.ptr, !llvm.struct<(PART, PART)>
+  return %element : !llvm.ptr
+}
+"""
+
+_LETTER = {"f32": "s", "f64": "d", "complex<f32>": "c", "complex<f64>": "z"}
+# How an element type appears in helper names (a symbol cannot hold ``<``).
+_NAME = {"f32": "f32", "f64": "f64", "complex<f32>": "c64", "complex<f64>": "c128"}
+_COMPLEX_PART = {"complex<f32>": "f32", "complex<f64>": "f64"}
+
+
+def helper_name(kind: str, element: str) -> str:
+    return f"ember_{kind}_{_NAME[element]}"
+
+
 _OPS = ("linalg.matmul", "linalg.matvec", "linalg.vecmat", "linalg.batch_matmul", "linalg.dot")
 
 
@@ -285,7 +362,7 @@ def generic_memref(element: str, rank: int = 2) -> str:
 
 
 def rows_view_name(element: str, rank: int, kept: int) -> str:
-    return f"ember_rows_{element}_{rank}_{kept}"
+    return f"ember_rows_{_NAME[element]}_{rank}_{kept}"
 
 
 def rows_view_text(element: str, rank: int, kept: int) -> str:
@@ -329,6 +406,14 @@ def rows_view_text(element: str, rank: int, kept: int) -> str:
 def helper_text(element: str) -> str:
     """The helpers of one element type (they also call ``_LAYOUT``'s functions)."""
     letter = _LETTER[element]
+    if element in _COMPLEX_PART:
+        return (
+            _COMPLEX_HELPERS.replace("MATRIX", generic_memref(element, 2))
+            .replace("GEMM", f"{letter}gemm")
+            .replace("NAME", _NAME[element])
+            .replace("PART", _COMPLEX_PART[element])
+            .replace("ELEM", element)
+        )
     return (
         _HELPERS.replace("MATRIX", generic_memref(element, 2))
         .replace("VECTOR", generic_memref(element, 1))
@@ -375,6 +460,8 @@ def _is_blas_op(op) -> bool:
     elements = {str(v.type.element_type) for v in op.operands}
     if len(elements) != 1 or next(iter(elements)) not in _LETTER:
         return False
+    if next(iter(elements)) in _COMPLEX_PART and not _is_complex_gemm(op):
+        return False
     if op.name == "linalg.generic":
         return _is_batched_generic(op)
     if op.name == "linalg.contract":
@@ -383,6 +470,13 @@ def _is_blas_op(op) -> bool:
         plain = ["(d0, d1, d3)", "(d0, d3, d2)", "(d0, d1, d2)"]
         return "indexing_maps" not in op.attributes or _map_results(op) == plain
     return op.name != "linalg.matmul" or _matmul_transposes(op) is not None
+
+
+def _is_complex_gemm(op) -> bool:
+    """The complex products that go to ``?gemm``: matrix times matrix, batched or not."""
+    if op.name == "linalg.contract":
+        return _is_batched(op) or _rows_kind(op) == "matmul"
+    return op.name in ("linalg.matmul", "linalg.batch_matmul") and _matmul_transposes(op) is not None
 
 
 def _add_helpers(module, element: str) -> None:
@@ -497,7 +591,7 @@ def _replace_batched(op, beta) -> None:
                 sizes = [1] * len(batch) + [dynamic, dynamic]
                 view = memref.SubViewOp(_entry_type(v.type), v, batch, [rows, cols], [], offsets, sizes, [1] * rank)
                 views.append(memref.cast(matrix, view.result))
-            func.CallOp([], ir.FlatSymbolRefAttr.get(f"ember_matmul_{element}"), [*views, beta])
+            func.CallOp([], ir.FlatSymbolRefAttr.get(helper_name("matmul", element)), [*views, beta])
 
         def nest(batch):
             if len(batch) == rank - 2:
@@ -519,11 +613,17 @@ def _zero_fill_before(op):
     fill = block_ops[at - 1] if at else None
     if fill is None or fill.name != "linalg.fill" or fill.operands[1] != op.operands[-1]:
         return None
-    constant = operation_of(fill.operands[0].owner)
+    value = operation_of(fill.operands[0].owner)
+    parts = list(value.operands) if value is not None and value.name == "complex.create" else [fill.operands[0]]
+    return fill if all(_is_plus_zero(p) for p in parts) else None
+
+
+def _is_plus_zero(value) -> bool:
+    constant = operation_of(value.owner)
     if constant is None or constant.name != "arith.constant":
-        return None
-    value = ir.FloatAttr(constant.attributes["value"]).value
-    return fill if value == 0.0 and math.copysign(1.0, value) > 0 else None
+        return False
+    number = ir.FloatAttr(constant.attributes["value"]).value
+    return number == 0.0 and math.copysign(1.0, number) > 0
 
 
 def _is_gram(op, transposes, fill) -> bool:
@@ -557,7 +657,7 @@ def _replace_rows(op, kind: str, beta, fill) -> None:
                 fill.clone(ip=ir.InsertionPoint.current)
             op.clone(ip=ir.InsertionPoint.current)
 
-        if_then(both, lambda: func.CallOp([], ir.FlatSymbolRefAttr.get(f"ember_{kind}_{element}"), operands), loops)
+        if_then(both, lambda: func.CallOp([], ir.FlatSymbolRefAttr.get(helper_name(kind, element)), operands), loops)
     op.erase()
 
 
@@ -565,7 +665,7 @@ def _replace(op) -> None:
     element = str(op.operands[0].type.element_type)
     fill = _zero_fill_before(op)
     with ir.InsertionPoint(op), op.location:
-        beta = arith.constant(ir.Type.parse(element), 0.0 if fill is not None else 1.0)
+        beta = scalar.const(element, 0.0 if fill is not None else 1.0)
     if op.name == "linalg.contract" and _rows_kind(op) is not None:
         _replace_rows(op, _rows_kind(op), beta, fill)
     elif op.name in ("linalg.batch_matmul", "linalg.generic", "linalg.contract"):
@@ -577,7 +677,7 @@ def _replace(op) -> None:
             kind = "gram"
         with ir.InsertionPoint(op), op.location:
             args = [_as_generic(v, element, i < 2 and transposes[i]) for i, v in enumerate(op.operands)]
-            func.CallOp([], ir.FlatSymbolRefAttr.get(f"ember_{kind}_{element}"), [*args, beta])
+            func.CallOp([], ir.FlatSymbolRefAttr.get(helper_name(kind, element)), [*args, beta])
         op.erase()
     if fill is not None:
         fill.erase()

@@ -34,7 +34,9 @@ Which formulas: NumPy's own loops, checked bit for bit against NumPy 2 on x86-64
 * ``sum``/``prod``/``mean``: the identity ``0`` resp. ``1 + 0j``, ``add``/``mul`` above;
   ``mean`` divides by ``count + 0j`` with ``div`` above, as NumPy's ``true_divide`` does.
   NumPy sums pairwise and, in matmul, calls BLAS: equal up to rounding.
-* ``matmul``: a ``linalg.generic`` (never a BLAS call) accumulating ``acc + a * b``.
+* ``matmul``: of two matrices (stacked or not) a named op that ``ember-matmul-to-blas`` makes
+  a ``?gemm`` call, as NumPy calls it (loops where BLAS cannot take the strides); with a
+  vector operand a ``linalg.generic`` accumulating ``acc + a * b``.
 * ``complex(re, im)`` (how a complex constant is built: from two real constants) is a
   ``complex.create`` per element.
 """
@@ -401,6 +403,11 @@ def _matmul(op, result: TensorType, attrs):
     sizes = [d if d is not e2l.DYN else e2l._dim(v, a) for d, (v, a) in zip(result.shape, sources)]
     init = e2l._filled(result, sizes, 0.0)
     dtype = result.dtype
+    if lt.rank >= 2 and rt.rank >= 2:  # matrix times matrix: a named op, BLAS's ?gemm
+        if lt.rank == rt.rank == 2:
+            return linalg.matmul(lhs, rhs, outs=[init])
+        maps = [amap(lhs_dims).value, amap(rhs_dims).value, amap(out_dims).value]
+        return linalg.contract(lhs, rhs, outs=[init], indexing_maps=maps)
     iterators = ["parallel"] * len(out_dims) + ["reduction"]
     return e2l._generic(
         [lhs, rhs],

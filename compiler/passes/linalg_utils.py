@@ -66,6 +66,8 @@ def is_library_call(op) -> bool:
     if op.name not in _LIBRARY_OPS:
         return False
     elements = {str(v.type.element_type) for v in op.operands}
+    if len(elements) == 1 and elements <= {"complex<f32>", "complex<f64>"}:  # ?gemm: matrix times matrix
+        return op.name in ("linalg.matmul", "linalg.batch_matmul", "linalg.contract") and op.operands[1].type.rank >= 2
     return len(elements) == 1 and elements <= {"f32", "f64"}
 
 

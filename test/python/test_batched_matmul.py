@@ -104,7 +104,7 @@ def test_rows_that_are_not_evenly_spaced_run_as_loops():
 def test_a_stack_of_rows_is_one_blas_call():
     modules = []
     compiler.compile(lambda a, w: a @ w, backend=lambda m, ex: modules.append(m) or EagerGraph(m))(
-        np.ones((2, 3, 4)), np.ones((4, 5))
+        np.ones((2, 3, 8)), np.ones((8, 5))
     )
     run_pipeline(modules[0], "builtin.module(lower-to-loops)")
     text = str(modules[0])
@@ -125,7 +125,7 @@ def test_a_convolution_written_with_patches_reaches_blas():
         return out
 
     rng = np.random.default_rng(6)
-    x, weights = rng.standard_normal((2, 3, 6, 7)), rng.standard_normal((4, 3, 2, 2))
+    x, weights = rng.standard_normal((2, 6, 6, 7)), rng.standard_normal((4, 6, 2, 2))  # 6 channels: BLAS's
     modules = []
     compiled = compiler.compile(conv, backend=lambda m, ex: modules.append(m) or EagerGraph(m))
     np.testing.assert_allclose(compiled(x, weights), conv(x, weights), rtol=1e-12)
@@ -190,3 +190,35 @@ def test_complex_stack_of_rows(dtype):
         got, want = compiler.compile(fn, options={"strict": True})(x, y), fn(x, y)
         assert got.dtype == want.dtype and got.shape == want.shape
         np.testing.assert_allclose(got, want, rtol=1e-5 if dtype == np.complex64 else 1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+def test_complex_matrix_products_call_gemm(dtype):
+    """Complex matrix products call ``?gemm`` (NumPy's choice): its values bit for bit on
+    row- or column-major operands; loops for other strides."""
+    rng = np.random.default_rng(8)
+
+    def c(*shape):
+        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+
+    a, b, stack = c(6, 5), c(5, 4), c(2, 3, 5)
+    x_t_x = compiler.compile(lambda x: x.T @ x)(b)  # NumPy's ?syrk here: rounding may differ
+    np.testing.assert_allclose(x_t_x, b.T @ b, rtol=1e-5 if dtype == np.complex64 else 1e-13)
+    for fn, x, y in (
+        (lambda x, y: x @ y, a, b),
+        (lambda x, y: x.T @ y, b, c(5, 4)),
+        (lambda x, y: x.conj().T @ x, a, a),
+        (lambda x, y: x @ y, stack, b),
+        (lambda x, y: x @ y, stack, c(2, 5, 4)),
+    ):
+        got, want = compiler.compile(fn, options={"strict": True})(x, y), fn(x, y)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+    fn = lambda x, y: x[::-1, ::2] @ y[::2]  # noqa: E731 - a stride BLAS cannot take: loops
+    y = c(6, 3)
+    np.testing.assert_allclose(compiler.compile(fn)(a, y), fn(a, y), rtol=1e-5)
+    modules = []
+    compiler.compile(lambda x, y: x @ y, backend=lambda m, ex: modules.append(m) or EagerGraph(m))(a, b)
+    run_pipeline(modules[0], "builtin.module(lower-to-loops)")
+    letter = "z" if dtype == np.complex128 else "c"
+    assert f"call @ember_blas_{letter}gemm" in str(modules[0])
