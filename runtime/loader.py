@@ -14,7 +14,7 @@ import threading
 
 import llvmlite.binding as llvm
 
-from runtime import abi, blas_symbols
+from runtime import abi, blas_symbols, temporaries
 from runtime.target import new_target_machine
 
 _lock = threading.Lock()
@@ -25,6 +25,7 @@ class LoadedObject:
 
     def __init__(self, object_code: bytes):
         blas_symbols.register_symbols()
+        temporaries.register_symbols()
         _register_python_api()
         with _lock:
             self._engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), new_target_machine())

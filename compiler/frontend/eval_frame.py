@@ -241,10 +241,12 @@ def _user_stacklevel() -> int:
 
 def reset() -> None:
     """Drop every cached entry of every compiled function (and the in-memory artifacts),
-    and give the GPU memory the caching allocator holds back to the driver."""
+    and give the memory the caching allocators hold (kernel temporaries, GPU memory) back
+    to the system and the driver."""
     for compiled in list(_all_compiled):
         compiled.reset()
     from compiler.frontend.resume import forget_resume_functions
+    from runtime import temporaries
     from runtime.cache import ARTIFACTS
     from runtime.cuda.allocator import release_cached
 
@@ -252,3 +254,4 @@ def reset() -> None:
 
     ARTIFACTS.clear_memory()
     release_cached()
+    temporaries.trim()

@@ -78,7 +78,40 @@ func.func private @ember_blas_operand(%row_order: i1, %rows: index, %cols: index
 _HELPERS = """
 func.func private @ember_blas_GEMM(i32, i32, i32, i64, i64, i64, ELEM, !llvm.ptr, i64, !llvm.ptr, i64, ELEM, !llvm.ptr, i64)
 func.func private @ember_blas_GEMV(i32, i32, i64, i64, ELEM, !llvm.ptr, i64, !llvm.ptr, i64, ELEM, !llvm.ptr, i64)
-func.func private @ember_matmul_ELEM(%a: MATRIX, %b: MATRIX, %c: MATRIX, %beta: ELEM) {
+func.func private @ember_matmul_ELEM(%a_in: MATRIX, %b_in: MATRIX, %c: MATRIX, %beta: ELEM) {
+  %a = func.call @ember_blas_packed_ELEM(%a_in) : (MATRIX) -> MATRIX
+  %b = func.call @ember_blas_packed_ELEM(%b_in) : (MATRIX) -> MATRIX
+  func.call @ember_gemm_ELEM(%a, %b, %c, %beta) : (MATRIX, MATRIX, MATRIX, ELEM) -> ()
+  func.call @ember_blas_unpacked_ELEM(%a, %a_in) : (MATRIX, MATRIX) -> ()
+  func.call @ember_blas_unpacked_ELEM(%b, %b_in) : (MATRIX, MATRIX) -> ()
+  return
+}
+func.func private @ember_blas_packed_ELEM(%x: MATRIX) -> MATRIX {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %base, %offset, %rows, %cols, %s0, %s1 = memref.extract_strided_metadata %x : MATRIX -> memref<ELEM>, index, index, index, index, index
+  %l:4 = func.call @ember_blas_layout(%rows, %cols, %s0, %s1) : (index, index, index, index) -> (i1, i64, i1, i64)
+  %ok = arith.ori %l#0, %l#2 : i1
+  %packed = scf.if %ok -> MATRIX {
+    scf.yield %x : MATRIX
+  } else {
+    %copy = memref.alloc(%rows, %cols) : memref<?x?xELEM>
+    linalg.copy ins(%x : MATRIX) outs(%copy : memref<?x?xELEM>)
+    %cast = memref.cast %copy : memref<?x?xELEM> to MATRIX
+    scf.yield %cast : MATRIX
+  }
+  return %packed : MATRIX
+}
+func.func private @ember_blas_unpacked_ELEM(%packed: MATRIX, %x: MATRIX) {
+  %p = memref.extract_aligned_pointer_as_index %packed : MATRIX -> index
+  %q = memref.extract_aligned_pointer_as_index %x : MATRIX -> index
+  %copied = arith.cmpi ne, %p, %q : index
+  scf.if %copied {
+    memref.dealloc %packed : MATRIX
+  }
+  return
+}
+func.func private @ember_gemm_ELEM(%a: MATRIX, %b: MATRIX, %c: MATRIX, %beta: ELEM) {
   %c0 = arith.constant 0 : index
   %one = arith.constant 1.0 : ELEM
   %row_major = arith.constant 101 : i32

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from compiler import logs
 from compiler.backends.llvm_cpu import partition
 from compiler.backends.llvm_cpu.codegen import emit_object, optimize
-from compiler.backends.llvm_cpu.huge_pages import advise_large_allocations
+from compiler.backends.llvm_cpu.temporaries import route_temporaries
 from compiler.dialects.shapes import ShapeProgram, value_inputs
 from compiler.dialects.types import TensorType
 from compiler.dialects.write_in_place import inout_results
@@ -16,7 +16,7 @@ from compiler.mlir import bindings_version, function_named, ir, translate_to_llv
 from compiler.passes.bufferize import set_contiguous
 from compiler.passes.pass_manager import expand, run_pipeline
 from compiler.passes.pipeline_syntax import Element
-from runtime import abi, blas_symbols, entry_glue
+from runtime import abi, blas_symbols, entry_glue, temporaries
 from runtime.abi import ArraySpec
 from runtime.cache import ARTIFACTS, Artifact, artifact_key
 from runtime.kernel import Kernel, KernelPair, Signature, Variant, load_variant
@@ -68,7 +68,7 @@ def lower_to_object(module: ir.Module, entry: str, contiguous: tuple[bool, ...] 
     _one_copy_of_the_kernel(lowered, abi.kernel_symbol(entry))
     arrays = signature.inputs + tuple(signature.outputs[j] for j in signature.allocated)
     glue = entry_glue.kernel_glue(entry, arrays, parallel, scratch, contiguous)
-    llvm_ir = advise_large_allocations(translate_to_llvm_ir(lowered), host_target().triple)
+    llvm_ir = route_temporaries(translate_to_llvm_ir(lowered), temporaries.routed())
     llvm_ir = entry_glue.append_glue(llvm_ir, glue)
     mlir_done = time.perf_counter()
     object_code = emit_object(optimize(llvm_ir))
@@ -99,7 +99,7 @@ def _one_copy_of_the_kernel(module: ir.Module, symbol: str) -> None:
 
 
 # The BLAS helpers with loop fallbacks (compiler/passes/blas.py).
-BLAS_HELPERS = ("ember_matmul_", "ember_gram_", "ember_gemv_")
+BLAS_HELPERS = ("ember_gemm_", "ember_gram_", "ember_gemv_")
 
 
 def _scratch(attrs, signature) -> tuple:
