@@ -355,24 +355,46 @@ def _scalar_constant(value) -> float | None:
 
 
 def _constant_power(exponent: float):
-    """``x ** n`` by multiplication for a constant ``n`` in -1..4 (strength reduction):
-    NumPy's ``powf`` answer within the rounding of the products, with the same zeros,
-    infinities and NaNs. Larger negative powers stay ``powf``: ``1 / (x * x)`` would
-    overflow to 0 where the power is a small (subnormal) number. None: keep ``powf``."""
-    if exponent not in (-1.0, 0.0, 1.0, 2.0, 3.0, 4.0):
+    """``x ** n`` by multiplication for a constant ``n`` in -1..4 (strength reduction), and
+    by ``sqrt`` for ``n`` = 1.5, -1.5, -0.5 (``r ** -1.5`` of gravity and ``1 / sqrt``):
+    NumPy's ``pow`` answer within the rounding of the products, with the same zeros,
+    infinities and NaNs (C's ``pow`` special cases where ``sqrt`` differs: ``pow(-0, -0.5)``
+    and ``pow(-0, -1.5)`` are +inf, ``pow(-inf, 1.5)`` +inf, ``pow(-inf, -0.5)`` +0).
+    Larger negative powers stay ``pow``: ``1 / (x * x)`` would overflow to 0 where the
+    power is a small (subnormal) number; ``-1.5`` is ``r * sqrt(r)`` of ``r = 1 / x`` for
+    that reason. None: keep ``pow``."""
+    if exponent not in (-1.5, -1.0, -0.5, 0.0, 1.0, 1.5, 2.0, 3.0, 4.0):
         return None
-    n = int(exponent)
 
     def power(a, d):
-        one = arith.ConstantOp(a.type, ir.FloatAttr.get(a.type, 1.0)).result
-        if n == 0:
+        def const(value):
+            return arith.ConstantOp(a.type, ir.FloatAttr.get(a.type, value)).result
+
+        one, inf = const(1.0), const(float("inf"))
+        if exponent == 0.0:
             return one  # even NaN ** 0
-        if n == -1:
+        if exponent == -1.0:
             return arith.divf(one, a)
+        if exponent in (1.5, -1.5, -0.5):
+            return _half_power(exponent, a, one, inf, const(0.0))
         square = arith.mulf(a, a)
-        return {1: a, 2: square, 3: arith.mulf(square, a), 4: arith.mulf(square, square)}[n]
+        return {1.0: a, 2.0: square, 3.0: arith.mulf(square, a), 4.0: arith.mulf(square, square)}[exponent]
 
     return power
+
+
+def _half_power(exponent: float, a, one, inf, zero):
+    """``a ** 1.5``, ``a ** -1.5``, ``a ** -0.5`` through ``sqrt`` (see ``_constant_power``)."""
+    if exponent == 1.5:
+        value = arith.mulf(a, math.sqrt(a))
+        return arith.select(arith.cmpf(arith.CmpFPredicate.OEQ, a, arith.negf(inf)), inf, value)
+    is_zero = arith.cmpf(arith.CmpFPredicate.OEQ, a, zero)
+    if exponent == -1.5:
+        r = arith.divf(one, a)
+        return arith.select(is_zero, inf, arith.mulf(r, math.sqrt(r)))
+    value = arith.divf(one, math.sqrt(a))
+    value = arith.select(arith.cmpf(arith.CmpFPredicate.OEQ, a, arith.negf(inf)), zero, value)
+    return arith.select(is_zero, inf, value)
 
 
 def _lower_binary(op, result: TensorType, attrs):

@@ -82,3 +82,19 @@ func.func @scalar(%a: tensor<f32>) -> tensor<f32> {
   %0 = "ember.sqrt"(%a) : (tensor<f32>) -> tensor<f32>
   return %0 : tensor<f32>
 }
+
+// x ** -1.5 by a constant exponent: r * sqrt(r) of r = 1 / x, +inf at a zero of either
+// sign (pow's answer, where 1 / -0.0 and sqrt would give NaN); no powf.
+// CHECK-LABEL: func.func @inverse_three_halves
+// CHECK: linalg.generic
+// CHECK: %[[R:.*]] = arith.divf %{{.*}}, %{{.*}} : f64
+// CHECK: %[[S:.*]] = math.sqrt %[[R]] : f64
+// CHECK: %[[P:.*]] = arith.mulf %[[R]], %[[S]] : f64
+// CHECK: arith.select %{{.*}}, %{{.*}}, %[[P]] : f64
+// CHECK-NOT: math.powf
+func.func @inverse_three_halves(%x: tensor<5xf64>) -> tensor<5xf64> {
+  %c = "ember.constant"() {value = dense<-1.5> : tensor<f64>} : () -> tensor<f64>
+  %e = "ember.broadcast_to"(%c) : (tensor<f64>) -> tensor<5xf64>
+  %0 = "ember.pow"(%x, %e) : (tensor<5xf64>, tensor<5xf64>) -> tensor<5xf64>
+  return %0 : tensor<5xf64>
+}
