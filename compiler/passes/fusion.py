@@ -24,6 +24,7 @@ Three steps; upstream covers the second:
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from compiler.mlir import functions, ir, operation_of, tensor
@@ -64,6 +65,71 @@ def duplicate_shared_elementwise(fn) -> int:
                 reader.operands[n] = copy.results[0]
             copies += 1
     return copies
+
+
+def _zero_fill(value: ir.Value) -> bool:
+    """Whether ``value`` is a ``linalg.fill`` of a ``+0.0`` constant (a product's init)."""
+    fill = operation_of(value.owner)
+    if fill is None or fill.name != "linalg.fill":
+        return False
+    constant = operation_of(fill.operands[0].owner)
+    if (
+        constant is None
+        or constant.name != "arith.constant"
+        or not isinstance(constant.attributes["value"], ir.FloatAttr)
+    ):
+        return False
+    number = ir.FloatAttr(constant.attributes["value"]).value
+    return number == 0.0 and math.copysign(1.0, number) > 0
+
+
+def _plain_sum(op) -> tuple | None:
+    """``(x, y)`` when ``op`` is an elementwise ``x + y`` of two same-shaped tensors (identity
+    maps, a body of one ``arith.addf``), else None."""
+    if op.name != "linalg.generic" or len(op.opview.inputs) != 2 or len(op.results) != 1 or not is_elementwise(op):
+        return None
+    maps = [ir.AffineMapAttr(m).value for m in ir.ArrayAttr(op.attributes["indexing_maps"])]
+    if not all(_identity(m) for m in maps):
+        return None
+    body = [o.operation for o in op.regions[0].blocks[0].operations]
+    args = list(op.regions[0].blocks[0].arguments)
+    if [o.name for o in body] != ["arith.addf", "linalg.yield"] or set(body[0].operands) != set(args[:2]):
+        return None
+    x, y = op.opview.inputs
+    return (x, y) if x.type == y.type == op.results[0].type else None
+
+
+def _identity(m) -> bool:
+    return all(isinstance(e, ir.AffineDimExpr) and e.position == i for i, e in enumerate(m.results))
+
+
+def accumulate_into_products(fn) -> int:
+    """``x + A @ B`` (``x += A @ B``: a convolution's ``out += patch @ w``) as the product
+    accumulated into ``x``: the BLAS call's ``beta = 1`` instead of a zero fill, a product
+    written to a temporary and an elementwise pass adding it. Only where the product's
+    init is a zero fill and the sum is its one reader. The rounding is NumPy's where
+    BLAS does not split the summed dimension into blocks (and in the last bit otherwise,
+    as between BLAS builds)."""
+    count = 0
+    for op in linalg_ops(fn):
+        terms = _plain_sum(op)
+        if terms is None:
+            continue
+        for i, term in enumerate(terms):
+            product = operation_of(term.owner)
+            if product is None or not is_library_call(product) or len(list(term.uses)) != 1:
+                continue
+            init = product.operands[len(product.operands) - 1]
+            if not _zero_fill(init) or terms[1 - i].type != init.type:
+                continue
+            other = terms[1 - i]
+            product.move_before(op)  # after the other term, which becomes its init
+            product.operands[len(product.operands) - 1] = other
+            op.results[0].replace_all_uses_with(product.results[0])
+            op.erase()
+            count += 1
+            break
+    return count
 
 
 def _shield(value: ir.Value) -> ir.Value:
@@ -107,6 +173,7 @@ class EmberFuse(EmberPass):
 
     def run(self, module):
         for fn in functions(module):
+            accumulate_into_products(fn)
             duplicate_shared_elementwise(fn)
             shield_library_calls(fn)
         # canonicalize: drops the shields; cse: rejoins unfused copies

@@ -142,6 +142,8 @@ def test_gram_matrices(dtype, shape):
     for fn in (lambda A: A.T @ A, lambda A: A @ A.T, lambda A: A[::-1].T @ A[::-1], lambda A: A.T[:, ::2] @ A[::2]):
         got = compiler.compile(fn, options={"strict": True})(A)
         np.testing.assert_allclose(got, fn(A), rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-4)
+    for fn in (lambda A: A.T @ A, lambda A: A @ A.T, lambda A: A[::-1].T @ A[::-1]):  # one view, both sides
+        got = compiler.compile(fn, options={"strict": True})(A)
         np.testing.assert_array_equal(got, got.T)  # exactly symmetric, as NumPy's
 
 
@@ -222,3 +224,32 @@ def test_complex_matrix_products_call_gemm(dtype):
     run_pipeline(modules[0], "builtin.module(lower-to-loops)")
     letter = "z" if dtype == np.complex128 else "c"
     assert f"call @ember_blas_{letter}gemm" in str(modules[0])
+
+
+def test_a_product_added_to_an_array_accumulates_into_it():
+    """``c + a @ b`` and ``c += a @ b``: the product is accumulated into ``c`` by BLAS
+    (``beta = 1``), NumPy's values, and what the call leaves in ``c`` is NumPy's."""
+    rng = np.random.default_rng(9)
+    a, b, c, x, y = (rng.standard_normal(s) for s in ((50, 40), (40, 30), (50, 30), (40,), (50,)))
+
+    def added(a, b, c):
+        return c + a @ b
+
+    def in_place(a, b, c):
+        c += a @ b
+        return c
+
+    def vector(a, x, y):
+        y += a @ x
+        return y
+
+    for fn, args in ((added, (a, b, c)), (in_place, (a, b, c)), (vector, (a, x, y))):
+        mine, theirs = [v.copy() for v in args], [v.copy() for v in args]
+        np.testing.assert_array_equal(compiler.compile(fn, options={"strict": True})(*mine), fn(*theirs))
+        for m, t in zip(mine, theirs):
+            np.testing.assert_array_equal(m, t)
+    modules = []
+    compiler.compile(added, backend=lambda m, ex: modules.append(m) or EagerGraph(m))(a, b, c)
+    run_pipeline(modules[0], "builtin.module(ember-to-linalg,ember-fuse)")
+    text = str(modules[0])
+    assert "linalg.fill" not in text and "linalg.generic" not in text and "linalg.matmul" in text

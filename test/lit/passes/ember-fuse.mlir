@@ -143,3 +143,24 @@ func.func @matmul_kept_whole(%x: tensor<2x3x4xf32>, %w: tensor<4x5x1x1xf32>) -> 
   } -> tensor<2x3x5xf32>
   return %r : tensor<2x3x5xf32>
 }
+
+// x + A @ B: the product accumulates into x (its init; BLAS's beta = 1), no zero fill,
+// no temporary and no elementwise pass adding it.
+// CHECK-LABEL: func.func @accumulate
+// CHECK-NOT: linalg.fill
+// CHECK: %[[R:.*]] = linalg.matmul ins(%arg0, %arg1 : tensor<6x5xf64>, tensor<5x4xf64>) outs(%arg2 : tensor<6x4xf64>)
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[R]]
+func.func @accumulate(%a: tensor<6x5xf64>, %b: tensor<5x4xf64>, %c: tensor<6x4xf64>) -> tensor<6x4xf64> {
+  %zero = arith.constant 0.0 : f64
+  %e = tensor.empty() : tensor<6x4xf64>
+  %init = linalg.fill ins(%zero : f64) outs(%e : tensor<6x4xf64>) -> tensor<6x4xf64>
+  %p = linalg.matmul ins(%a, %b : tensor<6x5xf64>, tensor<5x4xf64>) outs(%init : tensor<6x4xf64>) -> tensor<6x4xf64>
+  %e2 = tensor.empty() : tensor<6x4xf64>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%c, %p : tensor<6x4xf64>, tensor<6x4xf64>) outs(%e2 : tensor<6x4xf64>) {
+  ^bb0(%x: f64, %y: f64, %o: f64):
+    %t = arith.addf %x, %y : f64
+    linalg.yield %t : f64
+  } -> tensor<6x4xf64>
+  return %s : tensor<6x4xf64>
+}
