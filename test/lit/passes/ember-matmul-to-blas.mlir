@@ -13,7 +13,18 @@
 // CHECK: arith.select %{{.*}}, %c111_i32, %c112_i32 : i32
 // CHECK: func.func private @ember_blas_sgemm(i32, i32, i32, i64, i64, i64, f32, !llvm.ptr, i64, !llvm.ptr, i64, f32, !llvm.ptr, i64)
 // CHECK: func.func private @ember_blas_sgemv(i32, i32, i64, i64, f32, !llvm.ptr, i64, !llvm.ptr, i64, f32, !llvm.ptr, i64)
+// An operand BLAS cannot take (no unit stride) is first packed into a contiguous copy
+// (freed after), so gemm still does the work.
 // CHECK-LABEL: func.func private @ember_matmul_f32
+// CHECK: %[[PA:.*]] = call @ember_blas_packed_f32(%arg0)
+// CHECK: %[[PB:.*]] = call @ember_blas_packed_f32(%arg1)
+// CHECK: call @ember_gemm_f32(%[[PA]], %[[PB]], %arg2, %arg3)
+// CHECK: call @ember_blas_unpacked_f32(%[[PA]], %arg0)
+// CHECK-LABEL: func.func private @ember_blas_packed_f32
+// CHECK: scf.if
+// CHECK: memref.alloc
+// CHECK: linalg.copy
+// CHECK-LABEL: func.func private @ember_gemm_f32
 // CHECK-SAME: (%{{.*}}: memref<?x?xf32, strided<[?, ?], offset: ?>>, %{{.*}}: memref<?x?xf32, strided<[?, ?], offset: ?>>, %{{.*}}: memref<?x?xf32, strided<[?, ?], offset: ?>>, %[[BETA:.*]]: f32)
 // CHECK: %[[C:.*]]:4 = call @ember_blas_layout(
 // CHECK: %[[ORDER:.*]] = arith.select %[[C]]#0, %c101_i32, %c102_i32 : i32
