@@ -75,6 +75,30 @@ func.func private @ember_blas_operand(%row_order: i1, %rows: index, %cols: index
 }
 """
 
+# What gemm needs of C = A @ B (the real and the complex helpers alike): every dim non-empty,
+# C row- or column-major (its layout picks CBLAS's order), A and B each in that order or
+# the other (a transpose flag). Defines %m %n %k, %order, %ldc, %la/%lb (ok, flag, ld), %ok.
+_GEMM_CHECKS = """  %row_major = arith.constant 101 : i32
+  %col_major = arith.constant 102 : i32
+  %ba, %oa, %m, %k, %sa0, %sa1 = memref.extract_strided_metadata %a : MATRIX -> memref<ELEM>, index, index, index, index, index
+  %bb, %ob, %kb, %n, %sb0, %sb1 = memref.extract_strided_metadata %b : MATRIX -> memref<ELEM>, index, index, index, index, index
+  %bc, %oc, %mc, %nc, %sc0, %sc1 = memref.extract_strided_metadata %c : MATRIX -> memref<ELEM>, index, index, index, index, index
+  %m_ok = arith.cmpi sgt, %m, %c0 : index
+  %n_ok = arith.cmpi sgt, %n, %c0 : index
+  %k_ok = arith.cmpi sgt, %k, %c0 : index
+  %lc:4 = func.call @ember_blas_layout(%m, %n, %sc0, %sc1) : (index, index, index, index) -> (i1, i64, i1, i64)
+  %c_ok = arith.ori %lc#0, %lc#2 : i1
+  %order = arith.select %lc#0, %row_major, %col_major : i32
+  %ldc = arith.select %lc#0, %lc#1, %lc#3 : i64
+  %la:3 = func.call @ember_blas_operand(%lc#0, %m, %k, %sa0, %sa1) : (i1, index, index, index, index) -> (i1, i32, i64)
+  %lb:3 = func.call @ember_blas_operand(%lc#0, %k, %n, %sb0, %sb1) : (i1, index, index, index, index) -> (i1, i32, i64)
+  %ok1 = arith.andi %m_ok, %n_ok : i1
+  %ok2 = arith.andi %ok1, %k_ok : i1
+  %ok3 = arith.andi %ok2, %c_ok : i1
+  %ok4 = arith.andi %ok3, %la#0 : i1
+  %ok = arith.andi %ok4, %lb#0 : i1
+"""
+
 _HELPERS = """
 func.func private @ember_blas_GEMM(i32, i32, i32, i64, i64, i64, ELEM, !llvm.ptr, i64, !llvm.ptr, i64, ELEM, !llvm.ptr, i64)
 func.func private @ember_blas_GEMV(i32, i32, i64, i64, ELEM, !llvm.ptr, i64, !llvm.ptr, i64, ELEM, !llvm.ptr, i64)
@@ -114,25 +138,7 @@ func.func private @ember_blas_unpacked_ELEM(%packed: MATRIX, %x: MATRIX) {
 func.func private @ember_gemm_ELEM(%a: MATRIX, %b: MATRIX, %c: MATRIX, %beta: ELEM) {
   %c0 = arith.constant 0 : index
   %one = arith.constant 1.0 : ELEM
-  %row_major = arith.constant 101 : i32
-  %col_major = arith.constant 102 : i32
-  %ba, %oa, %m, %k, %sa0, %sa1 = memref.extract_strided_metadata %a : MATRIX -> memref<ELEM>, index, index, index, index, index
-  %bb, %ob, %kb, %n, %sb0, %sb1 = memref.extract_strided_metadata %b : MATRIX -> memref<ELEM>, index, index, index, index, index
-  %bc, %oc, %mc, %nc, %sc0, %sc1 = memref.extract_strided_metadata %c : MATRIX -> memref<ELEM>, index, index, index, index, index
-  %m_ok = arith.cmpi sgt, %m, %c0 : index
-  %n_ok = arith.cmpi sgt, %n, %c0 : index
-  %k_ok = arith.cmpi sgt, %k, %c0 : index
-  %lc:4 = func.call @ember_blas_layout(%m, %n, %sc0, %sc1) : (index, index, index, index) -> (i1, i64, i1, i64)
-  %c_ok = arith.ori %lc#0, %lc#2 : i1
-  %order = arith.select %lc#0, %row_major, %col_major : i32
-  %ldc = arith.select %lc#0, %lc#1, %lc#3 : i64
-  %la:3 = func.call @ember_blas_operand(%lc#0, %m, %k, %sa0, %sa1) : (i1, index, index, index, index) -> (i1, i32, i64)
-  %lb:3 = func.call @ember_blas_operand(%lc#0, %k, %n, %sb0, %sb1) : (i1, index, index, index, index) -> (i1, i32, i64)
-  %ok1 = arith.andi %m_ok, %n_ok : i1
-  %ok2 = arith.andi %ok1, %k_ok : i1
-  %ok3 = arith.andi %ok2, %c_ok : i1
-  %ok4 = arith.andi %ok3, %la#0 : i1
-  %ok = arith.andi %ok4, %lb#0 : i1
+GEMM_CHECKS
   scf.if %ok {
     %pa = func.call @ember_elem_ptr_ELEM(%a) : (MATRIX) -> !llvm.ptr
     %pb = func.call @ember_elem_ptr_ELEM(%b) : (MATRIX) -> !llvm.ptr
@@ -316,25 +322,7 @@ func.func private @ember_matmul_NAME(%a: MATRIX, %b: MATRIX, %c: MATRIX, %beta: 
   %r1 = arith.constant 1.0 : PART
   %r0 = arith.constant 0.0 : PART
   %one = complex.create %r1, %r0 : ELEM
-  %row_major = arith.constant 101 : i32
-  %col_major = arith.constant 102 : i32
-  %ba, %oa, %m, %k, %sa0, %sa1 = memref.extract_strided_metadata %a : MATRIX -> memref<ELEM>, index, index, index, index, index
-  %bb, %ob, %kb, %n, %sb0, %sb1 = memref.extract_strided_metadata %b : MATRIX -> memref<ELEM>, index, index, index, index, index
-  %bc, %oc, %mc, %nc, %sc0, %sc1 = memref.extract_strided_metadata %c : MATRIX -> memref<ELEM>, index, index, index, index, index
-  %m_ok = arith.cmpi sgt, %m, %c0 : index
-  %n_ok = arith.cmpi sgt, %n, %c0 : index
-  %k_ok = arith.cmpi sgt, %k, %c0 : index
-  %lc:4 = func.call @ember_blas_layout(%m, %n, %sc0, %sc1) : (index, index, index, index) -> (i1, i64, i1, i64)
-  %c_ok = arith.ori %lc#0, %lc#2 : i1
-  %order = arith.select %lc#0, %row_major, %col_major : i32
-  %ldc = arith.select %lc#0, %lc#1, %lc#3 : i64
-  %la:3 = func.call @ember_blas_operand(%lc#0, %m, %k, %sa0, %sa1) : (i1, index, index, index, index) -> (i1, i32, i64)
-  %lb:3 = func.call @ember_blas_operand(%lc#0, %k, %n, %sb0, %sb1) : (i1, index, index, index, index) -> (i1, i32, i64)
-  %ok1 = arith.andi %m_ok, %n_ok : i1
-  %ok2 = arith.andi %ok1, %k_ok : i1
-  %ok3 = arith.andi %ok2, %c_ok : i1
-  %ok4 = arith.andi %ok3, %la#0 : i1
-  %ok = arith.andi %ok4, %lb#0 : i1
+GEMM_CHECKS
   scf.if %ok {
     %scalars = memref.alloca() : memref<2xELEM>
     %c1 = arith.constant 1 : index
@@ -441,14 +429,16 @@ def helper_text(element: str) -> str:
     letter = _LETTER[element]
     if element in _COMPLEX_PART:
         return (
-            _COMPLEX_HELPERS.replace("MATRIX", generic_memref(element, 2))
+            _COMPLEX_HELPERS.replace("GEMM_CHECKS\n", _GEMM_CHECKS)
+            .replace("MATRIX", generic_memref(element, 2))
             .replace("GEMM", f"{letter}gemm")
             .replace("NAME", _NAME[element])
             .replace("PART", _COMPLEX_PART[element])
             .replace("ELEM", element)
         )
     return (
-        _HELPERS.replace("MATRIX", generic_memref(element, 2))
+        _HELPERS.replace("GEMM_CHECKS\n", _GEMM_CHECKS)
+        .replace("MATRIX", generic_memref(element, 2))
         .replace("VECTOR", generic_memref(element, 1))
         .replace("GEMM", f"{letter}gemm")
         .replace("GEMV", f"{letter}gemv")
