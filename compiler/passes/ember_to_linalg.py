@@ -612,7 +612,9 @@ def _unrolled_matmul(rhs, init, lhs, rank, rhs_rank, k, rhs_transposed):
     maps.append(_map(out_rank, d))
 
     def body(*xs):
-        total = xs[-1]
+        # from a constant 0, not the output's value: an op that reads its init is fused and
+        # bufferized as an accumulation, and a broadcast consumer then added it twice
+        total = arith.ConstantOp(xs[-1].type, ir.FloatAttr.get(xs[-1].type, 0.0)).result
         for term in range(k):
             total = math.fma(xs[2 * term], xs[2 * term + 1], total)
         return total

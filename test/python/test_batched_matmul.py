@@ -170,6 +170,18 @@ def test_products_of_few_terms(k, dtype):
         np.testing.assert_allclose(got, want, rtol=1e-6 if dtype == np.float32 else 1e-14)
 
 
+def test_few_terms_under_a_broadcast_sum():
+    """An outer product (one term) added to a stack it is broadcast over: each entry once
+    (the loop once read its output's value, and the fused broadcast added it twice)."""
+
+    def outer_plus(a, b, x):
+        return (a @ b) + x * 2
+
+    a, b = np.array([[1.0], [2.0]], np.float32), np.array([[3.0, 4.0]], np.float32)
+    x = np.arange(8, dtype=np.float32).reshape(2, 2, 2)
+    np.testing.assert_array_equal(compiler.compile(outer_plus, options={"strict": True})(a, b, x), outer_plus(a, b, x))
+
+
 def test_few_terms_are_a_loop_not_a_blas_call():
     modules = []
     compiler.compile(lambda a, w: a @ w, backend=lambda m, ex: modules.append(m) or EagerGraph(m))(

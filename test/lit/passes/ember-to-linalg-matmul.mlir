@@ -115,11 +115,12 @@ func.func @transpose_also_returned(%x: tensor<3x2xf32>, %v: tensor<3xf32>) -> (t
 
 // A float product of at most 4 terms (an RGB image times its weights): an elementwise
 // generic over the result reading each term at a constant index, summed by fused
-// multiply-adds in order, not a BLAS-bound op.
+// multiply-adds in order from zero (never the output's value), not a BLAS-bound op.
 // CHECK-LABEL: func.func @few_terms
 // CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} ins(%arg0, %arg1, %arg0, %arg1, %arg0, %arg1 : tensor<4x5x3xf32>, tensor<3xf32>, {{.*}})
 // CHECK: ^bb0(%[[A0:.*]]: f32, %[[B0:.*]]: f32, %[[A1:.*]]: f32, %[[B1:.*]]: f32, %[[A2:.*]]: f32, %[[B2:.*]]: f32, %[[ACC:.*]]: f32):
-// CHECK-NEXT: %[[S0:.*]] = math.fma %[[A0]], %[[B0]], %[[ACC]] : f32
+// CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[S0:.*]] = math.fma %[[A0]], %[[B0]], %[[ZERO]] : f32
 // CHECK-NEXT: %[[S1:.*]] = math.fma %[[A1]], %[[B1]], %[[S0]] : f32
 // CHECK-NEXT: %[[S2:.*]] = math.fma %[[A2]], %[[B2]], %[[S1]] : f32
 // CHECK-NEXT: linalg.yield %[[S2]] : f32
