@@ -99,6 +99,18 @@ _GEMM_CHECKS = """  %row_major = arith.constant 101 : i32
   %ok = arith.andi %ok4, %lb#0 : i1
 """
 
+# The address of a buffer's first element (its offset applied), for BLAS's pointer arguments.
+_ELEM_PTR = """func.func private @ember_elem_ptr_NAME(%x: MATRIX) -> !llvm.ptr {
+  %base, %offset, %s0, %s1, %t0, %t1 = memref.extract_strided_metadata %x : MATRIX -> memref<ELEM>, index, index, index, index, index
+  %address = memref.extract_aligned_pointer_as_index %x : MATRIX -> index
+  %address64 = arith.index_cast %address : index to i64
+  %offset64 = arith.index_cast %offset : index to i64
+  %pointer = llvm.inttoptr %address64 : i64 to !llvm.ptr
+  %element = llvm.getelementptr %pointer[%offset64] : (!llvm.ptr, i64) -> !llvm.ptr, LLVM_ELEM
+  return %element : !llvm.ptr
+}
+"""
+
 _HELPERS = """
 func.func private @ember_blas_GEMM(i32, i32, i32, i64, i64, i64, ELEM, !llvm.ptr, i64, !llvm.ptr, i64, ELEM, !llvm.ptr, i64)
 func.func private @ember_blas_GEMV(i32, i32, i64, i64, ELEM, !llvm.ptr, i64, !llvm.ptr, i64, ELEM, !llvm.ptr, i64)
@@ -301,15 +313,7 @@ func.func private @ember_blas_zero_ELEM(%c: MATRIX, %beta: ELEM) {
   }
   return
 }
-func.func private @ember_elem_ptr_ELEM(%x: MATRIX) -> !llvm.ptr {
-  %base, %offset, %s0, %s1, %t0, %t1 = memref.extract_strided_metadata %x : MATRIX -> memref<ELEM>, index, index, index, index, index
-  %address = memref.extract_aligned_pointer_as_index %x : MATRIX -> index
-  %address64 = arith.index_cast %address : index to i64
-  %offset64 = arith.index_cast %offset : index to i64
-  %pointer = llvm.inttoptr %address64 : i64 to !llvm.ptr
-  %element = llvm.getelementptr %pointer[%offset64] : (!llvm.ptr, i64) -> !llvm.ptr, ELEM
-  return %element : !llvm.ptr
-}
+ELEM_PTR
 """
 
 # Complex matmuls call ?gemm too (NumPy's own choice for complex matrices): alpha and beta
@@ -350,15 +354,7 @@ GEMM_CHECKS
   }
   return
 }
-func.func private @ember_elem_ptr_NAME(%x: MATRIX) -> !llvm.ptr {
-  %base, %offset, %s0, %s1, %t0, %t1 = memref.extract_strided_metadata %x : MATRIX -> memref<ELEM>, index, index, index, index, index
-  %address = memref.extract_aligned_pointer_as_index %x : MATRIX -> index
-  %address64 = arith.index_cast %address : index to i64
-  %offset64 = arith.index_cast %offset : index to i64
-  %pointer = llvm.inttoptr %address64 : i64 to !llvm.ptr
-  %element = llvm.getelementptr %pointer[%offset64] : (!llvm.ptr, i64) -> !llvm.ptr, !llvm.struct<(PART, PART)>
-  return %element : !llvm.ptr
-}
+ELEM_PTR
 """
 
 _LETTER = {"f32": "s", "f64": "d", "complex<f32>": "c", "complex<f64>": "z"}
@@ -430,6 +426,8 @@ def helper_text(element: str) -> str:
     if element in _COMPLEX_PART:
         return (
             _COMPLEX_HELPERS.replace("GEMM_CHECKS\n", _GEMM_CHECKS)
+            .replace("ELEM_PTR\n", _ELEM_PTR)
+            .replace("LLVM_ELEM", "!llvm.struct<(PART, PART)>")
             .replace("MATRIX", generic_memref(element, 2))
             .replace("GEMM", f"{letter}gemm")
             .replace("NAME", _NAME[element])
@@ -438,6 +436,7 @@ def helper_text(element: str) -> str:
         )
     return (
         _HELPERS.replace("GEMM_CHECKS\n", _GEMM_CHECKS)
+        .replace("ELEM_PTR\n", _ELEM_PTR.replace("_NAME", "_ELEM").replace("LLVM_ELEM", "ELEM"))
         .replace("MATRIX", generic_memref(element, 2))
         .replace("VECTOR", generic_memref(element, 1))
         .replace("GEMM", f"{letter}gemm")
