@@ -26,13 +26,13 @@ Without a BLAS in the process the pass does nothing.
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 
 from compiler.mlir import arith, collect, func, functions, ir, memref, operation_of, symbol_name
 from compiler.passes import scalar_semantics as scalar
 from compiler.passes.base import EmberPass
+from compiler.passes.linalg_utils import is_plus_zero
 from compiler.passes.scf_loops import for_loop, if_then
 from runtime import blas_symbols
 
@@ -637,15 +637,7 @@ def _zero_fill_before(op):
         return None
     value = operation_of(fill.operands[0].owner)
     parts = list(value.operands) if value is not None and value.name == "complex.create" else [fill.operands[0]]
-    return fill if all(_is_plus_zero(p) for p in parts) else None
-
-
-def _is_plus_zero(value) -> bool:
-    constant = operation_of(value.owner)
-    if constant is None or constant.name != "arith.constant":
-        return False
-    number = ir.FloatAttr(constant.attributes["value"]).value
-    return number == 0.0 and math.copysign(1.0, number) > 0
+    return fill if all(is_plus_zero(p) for p in parts) else None
 
 
 def _is_gram(op, transposes, fill) -> bool:

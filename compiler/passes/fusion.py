@@ -24,12 +24,19 @@ Three steps; upstream covers the second:
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from compiler.mlir import functions, ir, operation_of, tensor
 from compiler.passes.base import EmberPass, run_upstream
-from compiler.passes.linalg_utils import has_reduction, is_elementwise, is_library_call, linalg_ops, producers, roots
+from compiler.passes.linalg_utils import (
+    has_reduction,
+    is_elementwise,
+    is_library_call,
+    is_plus_zero,
+    linalg_ops,
+    producers,
+    roots,
+)
 from compiler.passes.tiling import tile_and_fuse
 
 MAX_READERS = 4  # an elementwise result read by more linalg ops than this stays shared
@@ -70,17 +77,7 @@ def duplicate_shared_elementwise(fn) -> int:
 def _zero_fill(value: ir.Value) -> bool:
     """Whether ``value`` is a ``linalg.fill`` of a ``+0.0`` constant (a product's init)."""
     fill = operation_of(value.owner)
-    if fill is None or fill.name != "linalg.fill":
-        return False
-    constant = operation_of(fill.operands[0].owner)
-    if (
-        constant is None
-        or constant.name != "arith.constant"
-        or not isinstance(constant.attributes["value"], ir.FloatAttr)
-    ):
-        return False
-    number = ir.FloatAttr(constant.attributes["value"]).value
-    return number == 0.0 and math.copysign(1.0, number) > 0
+    return fill is not None and fill.name == "linalg.fill" and is_plus_zero(fill.operands[0])
 
 
 def _plain_sum(op) -> tuple | None:

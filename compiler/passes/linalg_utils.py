@@ -7,6 +7,8 @@ producers: fusion, tiling and the BLAS rewrite all decide from these.
 
 from __future__ import annotations
 
+import math
+
 from compiler.mlir import ir, operation_of
 
 
@@ -107,3 +109,17 @@ def producers(op) -> list:
 
 def is_elementwise(op) -> bool:
     return all(k == "parallel" for k in iterator_types(op))
+
+
+def is_plus_zero(value: ir.Value) -> bool:
+    """Whether ``value`` is an ``arith.constant`` float ``+0.0`` (not ``-0.0``): a product's
+    zero init, which BLAS's ``beta = 0`` or an accumulation may replace."""
+    constant = operation_of(value.owner)
+    if (
+        constant is None
+        or constant.name != "arith.constant"
+        or not isinstance(constant.attributes["value"], ir.FloatAttr)
+    ):
+        return False
+    number = ir.FloatAttr(constant.attributes["value"]).value
+    return number == 0.0 and math.copysign(1.0, number) > 0
