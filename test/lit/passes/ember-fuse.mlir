@@ -1,5 +1,6 @@
 // RUN: ember-opt %s --pass-pipeline='builtin.module(ember-fuse)' | FileCheck %s
 // RUN: ember-opt %s --pass-pipeline='builtin.module(ember-fuse{tile-bytes=65536})' | FileCheck %s --check-prefix=SMALL
+// RUN: ember-opt %s --pass-pipeline='builtin.module(ember-fuse{tile-bytes=0})' | FileCheck %s --check-prefix=NOTILE
 
 // Tile sizes show in the loop's offset maps, printed first. Tiles hold 256 KiB by
 // default: 31 softmax rows of two 4 KiB rows (plus the row sums); 7 with 64 KiB.
@@ -40,25 +41,37 @@ func.func @chain(%a: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<?xf32> {
 
 // Softmax: the max and sum reductions and the division land in one scf.forall over
 // row tiles; nothing of the computation is left outside it. The exp, read by the sum
-// and by the division, is recomputed in each (step 0), not stored between them.
+// and by the division, is evaluated once per element into the output's tile, which
+// the division then overwrites (a costly shared value is not recomputed, step 0).
 // CHECK-LABEL: func.func @softmax
 // CHECK-NOT: linalg.generic
 // CHECK: %[[OUT:.*]] = scf.forall (%[[ROW:.*]]) in (%{{.*}}) shared_outs(%[[ACC:.*]] = %{{.*}})
 // CHECK: %[[R0:.*]] = affine.apply #{{.*}}(%[[ROW]])
+// CHECK: %[[X:.*]] = tensor.extract_slice %arg0
 // CHECK: %[[MAX:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
 // CHECK: arith.maximumf
-// CHECK: %[[SUM:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]{{.*}} ins(%[[X:.*]], %[[MAX]] :
+// CHECK: %[[TILE:.*]] = tensor.extract_slice %[[ACC]][%[[R0]], 0]
+// CHECK: %[[EXP:.*]] = linalg.generic {{.*}} ins(%[[X]], %[[MAX]] : {{.*}} outs(%[[TILE]] :
 // CHECK: arith.subf
 // CHECK-NEXT: math.exp
+// CHECK-NEXT: linalg.yield
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]{{.*}} ins(%[[EXP]] :
+// CHECK-NEXT: ^bb0
 // CHECK-NEXT: arith.addf
-// CHECK: linalg.generic {{.*}} ins(%[[X]], %[[MAX]], %[[SUM]] :
-// CHECK: arith.subf
-// CHECK-NEXT: math.exp
+// CHECK: linalg.generic {{.*}} ins(%[[EXP]], %[[SUM]] : {{.*}} outs(%[[TILE]] :
+// CHECK-NEXT: ^bb0
 // CHECK-NEXT: arith.divf
 // CHECK: scf.forall.in_parallel
 // CHECK-NEXT: tensor.parallel_insert_slice {{.*}} into %[[ACC]][%[[R0]], 0]
 // CHECK-NOT: linalg.generic
 // CHECK: return %[[OUT]]
+// Untiled (the GPU's tile-bytes=0), the readers run as separate kernels over the whole
+// array: each recomputes the exp rather than read a stored copy back from memory.
+// NOTILE-LABEL: func.func @softmax
+// NOTILE: math.exp
+// NOTILE-NEXT: arith.addf
+// NOTILE: math.exp
+// NOTILE-NEXT: arith.divf
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d0)>
 func.func @softmax(%x: tensor<?x1024xf32>) -> tensor<?x1024xf32> {
