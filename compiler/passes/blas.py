@@ -363,8 +363,15 @@ _NAME = {"f32": "f32", "f64": "f64", "complex<f32>": "c64", "complex<f64>": "c12
 _COMPLEX_PART = {"complex<f32>": "f32", "complex<f64>": "f64"}
 
 
+ELEMENTS = tuple(_LETTER)  # the element types BLAS multiplies
+
+
+def element_name(element: str) -> str:
+    return _NAME[element]
+
+
 def helper_name(kind: str, element: str) -> str:
-    return f"ember_{kind}_{_NAME[element]}"
+    return f"ember_{kind}_{element_name(element)}"
 
 
 _OPS = ("linalg.matmul", "linalg.matvec", "linalg.vecmat", "linalg.batch_matmul", "linalg.dot")
@@ -501,11 +508,33 @@ def _is_complex_gemm(op) -> bool:
     return op.name in ("linalg.matmul", "linalg.batch_matmul") and _matmul_transposes(op) is not None
 
 
-def _add_helpers(module, element: str) -> None:
-    """Add the helpers of ``element`` (and the shared ones) not already in ``module``."""
+def library_text(element: str) -> str:
+    """The helpers of ``element`` (and the shared ones) as a library of public definitions,
+    which the CPU backend compiles once per process (``backends/llvm_cpu/helper_library.py``)."""
+    module = ir.Module.parse(_LAYOUT + helper_text(element))
+    for op in functions(module):
+        del op.attributes["sym_visibility"]
+    return str(module)
+
+
+def _declaration(op) -> str:
+    """A private declaration of the function ``op`` (its signature, no body)."""
+    fn_type = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
+    results = ", ".join(map(str, fn_type.results))
+    text = f"func.func private @{symbol_name(op)}({', '.join(map(str, fn_type.inputs))})"
+    return text + (f" -> ({results})" if results else "")
+
+
+def _add_helpers(module, element: str, define: bool) -> None:
+    """Add the helpers of ``element`` (and the shared ones) not already in ``module``:
+    their definitions, or (``define`` false) declarations of them, which the CPU backend
+    links to its compiled helper library."""
     present = {symbol_name(op) for op in functions(module, declarations=True)}
     first = module.regions[0].blocks[0].operations[0]  # a module with BLAS ops has ops
     parsed = ir.Module.parse(_LAYOUT + helper_text(element))
+    if not define:
+        declared = [_declaration(op) for op in functions(parsed) if symbol_name(op) not in present]
+        parsed = ir.Module.parse("\n".join(declared))
     for op in list(parsed.body.operations):
         if symbol_name(op.operation) not in present:
             op.operation.move_before(first)
@@ -708,6 +737,10 @@ class EmberMatmulToBlas(EmberPass):
         "(transposed operands by flag), checked at run time, loops otherwise"
     )
     force: bool = False  # emit the calls even if this process has no BLAS (for tests of the IR)
+    # Put the helpers' definitions into the module (to read them, or to compile the module
+    # on its own); by default it declares them, and the CPU backend links the helper
+    # library it compiles once per process instead of compiling them into every kernel.
+    define_helpers: bool = False
 
     def run(self, module):
         if not (self.force or blas_symbols.available()):
@@ -719,7 +752,7 @@ class EmberMatmulToBlas(EmberPass):
             for op in collect(fn, _is_blas_op)
         ]
         for element in sorted({str(op.operands[0].type.element_type) for op in found}):
-            _add_helpers(module, element)
+            _add_helpers(module, element, self.define_helpers)
         _add_rows_helpers(module, [op for op in found if op.name == "linalg.contract" and _rows_kind(op)])
         for op in found:
             _replace(op)

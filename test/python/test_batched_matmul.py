@@ -233,7 +233,10 @@ def test_complex_matrix_products_call_gemm(dtype):
     np.testing.assert_allclose(compiler.compile(fn)(a, y), fn(a, y), rtol=1e-5)
     modules = []
     compiler.compile(lambda x, y: x @ y, backend=lambda m, ex: modules.append(m) or EagerGraph(m))(a, b)
-    run_pipeline(modules[0], "builtin.module(lower-to-loops)")
+    run_pipeline(
+        modules[0],
+        "builtin.module(ember-to-linalg,ember-fuse,ember-bufferize,ember-matmul-to-blas{define-helpers=true})",
+    )
     letter = "z" if dtype == np.complex128 else "c"
     assert f"call @ember_blas_{letter}gemm" in str(modules[0])
 

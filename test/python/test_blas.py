@@ -1,12 +1,21 @@
 """Float matmuls run through the BLAS NumPy links, with loops for what BLAS cannot take."""
 
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
 import numpy as np
 import pytest
 
-from compiler.backends.llvm_cpu import compile_module, lower_to_object
+from compiler.backends.llvm_cpu import compile_module, helper_library, lower_to_object
 from compiler.dialects.builder import FunctionBuilder
 from compiler.dialects.types import TensorType
 from runtime import blas_symbols
+
+REPO = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.skipif(not blas_symbols.available(), reason="this NumPy links no ILP64 OpenBLAS")
 
@@ -18,8 +27,48 @@ def matmul_module(dtype="f32", m=None, k=None, n=None):
 
 
 def test_contiguous_matmul_calls_gemm():
+    """The kernel calls the helper, which the helper library defines and which calls gemm."""
     lowered = lower_to_object(matmul_module(), "mm", (True, True))
-    assert "call void @ember_blas_sgemm(" in lowered.llvm_ir
+    assert "call void @ember_matmul_f32(" in lowered.llvm_ir
+    assert "declare void @ember_matmul_f32(" in lowered.llvm_ir and "@ember_gemm_f32" not in lowered.llvm_ir
+    assert lowered.libraries == ("blas_f32",)
+    assert "call @ember_blas_sgemm(" in helper_library._text("blas_f32")
+    assert {"ember_matmul_f32", "ember_gemm_f32", "ember_gemv_f32"} <= helper_library.symbols("blas_f32")
+
+
+def test_each_helper_library_is_compiled_once_per_process(monkeypatch):
+    """Kernels of several graphs link one copy: the library is built on the first load of
+    a kernel that needs it, then only found."""
+    built = []
+    real = helper_library._object_code
+    monkeypatch.setattr(helper_library, "_object_code", lambda name: built.append(name) or real(name))
+    monkeypatch.setattr(helper_library, "_loaded", {})
+    rng = np.random.default_rng(1)
+    for m, k, n in ((5, 7, 3), (9, 6, 11)):
+        x, w = rng.standard_normal((m, k)), rng.standard_normal((k, n))
+        (out,) = compile_module(matmul_module("f64", m, k, n))(x, w)
+        np.testing.assert_allclose(out, x @ w, rtol=1e-12)
+    assert built == ["blas_f64"]
+
+
+def test_a_new_process_loads_the_library_with_a_cached_kernel(tmp_path):
+    """A disk-cache hit of a kernel links the library it names (from the cache too)."""
+    script = textwrap.dedent("""
+        import json, numpy as np, compiler
+        from runtime.cache import ARTIFACTS
+        a, b = np.arange(24.0).reshape(3, 8), np.arange(16.0).reshape(8, 2)
+        out = compiler.compile(lambda x, y: x @ y)(a, b)
+        print(json.dumps({"stats": vars(ARTIFACTS.stats), "ok": bool(np.array_equal(out, a @ b))}))
+    """)
+    env = dict(os.environ, EMBER_CACHE_DIR=str(tmp_path), PYTHONPATH=str(REPO))
+    runs = []
+    for _ in range(2):
+        done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    assert runs[0]["ok"] and runs[1]["ok"]
+    assert runs[0]["stats"]["misses"] == 2  # the kernel and its library, compiled
+    assert runs[1]["stats"]["disk_hits"] == 2 and runs[1]["stats"]["misses"] == 0
 
 
 @pytest.mark.parametrize("dtype", ["f32", "f64"])

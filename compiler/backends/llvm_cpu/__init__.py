@@ -6,7 +6,7 @@ import time
 from dataclasses import dataclass
 
 from compiler import logs
-from compiler.backends.llvm_cpu import partition
+from compiler.backends.llvm_cpu import helper_library, partition
 from compiler.backends.llvm_cpu.codegen import emit_object, optimize
 from compiler.backends.llvm_cpu.temporaries import route_temporaries
 from compiler.dialects.shapes import ShapeProgram, value_inputs
@@ -48,6 +48,7 @@ class Lowered:
     llvm_ir: str
     parallel: bool  # the kernel takes (part, parts): abi.PARALLEL_ATTR
     scratch: tuple = ()  # (slots, dtype) of each scratch array: abi.scratch_buffers
+    libraries: tuple = ()  # the helper libraries it calls (helper_library.py)
 
 
 def lower_to_object(module: ir.Module, entry: str, contiguous: tuple[bool, ...] = ()) -> Lowered:
@@ -80,7 +81,7 @@ def lower_to_object(module: ir.Module, entry: str, contiguous: tuple[bool, ...] 
         (mlir_done - start) * 1e3,
         (time.perf_counter() - mlir_done) * 1e3,
     )
-    return Lowered(object_code, llvm_ir, parallel, scratch)
+    return Lowered(object_code, llvm_ir, parallel, scratch, tuple(helper_library.libraries_declared(llvm_ir)))
 
 
 def _one_copy_of_the_kernel(module: ir.Module, symbol: str) -> None:
@@ -88,18 +89,11 @@ def _one_copy_of_the_kernel(module: ir.Module, symbol: str) -> None:
     each of its wrappers — the C interface, the entry, the launcher's task
     (runtime/entry_glue.py) — each one more copy for O3 and code generation (mse's cold
     compile: 65-76 ms of LLVM instead of 31-33). ``noinline`` keeps one copy, which
-    the wrappers call once per kernel call; its ``noalias`` arguments stay its own.
-    So do the BLAS helpers (``passes/blas.py``), whose loop fallbacks are as big, called
-    once per product: an MLP's two matmuls compiled two copies of them."""
+    the wrappers call once per kernel call; its ``noalias`` arguments stay its own."""
     with module.context:
         for op in module.body.operations:
-            name = ir.StringAttr(op.attributes["sym_name"]).value if "sym_name" in op.attributes else ""
-            if name == symbol or name.startswith(BLAS_HELPERS):
+            if "sym_name" in op.attributes and ir.StringAttr(op.attributes["sym_name"]).value == symbol:
                 op.attributes["passthrough"] = ir.Attribute.parse('["noinline"]')
-
-
-# The BLAS helpers with loop fallbacks (compiler/passes/blas.py).
-BLAS_HELPERS = ("ember_gemm_", "ember_gram_", "ember_gemv_")
 
 
 def _scratch(attrs, signature) -> tuple:
@@ -153,7 +147,12 @@ def object_code(module: ir.Module, entry: str, contiguous: tuple[bool, ...] = ()
             lowered = lower_to_object(module, entry, contiguous)
         artifact = Artifact(
             lowered.object_code,
-            {"parallel": lowered.parallel, "entry": entry, "scratch": [list(s) for s in lowered.scratch]},
+            {
+                "parallel": lowered.parallel,
+                "entry": entry,
+                "scratch": [list(s) for s in lowered.scratch],
+                "libraries": list(lowered.libraries),
+            },
         )
         ARTIFACTS.put(key, artifact, texts={"ir": stages, "llvm_ir": lowered.llvm_ir})
     elif logs.enabled("ir") or logs.enabled("output_code"):
@@ -179,6 +178,7 @@ def object_code(module: ir.Module, entry: str, contiguous: tuple[bool, ...] = ()
 
 def _load(artifact: Artifact, entry: str) -> Variant:
     start = time.perf_counter()
+    helper_library.ensure_loaded(artifact.meta.get("libraries", ()))
     variant = load_variant(artifact.payload, artifact.meta)
     logs.log("perf", "%s: load %.1f ms", entry, (time.perf_counter() - start) * 1e3)
     return variant

@@ -1,4 +1,4 @@
-// RUN: ember-opt %s --pass-pipeline='builtin.module(ember-matmul-to-blas{force=true})' | FileCheck %s
+// RUN: ember-opt %s --pass-pipeline='builtin.module(ember-matmul-to-blas{force=true define-helpers=true})' | FileCheck %s
 
 // A complex matrix product calls ?gemm (zgemm for complex<f64>), alpha and beta passed
 // by address from a stack slot; the zero fill before it goes (beta 0 + 0i). The loop

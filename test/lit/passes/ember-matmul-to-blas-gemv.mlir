@@ -1,4 +1,4 @@
-// RUN: ember-opt %s --pass-pipeline='builtin.module(ember-matmul-to-blas{force=true})' | FileCheck %s
+// RUN: ember-opt %s --pass-pipeline='builtin.module(ember-matmul-to-blas{force=true define-helpers=true})' | FileCheck %s
 
 // Matrix-vector products call BLAS gemv through per-type helpers: matvec with
 // NoTrans (111), vecmat (v @ A, and A.T @ v as ember-to-linalg lowers it) with

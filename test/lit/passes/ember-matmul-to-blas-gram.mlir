@@ -1,4 +1,4 @@
-// RUN: ember-opt %s --pass-pipeline='builtin.module(ember-matmul-to-blas{force=true})' | FileCheck %s
+// RUN: ember-opt %s --pass-pipeline='builtin.module(ember-matmul-to-blas{force=true define-helpers=true})' | FileCheck %s
 
 // A.T @ A into a zero-filled output: BLAS syrk computes the upper triangle (beta 0: the
 // fill goes), the helper mirrors it into the lower one.

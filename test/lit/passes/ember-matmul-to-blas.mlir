@@ -1,4 +1,15 @@
-// RUN: ember-opt %s --pass-pipeline='builtin.module(ember-matmul-to-blas{force=true})' | FileCheck %s
+// RUN: ember-opt %s --pass-pipeline='builtin.module(ember-matmul-to-blas{force=true define-helpers=true})' | FileCheck %s
+// RUN: ember-opt %s --pass-pipeline='builtin.module(ember-matmul-to-blas{force=true},symbol-dce)' | FileCheck %s --check-prefix=DECL
+
+// By default the helpers are only declared (symbol-dce keeps those called): the CPU
+// backend links them from its helper library, compiled once per process, instead of
+// compiling them into every kernel. define-helpers=true shows their bodies (below).
+// DECL-NOT: func.func private @ember_{{.*}}{{[{]$}}
+// DECL: func.func private @ember_matmul_f32(memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>, f32){{$}}
+// DECL-NOT: func.func private @ember_{{.*}}{{[{]$}}
+// DECL-NOT: @ember_gemm_f32
+// DECL-LABEL: func.func @mm(
+// DECL: call @ember_matmul_f32(
 
 // A float matmul on buffers calls a per-type helper added at the top of the module.
 // The helper calls BLAS gemm, with alpha = 1 and the beta it is given: 1 where

@@ -1,0 +1,103 @@
+"""The BLAS helpers (``passes/blas.py``) compiled once per process, not into every kernel.
+
+Why: the helpers that hand a product to BLAS carry loop fallbacks for strides BLAS
+cannot take, operand packing and layout checks — more code than most kernels. When
+every kernel held its own copy, they took 70% of an MLP's LLVM time (93 of 130 ms of O3
+and code generation). ``ember-matmul-to-blas`` now declares them; this module compiles
+one library per element type (``blas_f32`` ...) the first time a kernel that calls it
+is loaded, keeps its object code in the artifact cache (so a later process loads it
+from disk), links it into the process and registers its functions with the JIT, so
+kernels resolve them like the BLAS symbols themselves. Kernels name the libraries they
+need in their artifact's metadata (``libraries``): a cache hit loads them too.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import threading
+import time
+
+import llvmlite.binding as llvm
+
+from compiler import logs
+from compiler.backends.llvm_cpu.codegen import emit_object, optimize
+from compiler.backends.llvm_cpu.temporaries import route_temporaries
+from compiler.dialects.ember import new_context
+from compiler.mlir import bindings_version, functions, ir, symbol_name, translate_to_llvm_ir
+from compiler.passes import blas
+from compiler.passes.pass_manager import run_pipeline
+from runtime import blas_symbols, temporaries
+from runtime.cache import ARTIFACTS, Artifact, artifact_key
+from runtime.loader import LoadedObject
+from runtime.target import host_target
+from runtime.version import __version__
+
+# library name -> the element type of its helpers (the names in ``blas.helper_name``)
+LIBRARIES = {f"blas_{blas.element_name(element)}": element for element in blas.ELEMENTS}
+
+_PIPELINE = "builtin.module(func.func(convert-linalg-to-loops),canonicalize,cse,loops-to-llvm)"
+_loaded: dict[str, LoadedObject] = {}  # never unloaded: kernels hold the addresses
+_lock = threading.Lock()
+
+
+@functools.cache
+def _text(library: str) -> str:
+    with new_context():
+        return blas.library_text(LIBRARIES[library])
+
+
+@functools.cache
+def symbols(library: str) -> frozenset[str]:
+    """The functions ``library`` defines."""
+    with new_context():
+        module = ir.Module.parse(_text(library))  # alive while its ops are read
+        return frozenset(symbol_name(op) for op in functions(module))
+
+
+def libraries_declared(llvm_ir: str) -> list[str]:
+    """The libraries defining functions that ``llvm_ir`` declares (what its kernel needs)."""
+    declared = set(re.findall(r"^declare [^@]*@(ember_\w+)\(", llvm_ir, re.M))
+    return sorted(name for name in LIBRARIES if declared & symbols(name))
+
+
+def _compile(library: str) -> bytes:
+    start = time.perf_counter()
+    with new_context():
+        module = ir.Module.parse(_text(library))
+        run_pipeline(module, _PIPELINE)
+        llvm_ir = route_temporaries(translate_to_llvm_ir(module), temporaries.routed())
+    code = emit_object(optimize(llvm_ir))
+    logs.log("perf", "helper library %s: compiled in %.1f ms", library, (time.perf_counter() - start) * 1e3)
+    return code
+
+
+def _object_code(library: str) -> bytes:
+    key = artifact_key(
+        _text(library),
+        library,
+        __version__,
+        bindings_version(),
+        host_target().cache_tag,
+        blas_symbols.cache_tag(),
+    )
+    artifact = ARTIFACTS.get(key)
+    if artifact is None:
+        artifact = Artifact(_compile(library), {"library": library})
+        ARTIFACTS.put(key, artifact)
+    return artifact.payload
+
+
+def ensure_loaded(libraries) -> None:
+    """Link each of ``libraries`` into the process once, its functions resolvable by
+    the kernels loaded after."""
+    for library in libraries:
+        if library in _loaded:
+            continue
+        with _lock:
+            if library in _loaded:
+                continue
+            loaded = LoadedObject(_object_code(library))
+            for name in sorted(symbols(library)):
+                llvm.add_symbol(name, loaded.address(name))
+            _loaded[library] = loaded
