@@ -37,7 +37,8 @@ from runtime.version import __version__
 LIBRARIES = {f"blas_{blas.element_name(element)}": element for element in blas.ELEMENTS}
 
 _PIPELINE = "builtin.module(func.func(convert-linalg-to-loops),canonicalize,cse,loops-to-llvm)"
-_loaded: dict[str, LoadedObject] = {}  # never unloaded: kernels hold the addresses
+_loaded: dict[str, LoadedObject] = {}
+_kept: list[LoadedObject] = []  # every library ever linked, never unloaded: kernels hold its addresses
 _lock = threading.Lock()
 
 
@@ -98,6 +99,7 @@ def ensure_loaded(libraries) -> None:
             if library in _loaded:
                 continue
             loaded = LoadedObject(_object_code(library))
+            _kept.append(loaded)
             for name in sorted(symbols(library)):
                 llvm.add_symbol(name, loaded.address(name))
             _loaded[library] = loaded
