@@ -87,6 +87,23 @@ def functions(module, declarations: bool = False) -> list[ir.Operation]:
     ]
 
 
+def declaration(fn: ir.Operation) -> str:
+    """The text of a private declaration of the function ``fn``: its signature, no body."""
+    fn_type = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)
+    results = ", ".join(map(str, fn_type.results))
+    text = f"func.func private @{symbol_name(fn)}({', '.join(map(str, fn_type.inputs))})"
+    return text + (f" -> ({results})" if results else "")
+
+
+def public_definitions(text: str) -> str:
+    """MLIR ``text`` with its function definitions made public (declarations stay
+    private): a library others link to."""
+    module = ir.Module.parse(text)
+    for fn in functions(module):
+        del fn.attributes["sym_visibility"]
+    return str(module)
+
+
 def function_named(module, name: str | None = None) -> ir.Operation:
     """The ``func.func`` of ``module`` called ``name`` (the first one when None)."""
     funcs = functions(module, declarations=True)

@@ -29,7 +29,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from compiler.mlir import arith, collect, func, functions, ir, memref, operation_of, symbol_name
+from compiler.mlir import (
+    arith,
+    collect,
+    declaration,
+    func,
+    functions,
+    ir,
+    memref,
+    operation_of,
+    public_definitions,
+    symbol_name,
+)
 from compiler.passes import scalar_semantics as scalar
 from compiler.passes.base import EmberPass
 from compiler.passes.linalg_utils import is_plus_zero
@@ -370,6 +381,12 @@ def element_name(element: str) -> str:
     return _NAME[element]
 
 
+def entry_points(element: str) -> frozenset[str]:
+    """The names of ``element``'s helpers: what a kernel may call (``_LAYOUT``'s are
+    called by the helpers only)."""
+    return frozenset(re.findall(r"func\.func private @(\w+)\(%", helper_text(element)))
+
+
 def helper_name(kind: str, element: str) -> str:
     return f"ember_{kind}_{element_name(element)}"
 
@@ -511,18 +528,7 @@ def _is_complex_gemm(op) -> bool:
 def library_text(element: str) -> str:
     """The helpers of ``element`` (and the shared ones) as a library of public definitions,
     which the CPU backend compiles once per process (``backends/llvm_cpu/helper_library.py``)."""
-    module = ir.Module.parse(_LAYOUT + helper_text(element))
-    for op in functions(module):
-        del op.attributes["sym_visibility"]
-    return str(module)
-
-
-def _declaration(op) -> str:
-    """A private declaration of the function ``op`` (its signature, no body)."""
-    fn_type = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
-    results = ", ".join(map(str, fn_type.results))
-    text = f"func.func private @{symbol_name(op)}({', '.join(map(str, fn_type.inputs))})"
-    return text + (f" -> ({results})" if results else "")
+    return public_definitions(_LAYOUT + helper_text(element))
 
 
 def _add_helpers(module, element: str, define: bool) -> None:
@@ -533,7 +539,7 @@ def _add_helpers(module, element: str, define: bool) -> None:
     first = module.regions[0].blocks[0].operations[0]  # a module with BLAS ops has ops
     parsed = ir.Module.parse(_LAYOUT + helper_text(element))
     if not define:
-        declared = [_declaration(op) for op in functions(parsed) if symbol_name(op) not in present]
+        declared = [declaration(op) for op in functions(parsed) if symbol_name(op) not in present]
         parsed = ir.Module.parse("\n".join(declared))
     for op in list(parsed.body.operations):
         if symbol_name(op.operation) not in present:

@@ -1090,11 +1090,18 @@ class EmberToLinalg(EmberPass):
 
     name = "ember-to-linalg"
     summary = "Lower ember ops to linalg, tensor, arith and math ops on tensors"
+    # Put the LAPACK helpers' definitions into the module (to read them, or to compile the
+    # module on its own); by default it declares them, and the CPU backend links the
+    # helper library it compiles once per process instead.
+    define_helpers: bool = False
 
     def run(self, module):
+        from compiler.passes import lower_lapack
+
         found = collect(module, lambda op: op.name.startswith("ember."))
         known: dict = {}
         token = _EMBER_TYPES.set(known)
+        define = lower_lapack.DEFINE_HELPERS.set(self.define_helpers)
         try:
             with module.context, signless_types():
                 _signless_signatures(module, known)
@@ -1108,6 +1115,7 @@ class EmberToLinalg(EmberPass):
                 _erase_dead_transposes(module)
         finally:
             _EMBER_TYPES.reset(token)
+            lower_lapack.DEFINE_HELPERS.reset(define)
 
 
 def _signless_signatures(module, known: dict) -> None:

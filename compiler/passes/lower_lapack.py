@@ -41,8 +41,23 @@ with ``slice`` and ``reshape``; part 0 holds ``info`` where a routine can fail.
 
 from __future__ import annotations
 
+import contextvars
+
 from compiler.dialects import ember
-from compiler.mlir import arith, bufferization, func, ir, memref, operation_of, symbol_name, tensor
+from compiler.dialects.ops import LAPACK_ROUTINES
+from compiler.mlir import (
+    arith,
+    bufferization,
+    declaration,
+    func,
+    functions,
+    ir,
+    memref,
+    operation_of,
+    public_definitions,
+    symbol_name,
+    tensor,
+)
 
 # Element types: "d" for the real routines (float64), "z" for the complex ones (complex128;
 # MLIR's complex<f64> is LAPACK's interleaved (re, im) pair). Real vectors (eigenvalues,
@@ -654,6 +669,9 @@ _CHAR = {"L": ord("L"), "U": ord("U"), "V": ord("V"), "N": ord("N"), "A": ord("A
 _STORE = "func.call @ember_la_store_P({}) : (VEC, index, index, index, OUT, index, index, i64) -> ()"
 
 
+ROUTINES = (*LAPACK_ROUTINES, "solve", "lstsq")  # every helper a kernel may call
+
+
 def _routine_text(routine: str) -> str:
     """The helper of ``routine`` (``ops.LAPACK_ROUTINES``, ``solve`` or ``lstsq``), with tokens."""
     family, _, option = routine.partition("_")
@@ -773,13 +791,29 @@ def helper_name(routine: str, p: str = "d") -> str:
     return f"ember_lapack_{routine}{_SUFFIX[p]}"
 
 
+# Whether ``ember-to-linalg`` puts the helpers' definitions into the module (its
+# ``define-helpers`` option) or declares them, for the CPU backend's helper library.
+DEFINE_HELPERS: contextvars.ContextVar[bool] = contextvars.ContextVar("define_lapack_helpers", default=False)
+
+
+def library_text(routine: str, p: str) -> str:
+    """``routine``'s helper and the functions it calls, as a library of public
+    definitions, which the CPU backend compiles once per process
+    (``backends/llvm_cpu/helper_library.py``)."""
+    return public_definitions(helper_text(routine, p))
+
+
 def _add_helpers(module_op, routine: str, p: str) -> None:
-    """Add ``routine``'s helper (and the shared functions) not already in the module."""
+    """Add ``routine``'s helper (and the shared functions) not already in the module,
+    or (``DEFINE_HELPERS`` false) a declaration of the helper alone."""
     block = module_op.regions[0].blocks[0]
     present = {symbol_name(op.operation) for op in block.operations if op.operation.name == "func.func"}
     if helper_name(routine, p) in present:
         return
     parsed = ir.Module.parse(helper_text(routine, p))
+    if not DEFINE_HELPERS.get():
+        (helper,) = [op for op in functions(parsed) if symbol_name(op) == helper_name(routine, p)]
+        parsed = ir.Module.parse(declaration(helper))
     first = block.operations[0]
     for op in list(parsed.body.operations):
         if symbol_name(op.operation) not in present:

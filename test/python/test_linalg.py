@@ -697,3 +697,28 @@ def test_a_matmul_feeding_lapack_stays_a_blas_call():
         )
         lowered = str(module)
     assert re.search(r"call @ember_(matmul|gram)_f64\(", lowered), "the matmul no longer reaches BLAS"
+
+
+def test_lapack_helpers_are_linked_from_the_helper_library():
+    """A kernel declares its LAPACK helper and names the library defining it, which the
+    backend compiles once per process, not into each kernel (``helper_library.py``)."""
+    from compiler.backends import compile_graph
+    from compiler.backends.llvm_cpu import helper_library, lower_to_object
+    from compiler.mlir import function_named, symbol_name
+
+    modules = []
+
+    def recording(module, example_inputs):
+        modules.append(module)
+        return compile_graph(module, "cpu")
+
+    a = general(6, 6)
+    got = compiler.compile(lambda x: np.linalg.inv(x), backend=recording)(a)
+    np.testing.assert_allclose(got, np.linalg.inv(a), rtol=1e-10)
+    entry = symbol_name(function_named(modules[0]))
+    lowered = lower_to_object(modules[0], entry, (True,))
+    assert "declare void @ember_lapack_inv(" in lowered.llvm_ir
+    assert "@ember_lapack_dgesv" not in lowered.llvm_ir  # called from the library only
+    assert lowered.libraries == ("lapack_inv_d",)
+    assert "lapack_inv_d" in helper_library._loaded
+    assert "call @ember_lapack_dgesv" in helper_library._text("lapack_inv_d")

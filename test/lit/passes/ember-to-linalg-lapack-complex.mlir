@@ -1,4 +1,4 @@
-// RUN: ember-opt %s --pass-pipeline='builtin.module(ember-to-linalg)' | FileCheck %s
+// RUN: ember-opt %s --pass-pipeline='builtin.module(ember-to-linalg{define-helpers=true})' | FileCheck %s
 // RUN: ember-opt %s -p lower-to-loops | FileCheck %s --check-prefix=LOOPS
 
 // Complex stacks run the z routines (NumPy's complex128 work) on complex<f64> buffers,

@@ -1,5 +1,12 @@
-// RUN: ember-opt %s --pass-pipeline='builtin.module(ember-to-linalg)' | FileCheck %s
+// RUN: ember-opt %s --pass-pipeline='builtin.module(ember-to-linalg{define-helpers=true})' | FileCheck %s
 // RUN: ember-opt %s -p lower-to-loops | FileCheck %s --check-prefix=LOOPS
+
+// By default (what the CPU backend compiles) each helper is only declared: the backend
+// links it from its helper library, compiled once per process.
+// LOOPS-NOT: call @ember_lapack_dgesv
+// LOOPS: func.func private @ember_lapack_lstsq(memref<?x?x?xf64, strided<[?, ?, ?], offset: ?>>, {{.*}}){{$}}
+// LOOPS: func.func private @ember_lapack_inv(memref<?x?x?xf64, strided<[?, ?, ?], offset: ?>>, memref<?x?x?xf64>){{$}}
+// LOOPS-NOT: call @ember_lapack_dgesv
 
 // The helpers come first, each added once per module (the last added, lstsq's, first):
 // plain loops around LAPACKE's _work routines on column-major copies.
