@@ -18,6 +18,7 @@ PIPELINES: dict[str, tuple[str, str]] = {
                 "symbol-dce",  # the BLAS and LAPACK helpers this graph does not call: less for LLVM
                 "ember-parallel-parts",
                 "func.func(convert-linalg-to-loops)",
+                "ember-collapse-rows",  # elementwise loops over short contiguous rows: one flat loop
                 "canonicalize",
                 "cse",
                 "ember-parallel-reduction",

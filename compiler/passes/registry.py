@@ -28,6 +28,7 @@ _PASSES: dict[str, tuple[str, str]] = {
     "ember-matmul-to-blas": ("compiler.passes.blas", "EmberMatmulToBlas"),
     "ember-parallel-parts": ("compiler.passes.parallel", "EmberParallelParts"),
     "ember-parallel-reduction": ("compiler.passes.parallel_reduction", "EmberParallelReduction"),
+    "ember-collapse-rows": ("compiler.passes.collapse_rows", "EmberCollapseRows"),
     "ember-expand-math": ("compiler.passes.expand_math", "EmberExpandMath"),
     "ember-gpu-kernels": ("compiler.passes.gpu_kernels", "EmberGpuKernels"),
 }

@@ -1,0 +1,124 @@
+"""Elementwise loops over short contiguous rows as one flat loop (``ember-collapse-rows``).
+
+Why: LLVM vectorizes the innermost loop only. An elementwise op on an ``(N, 3)`` array of
+points or an ``(N, 10)`` array of logits is a loop over rows around a loop of 3 or 10
+elements: one vector iteration at most, then a scalar remainder. For a costly body
+(``np.exp`` inlined by ``ember-expand-math``) that ran 3-5x slower than NumPy's flat
+loop (``np.exp`` of a (200000, 10) float64 array: 4.5 ms, NumPy 1.9 ms, the same
+elements as one row 0.8 ms).
+
+When the rows are contiguous in every buffer the body reads or writes (static strides
+``[C, 1]`` for an inner trip count ``C``: what the backend's all-contiguous variant
+has), the two loops are one loop over ``N * C`` elements of the buffers' collapsed 1-D
+views. Only nests whose body uses the two induction variables as exactly the
+``[i, j]`` of those loads and stores are rewritten: a row-broadcast operand
+(``x - x.max(1, keepdims=True)``) or a reduction keeps its two loops.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from compiler.mlir import arith, collect, defined_inside, ir, memref, operation_of
+from compiler.passes.base import EmberPass
+
+MAX_ROW = 32  # longer rows vectorize well enough as they are
+
+
+def _constant_index(value: ir.Value) -> int | None:
+    owner = operation_of(value.owner)
+    if owner is None or owner.name != "arith.constant" or not isinstance(value.type, ir.IndexType):
+        return None
+    return ir.IntegerAttr(owner.attributes["value"]).value
+
+
+def _contiguous_rows(t: ir.Type, row: int) -> bool:
+    """A rank-2 memref whose rows of ``row`` elements follow each other: strides ``[row, 1]``."""
+    if not isinstance(t, ir.MemRefType) or t.rank != 2 or t.shape[1] != row:
+        return False
+    strides, _ = ir.MemRefType(t).get_strides_and_offset()
+    return strides == [row, 1]
+
+
+def _collapsible(outer, inner) -> tuple[int, list] | None:
+    """(row length, the loads and stores to rewrite) when the nest qualifies, else None."""
+    if len(outer.operands) != 3 or len(inner.operands) != 3:  # no loop-carried values
+        return None
+    outer_body = [op.operation for op in outer.regions[0].blocks[0].operations]
+    if len(outer_body) != 2 or outer_body[0] != inner:
+        return None
+    lower, upper, step = (_constant_index(v) for v in inner.operands)
+    if lower != 0 or step != 1 or upper is None or not 1 < upper <= MAX_ROW:
+        return None
+    if _constant_index(outer.operands[2]) != 1:
+        return None
+    i = outer.regions[0].blocks[0].arguments[0]
+    j = inner.regions[0].blocks[0].arguments[0]
+    accesses = []
+    for use in list(i.uses) + list(j.uses):
+        owner = operation_of(use.owner)
+        if owner is None or owner.name not in ("memref.load", "memref.store"):
+            return None
+        store = owner.name == "memref.store"
+        buffer = owner.operands[1 if store else 0]
+        if list(owner.operands)[2 if store else 1 :] != [i, j] or not _contiguous_rows(buffer.type, upper):
+            return None
+        if defined_inside(buffer, outer):
+            return None
+        if owner not in accesses:
+            accesses.append(owner)
+    return upper, accesses
+
+
+def _flat_view(buffer: ir.Value, views: dict, at) -> ir.Value:
+    """The 1-D view of a rows-contiguous buffer (made once, before the nest)."""
+    if buffer not in views:
+        t = ir.MemRefType(buffer.type)
+        dynamic = ir.ShapedType.get_dynamic_size()
+        size = dynamic if t.shape[0] == dynamic else t.shape[0] * t.shape[1]
+        _, offset = t.get_strides_and_offset()
+        layout = None if isinstance(t.layout, ir.AffineMapAttr) else ir.StridedLayoutAttr.get(offset, [1])
+        flat = ir.MemRefType.get([size], t.element_type, layout=layout, memory_space=t.memory_space)
+        with ir.InsertionPoint(at), at.location:
+            views[buffer] = memref.collapse_shape(flat, buffer, [[0, 1]])
+    return views[buffer]
+
+
+def _collapse(outer, inner, row: int, accesses: list) -> None:
+    views: dict = {}
+    j = inner.regions[0].blocks[0].arguments[0]
+    with ir.InsertionPoint(outer), outer.location:
+        width = arith.constant(ir.IndexType.get(), row)
+        lower = arith.muli(outer.operands[0], width)
+        upper = arith.muli(outer.operands[1], width)
+    for access in accesses:
+        store = access.name == "memref.store"
+        buffer = access.operands[1 if store else 0]
+        flat = _flat_view(buffer, views, outer)
+        with ir.InsertionPoint(access), access.location:
+            if store:
+                memref.store(access.operands[0], flat, [j])
+            else:
+                access.results[0].replace_all_uses_with(memref.load(flat, [j]))
+        access.erase()
+    inner.move_before(outer)
+    inner.operands[0] = lower
+    inner.operands[1] = upper
+    outer.erase()
+
+
+@dataclass
+class EmberCollapseRows(EmberPass):
+    """Loop nests over short contiguous rows (elementwise bodies) as one flat loop."""
+
+    name = "ember-collapse-rows"
+    summary = "elementwise scf.for nests over short contiguous rows -> one loop over the collapsed buffers"
+
+    def run(self, module):
+        for inner in reversed(collect(module, lambda op: op.name == "scf.for")):
+            outer = inner.parent
+            if outer is None or outer.name != "scf.for":
+                continue
+            found = _collapsible(outer, inner)
+            if found is not None:
+                _collapse(outer, inner, *found)
