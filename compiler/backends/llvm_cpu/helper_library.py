@@ -28,7 +28,7 @@ from compiler import logs
 from compiler.backends.llvm_cpu.codegen import emit_object, optimize
 from compiler.backends.llvm_cpu.temporaries import route_temporaries
 from compiler.dialects.ember import new_context
-from compiler.mlir import bindings_version, functions, ir, symbol_name, translate_to_llvm_ir
+from compiler.mlir import bindings_version, ir, translate_to_llvm_ir
 from compiler.passes import blas, lower_lapack
 from compiler.passes.pass_manager import run_pipeline
 from runtime import blas_symbols, temporaries
@@ -66,14 +66,6 @@ _lock = threading.Lock()
 def _text(library: str) -> str:
     with new_context():
         return LIBRARIES[library][0]()
-
-
-@functools.cache
-def symbols(library: str) -> frozenset[str]:
-    """The functions ``library`` defines."""
-    with new_context():
-        module = ir.Module.parse(_text(library))  # alive while its ops are read
-        return frozenset(symbol_name(op) for op in functions(module))
 
 
 def libraries_declared(llvm_ir: str) -> list[str]:
@@ -120,6 +112,6 @@ def ensure_loaded(libraries) -> None:
                 continue
             loaded = LoadedObject(_object_code(library))
             _kept.append(loaded)
-            for name in sorted(symbols(library)):
+            for name in sorted(LIBRARIES[library][1]):  # what kernels call; the rest stays internal
                 llvm.add_symbol(name, loaded.address(name))
             _loaded[library] = loaded
