@@ -40,6 +40,18 @@ def operation_of(owner):
     return owner if isinstance(owner, ir.Operation) else None
 
 
+def constant_attr(value) -> ir.Attribute | None:
+    """The attribute of the ``arith.constant`` defining ``value``, else None."""
+    owner = operation_of(value.owner)
+    return owner.attributes["value"] if owner is not None and owner.name == "arith.constant" else None
+
+
+def constant_index(value) -> int | None:
+    """The integer an ``arith.constant`` of integer or index type gives ``value``, else None."""
+    attr = constant_attr(value)
+    return ir.IntegerAttr(attr).value if isinstance(attr, ir.IntegerAttr) else None
+
+
 def defined_inside(value, op) -> bool:
     """Whether ``value`` is defined inside ``op`` (in its regions, at any depth)."""
     owner = value.owner

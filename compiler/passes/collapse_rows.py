@@ -19,17 +19,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from compiler.mlir import arith, collect, defined_inside, ir, memref, operation_of
+from compiler.mlir import arith, collect, constant_index, defined_inside, ir, memref, operation_of
 from compiler.passes.base import EmberPass
 
 MAX_ROW = 32  # longer rows vectorize well enough as they are
-
-
-def _constant_index(value: ir.Value) -> int | None:
-    owner = operation_of(value.owner)
-    if owner is None or owner.name != "arith.constant" or not isinstance(value.type, ir.IndexType):
-        return None
-    return ir.IntegerAttr(owner.attributes["value"]).value
 
 
 def _contiguous_rows(t: ir.Type, row: int) -> bool:
@@ -40,17 +33,17 @@ def _contiguous_rows(t: ir.Type, row: int) -> bool:
     return strides == [row, 1]
 
 
-def _collapsible(outer, inner) -> tuple[int, list] | None:
-    """(row length, the loads and stores to rewrite) when the nest qualifies, else None."""
+def _collapsible(outer, inner) -> list | None:
+    """The loads and stores to rewrite when the nest qualifies, else None."""
     if len(outer.operands) != 3 or len(inner.operands) != 3:  # no loop-carried values
         return None
     outer_body = [op.operation for op in outer.regions[0].blocks[0].operations]
     if len(outer_body) != 2 or outer_body[0] != inner:
         return None
-    lower, upper, step = (_constant_index(v) for v in inner.operands)
+    lower, upper, step = (constant_index(v) for v in inner.operands)
     if lower != 0 or step != 1 or upper is None or not 1 < upper <= MAX_ROW:
         return None
-    if _constant_index(outer.operands[2]) != 1:
+    if constant_index(outer.operands[2]) != 1:
         return None
     i = outer.regions[0].blocks[0].arguments[0]
     j = inner.regions[0].blocks[0].arguments[0]
@@ -59,15 +52,14 @@ def _collapsible(outer, inner) -> tuple[int, list] | None:
         owner = operation_of(use.owner)
         if owner is None or owner.name not in ("memref.load", "memref.store"):
             return None
-        store = owner.name == "memref.store"
-        buffer = owner.operands[1 if store else 0]
-        if list(owner.operands)[2 if store else 1 :] != [i, j] or not _contiguous_rows(buffer.type, upper):
+        access = owner.opview
+        if list(access.indices) != [i, j] or not _contiguous_rows(access.memref.type, upper):
             return None
-        if defined_inside(buffer, outer):
+        if defined_inside(access.memref, outer):
             return None
         if owner not in accesses:
             accesses.append(owner)
-    return upper, accesses
+    return accesses
 
 
 def _flat_view(buffer: ir.Value, views: dict, at) -> ir.Value:
@@ -84,20 +76,18 @@ def _flat_view(buffer: ir.Value, views: dict, at) -> ir.Value:
     return views[buffer]
 
 
-def _collapse(outer, inner, row: int, accesses: list) -> None:
+def _collapse(outer, inner, accesses: list) -> None:
     views: dict = {}
     j = inner.regions[0].blocks[0].arguments[0]
+    width = inner.operands[1]  # the row length's constant, defined before the nest
     with ir.InsertionPoint(outer), outer.location:
-        width = arith.constant(ir.IndexType.get(), row)
         lower = arith.muli(outer.operands[0], width)
         upper = arith.muli(outer.operands[1], width)
     for access in accesses:
-        store = access.name == "memref.store"
-        buffer = access.operands[1 if store else 0]
-        flat = _flat_view(buffer, views, outer)
+        flat = _flat_view(access.opview.memref, views, outer)
         with ir.InsertionPoint(access), access.location:
-            if store:
-                memref.store(access.operands[0], flat, [j])
+            if access.name == "memref.store":
+                memref.store(access.opview.value, flat, [j])
             else:
                 access.results[0].replace_all_uses_with(memref.load(flat, [j]))
         access.erase()
@@ -119,6 +109,6 @@ class EmberCollapseRows(EmberPass):
             outer = inner.parent
             if outer is None or outer.name != "scf.for":
                 continue
-            found = _collapsible(outer, inner)
-            if found is not None:
-                _collapse(outer, inner, *found)
+            accesses = _collapsible(outer, inner)
+            if accesses is not None:
+                _collapse(outer, inner, accesses)

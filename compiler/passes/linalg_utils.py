@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from compiler.mlir import ir, operation_of
+from compiler.mlir import constant_attr, ir, operation_of
 
 
 def is_linalg(op) -> bool:
@@ -114,12 +114,8 @@ def is_elementwise(op) -> bool:
 def is_plus_zero(value: ir.Value) -> bool:
     """Whether ``value`` is an ``arith.constant`` float ``+0.0`` (not ``-0.0``): a product's
     zero init, which BLAS's ``beta = 0`` or an accumulation may replace."""
-    constant = operation_of(value.owner)
-    if (
-        constant is None
-        or constant.name != "arith.constant"
-        or not isinstance(constant.attributes["value"], ir.FloatAttr)
-    ):
+    attr = constant_attr(value)
+    if not isinstance(attr, ir.FloatAttr):
         return False
-    number = ir.FloatAttr(constant.attributes["value"]).value
+    number = ir.FloatAttr(attr).value
     return number == 0.0 and math.copysign(1.0, number) > 0

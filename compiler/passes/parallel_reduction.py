@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from compiler.mlir import arith, functions, ir, memref, operation_of, scf
+from compiler.mlir import arith, constant_attr, constant_index, functions, ir, memref, operation_of, scf
 from compiler.passes.base import EmberPass
 from compiler.passes.parallel import BOOKKEEPING_OPS
 from compiler.passes.signature import add_arguments, sync_signature
@@ -55,14 +55,8 @@ COMBINERS = {
 }
 
 
-def _constant(value):
-    """The attribute of the ``arith.constant`` defining ``value``, else None."""
-    owner = operation_of(value.owner)
-    return owner.attributes["value"] if owner is not None and owner.name == "arith.constant" else None
-
-
 def _is_identity(combiner: str, value) -> bool:
-    attr, identity = _constant(value), COMBINERS[combiner]
+    attr, identity = constant_attr(value), COMBINERS[combiner]
     if isinstance(attr, ir.FloatAttr):
         return not callable(identity) and ir.FloatAttr(attr).value == identity
     if isinstance(attr, ir.BoolAttr) and callable(identity):  # i1 constants come back as BoolAttr
@@ -71,11 +65,6 @@ def _is_identity(combiner: str, value) -> bool:
         width = ir.IntegerType(attr.type).width
         return ir.IntegerAttr(attr).value % (1 << width) == identity(width)
     return False
-
-
-def _constant_index(value) -> int | None:
-    attr = _constant(value)
-    return ir.IntegerAttr(attr).value if isinstance(attr, ir.IntegerAttr) else None
 
 
 @dataclass
@@ -114,7 +103,7 @@ def _match(fn) -> _Reduction | None:
     acc = init.operands[1]
     if not isinstance(acc.type, ir.MemRefType) or acc.type.rank != 0:
         return None
-    if _constant_index(loop.operands[0]) != 0 or _constant_index(loop.operands[2]) != 1:
+    if constant_index(loop.operands[0]) != 0 or constant_index(loop.operands[2]) != 1:
         return None
     users = [operation_of(use.owner) for use in acc.uses]
     inside = [op for op in users if _nested_in(op, loop)]
