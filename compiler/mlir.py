@@ -99,12 +99,31 @@ def functions(module, declarations: bool = False) -> list[ir.Operation]:
     ]
 
 
-def declaration(fn: ir.Operation) -> str:
+def _declaration(fn: ir.Operation) -> str:
     """The text of a private declaration of the function ``fn``: its signature, no body."""
     fn_type = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)
     results = ", ".join(map(str, fn_type.results))
     text = f"func.func private @{symbol_name(fn)}({', '.join(map(str, fn_type.inputs))})"
     return text + (f" -> ({results})" if results else "")
+
+
+@functools.cache
+def declarations(text: str, names: tuple[str, ...] | None = None) -> str:
+    """Private declarations of the functions MLIR ``text`` defines (those in ``names``
+    only, when given): what a module calling a library of them holds. Cached: a helper
+    library's text is the same for every kernel."""
+    module = ir.Module.parse(text)  # in the current context
+    return "\n".join(_declaration(fn) for fn in functions(module) if names is None or symbol_name(fn) in names)
+
+
+def add_functions(module_op, text: str) -> None:
+    """Add the functions of MLIR ``text`` that ``module_op`` does not have yet, at its top."""
+    present = {symbol_name(fn) for fn in functions(module_op, declarations=True)}
+    first = module_op.regions[0].blocks[0].operations[0]
+    parsed = ir.Module.parse(text)  # alive while its ops move
+    for op in list(parsed.body.operations):
+        if symbol_name(op.operation) not in present:
+            op.operation.move_before(first)
 
 
 def public_definitions(text: str) -> str:

@@ -30,9 +30,10 @@ import re
 from dataclasses import dataclass
 
 from compiler.mlir import (
+    add_functions,
     arith,
     collect,
-    declaration,
+    declarations,
     func,
     functions,
     ir,
@@ -535,30 +536,17 @@ def _add_helpers(module, element: str, define: bool) -> None:
     """Add the helpers of ``element`` (and the shared ones) not already in ``module``:
     their definitions, or (``define`` false) declarations of them, which the CPU backend
     links to its compiled helper library."""
-    present = {symbol_name(op) for op in functions(module, declarations=True)}
-    first = module.regions[0].blocks[0].operations[0]  # a module with BLAS ops has ops
-    parsed = ir.Module.parse(_LAYOUT + helper_text(element))
-    if not define:
-        declared = [declaration(op) for op in functions(parsed) if symbol_name(op) not in present]
-        parsed = ir.Module.parse("\n".join(declared))
-    for op in list(parsed.body.operations):
-        if symbol_name(op.operation) not in present:
-            op.operation.move_before(first)
+    text = _LAYOUT + helper_text(element)
+    add_functions(module, text if define else declarations(text))
 
 
 def _add_rows_helpers(module, ops) -> None:
     """The ``rows_view_text`` helpers the stacks of rows in ``ops`` need."""
-    present = {symbol_name(op) for op in functions(module, declarations=True)}
-    first = module.regions[0].blocks[0].operations[0]
     for op in ops:
         element = str(op.operands[0].type.element_type)
         kept_c = 1 if _rows_kind(op) == "matmul" else 0
         for rank, kept in ((op.operands[0].type.rank, 1), (op.operands[2].type.rank, kept_c)):
-            name = rows_view_name(element, rank, kept)
-            if name not in present:
-                present.add(name)
-                parsed = ir.Module.parse(rows_view_text(element, rank, kept))  # alive while its op moves
-                parsed.body.operations[0].operation.move_before(first)
+            add_functions(module, rows_view_text(element, rank, kept))
 
 
 def _as_generic(value, element: str, transpose: bool = False):

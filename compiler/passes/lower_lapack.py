@@ -46,16 +46,15 @@ import contextvars
 from compiler.dialects import ember
 from compiler.dialects.ops import LAPACK_ROUTINES
 from compiler.mlir import (
+    add_functions,
     arith,
     bufferization,
-    declaration,
+    declarations,
     func,
-    functions,
     ir,
     memref,
     operation_of,
     public_definitions,
-    symbol_name,
     tensor,
 )
 
@@ -806,18 +805,8 @@ def library_text(routine: str, p: str) -> str:
 def _add_helpers(module_op, routine: str, p: str) -> None:
     """Add ``routine``'s helper (and the shared functions) not already in the module,
     or (``DEFINE_HELPERS`` false) a declaration of the helper alone."""
-    block = module_op.regions[0].blocks[0]
-    present = {symbol_name(op.operation) for op in block.operations if op.operation.name == "func.func"}
-    if helper_name(routine, p) in present:
-        return
-    parsed = ir.Module.parse(helper_text(routine, p))
-    if not DEFINE_HELPERS.get():
-        (helper,) = [op for op in functions(parsed) if symbol_name(op) == helper_name(routine, p)]
-        parsed = ir.Module.parse(declaration(helper))
-    first = block.operations[0]
-    for op in list(parsed.body.operations):
-        if symbol_name(op.operation) not in present:
-            op.operation.move_before(first)
+    text = helper_text(routine, p)
+    add_functions(module_op, text if DEFINE_HELPERS.get() else declarations(text, (helper_name(routine, p),)))
 
 
 def _module_of(op):
