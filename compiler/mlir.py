@@ -25,6 +25,7 @@ from torch_mlir.dialects import (  # noqa: F401  (re-exported)
     scf,
     tensor,
     transform,
+    vector,
 )
 from torch_mlir.dialects import complex as complex_dialect  # noqa: F401  (re-exported; not to shadow complex)
 from torch_mlir.dialects.transform import interpreter as transform_interpreter  # noqa: F401

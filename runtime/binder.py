@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from runtime import outputs
 from runtime.abi import DYN
 
 
@@ -69,7 +70,7 @@ def call_source(signature, trusted_shapes: list | None = None, checked: bool = T
 def make_call(signature, namespace: dict, trusted_shapes: list | None = None, checked: bool = True):
     """The generated call function; ``namespace`` supplies bad, shape_cache,
     output_shapes, variants, variant and parts_for_bytes (and fast and RETRY, if any)."""
-    scope = dict(namespace, ndarray=np.ndarray, empty=np.empty)
+    scope = dict(namespace, ndarray=np.ndarray, empty=outputs.empty)
     scope.update({f"IN{i}": t.dtype for i, t in enumerate(signature.inputs)})
     scope.update({f"OUT{j}": t.dtype for j, t in enumerate(signature.outputs)})
     source = call_source(signature, trusted_shapes, checked, fast="fast" in namespace)

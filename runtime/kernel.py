@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from runtime import abi, binder, threads
+from runtime import abi, binder, outputs, threads
 from runtime.abi import ArraySpec
 from runtime.built_once import BuiltOnce
 from runtime.fastcall import fastcall
@@ -187,16 +187,16 @@ class Kernel:
         key = tuple(a.shape for a in inputs) + tuple(int(inputs[i]) for i in self.signature.value_inputs)
         shapes = self._shape_cache.get(key) or self._shapes_for(key)
         sig = self.signature
-        outputs = [
-            inputs[i] if i is not None else np.empty(shape, t.dtype)
+        results = [
+            inputs[i] if i is not None else outputs.empty(shape, t.dtype)
             for shape, t, i in zip(shapes, sig.outputs, sig.inout, strict=True)
         ]
-        allocated = [outputs[j] for j in sig.allocated]
+        allocated = [results[j] for j in sig.allocated]
         variant, function = self.variant(tuple(a.flags.c_contiguous for a in inputs))
         scratch = [np.zeros(slots, dtype) for slots, dtype in variant.scratch]
         descriptors = [ctypes.byref(descriptor(a)) for a in inputs + allocated + scratch]
         function(*descriptors, *((0, 1) if variant.parallel else ()))  # this fallback runs on one thread
-        return tuple(outputs)
+        return tuple(results)
 
     @property
     def written_inputs(self) -> dict[int, int]:

@@ -47,7 +47,7 @@ MAX_READERS = 4  # an elementwise result read by more linalg ops than this stays
 MAX_COPIES = 32  # copies made per function
 # math ops of about an instruction's cost; any other math op (exp, log, tanh, pow, ...)
 # is worth a store and a load in the cache rather than a second evaluation
-_CHEAP_MATH = {
+CHEAP_MATH = {
     "math.absf",
     "math.absi",
     "math.copysign",
@@ -80,7 +80,7 @@ def _transcendental(op, depth: int = 8) -> bool:
     """Whether ``op``'s elementwise chain (its body, and the elementwise generics that
     fusion will merge into it) evaluates a costly math function."""
     body = op.regions[0].blocks[0].operations
-    if any(o.operation.name.startswith("math.") and o.operation.name not in _CHEAP_MATH for o in body):
+    if any(o.operation.name.startswith("math.") and o.operation.name not in CHEAP_MATH for o in body):
         return True
     for operand in op.opview.inputs:
         producer = operation_of(operand.owner)

@@ -22,6 +22,7 @@ PIPELINES: dict[str, tuple[str, str]] = {
                 "canonicalize",
                 "cse",
                 "ember-parallel-reduction",
+                "ember-nontemporal-stores",  # outputs larger than the cache: aligned streaming stores
             ]
         ),
         "Ember to scf loops over memrefs (for reading)",
@@ -42,6 +43,7 @@ PIPELINES: dict[str, tuple[str, str]] = {
                 "convert-scf-to-cf",
                 "expand-strided-metadata",
                 "lower-affine",
+                "convert-vector-to-llvm",  # ember-nontemporal-stores' vector loops
                 "finalize-memref-to-llvm",
                 "ember-expand-math",  # exp/log/tanh/erf inline (vectorizable) instead of libm calls
                 "convert-math-to-llvm",

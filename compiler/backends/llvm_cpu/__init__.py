@@ -14,6 +14,7 @@ from compiler.dialects.types import TensorType
 from compiler.dialects.write_in_place import inout_results
 from compiler.mlir import bindings_version, function_named, ir, translate_to_llvm_ir
 from compiler.passes.bufferize import set_contiguous
+from compiler.passes.nontemporal_stores import streaming_min_bytes
 from compiler.passes.pass_manager import expand, run_pipeline
 from compiler.passes.pipeline_syntax import Element
 from runtime import abi, blas_symbols, entry_glue, temporaries
@@ -126,7 +127,14 @@ def _run_stages(module: ir.Module, pipeline: str, entry: str) -> None:
 def cache_key(module: ir.Module, entry: str, contiguous: tuple[bool, ...] = ()) -> str:
     layout = "".join("c" if flag else "s" for flag in contiguous)
     return artifact_key(
-        str(module), entry, layout, __version__, bindings_version(), host_target().cache_tag, blas_symbols.cache_tag()
+        str(module),
+        entry,
+        layout,
+        __version__,
+        bindings_version(),
+        host_target().cache_tag,
+        blas_symbols.cache_tag(),
+        f"streaming {streaming_min_bytes()}",  # ember-nontemporal-stores' threshold, from the environment
     )
 
 
