@@ -8,19 +8,19 @@
 // vector loop must not run, over everything). A fence follows.
 // CHECK-LABEL: func.func @axpb
 // CHECK: %[[P:.*]] = memref.extract_aligned_pointer_as_index %arg2
-// CHECK: arith.remui %[[P]], %c32
+// CHECK: arith.remui %[[P]], %c64
 // CHECK: arith.cmpi sle
 // CHECK: %[[DIM:.*]] = memref.dim %arg2, %c0
 // CHECK: %[[BYTES:.*]] = arith.muli %[[DIM]], %c4
 // CHECK: arith.cmpi uge, %[[BYTES]], %c4096
 // CHECK: %[[START:.*]] = arith.select %[[GO:.*]], %{{.*}}, %arg3 : index
 // CHECK: %[[END:.*]] = arith.select %[[GO]], %{{.*}}, %arg3 : index
-// CHECK: scf.for %[[I:.*]] = %[[START]] to %[[END]] step %c8 {
-// CHECK-NEXT: vector.load %arg0[%[[I]]] : memref<?xf32, strided<[1], offset: ?>>, vector<8xf32>
-// CHECK-NEXT: vector.load %arg1[%[[I]]] : memref<?xf32>, vector<8xf32>
-// CHECK-NEXT: arith.mulf %{{.*}}, %cst : vector<8xf32>
-// CHECK-NEXT: arith.addf {{.*}} : vector<8xf32>
-// CHECK-NEXT: vector.store %{{.*}}, %arg2[%[[I]]] {alignment = 32 : i64, nontemporal = true} : memref<?xf32>, vector<8xf32>
+// CHECK: scf.for %[[I:.*]] = %[[START]] to %[[END]] step %c16 {
+// CHECK-NEXT: vector.load %arg0[%[[I]]] : memref<?xf32, strided<[1], offset: ?>>, vector<16xf32>
+// CHECK-NEXT: vector.load %arg1[%[[I]]] : memref<?xf32>, vector<16xf32>
+// CHECK-NEXT: arith.mulf %{{.*}}, %cst : vector<16xf32>
+// CHECK-NEXT: arith.addf {{.*}} : vector<16xf32>
+// CHECK-NEXT: vector.store %{{.*}}, %arg2[%[[I]]] {alignment = 64 : i64, nontemporal = true} : memref<?xf32>, vector<16xf32>
 // CHECK: scf.for %[[T:.*]] = %c0 to %c2 step %c1 {
 // CHECK: %[[LO:.*]] = arith.select %{{.*}}, %c0, %[[END]] : index
 // CHECK: %[[HI:.*]] = arith.select %{{.*}}, %[[START]], %arg3 : index
@@ -29,7 +29,7 @@
 // CHECK: {{llvm.call_intrinsic "llvm.x86.sse.sfence"|llvm.fence release}}
 // CHECK-NEXT: return
 // LLVM-LABEL: llvm.func @axpb
-// LLVM: llvm.store %{{.*}} {alignment = 32 : i64, nontemporal} : vector<8xf32>, !llvm.ptr
+// LLVM: llvm.store %{{.*}} {alignment = 64 : i64, nontemporal} : vector<16xf32>, !llvm.ptr
 // OFF-LABEL: func.func @axpb
 // OFF-NOT: vector.store
 func.func @axpb(%x: memref<?xf32, strided<[1], offset: ?>>, %y: memref<?xf32>, %out: memref<?xf32>, %n: index) {
@@ -51,12 +51,12 @@ func.func @axpb(%x: memref<?xf32, strided<[1], offset: ?>>, %y: memref<?xf32>, %
 // CHECK-LABEL: func.func @scale_rows
 // CHECK-NOT: memref.dim
 // CHECK: scf.for %[[R:.*]] = %c0 to %c4 step %c1 {
-// CHECK: scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %c4 {
-// CHECK-NEXT: vector.load %arg0[%[[R]], %[[J]]] : memref<4x1024xf64>, vector<4xf64>
+// CHECK: scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %c8 {
+// CHECK-NEXT: vector.load %arg0[%[[R]], %[[J]]] : memref<4x1024xf64>, vector<8xf64>
 // CHECK-NEXT: %[[S:.*]] = memref.load %arg1[%[[R]]] : memref<4xf64>
-// CHECK-NEXT: vector.broadcast %[[S]] : f64 to vector<4xf64>
+// CHECK-NEXT: vector.broadcast %[[S]] : f64 to vector<8xf64>
 // CHECK-NEXT: arith.mulf
-// CHECK-NEXT: vector.store %{{.*}}, %arg2[%[[R]], %[[J]]] {alignment = 32 : i64, nontemporal = true}
+// CHECK-NEXT: vector.store %{{.*}}, %arg2[%[[R]], %[[J]]] {alignment = 64 : i64, nontemporal = true}
 func.func @scale_rows(%x: memref<4x1024xf64>, %s: memref<4xf64>, %out: memref<4x1024xf64>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
