@@ -505,7 +505,7 @@ def print_header(scale, target, names, backend_unit) -> float:
 
 
 def print_footer(args, target, copy_mib, bandwidth, versions, load_before) -> None:
-    from runtime import threads
+    from runtime import blas_symbols, threads
 
     try:
         import llvmlite
@@ -527,7 +527,8 @@ def print_footer(args, target, copy_mib, bandwidth, versions, load_before) -> No
         mt = f" ({split / 1e9:.1f} GB/s split over {n_threads} threads, for context)"
     print(
         f"copy bandwidth (np.copyto {copy_mib} MiB, 2 x bytes / time): {bandwidth / 1e9:.1f} GB/s{mt} | "
-        f"cpu {cpu} | threads {n_threads} (of {os.cpu_count()} cores) | " + ", ".join(libs)
+        f"cpu {cpu} | threads {n_threads} (of {os.cpu_count()} cores) | Ember's BLAS {blas_symbols.provider()} | "
+        + ", ".join(libs)
     )
     rounds = f"; the best of {args.rounds} rounds' medians" if args.rounds > 1 else ""
     print(

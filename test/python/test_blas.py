@@ -115,3 +115,41 @@ def test_matmul_with_epilogue_keeps_the_epilogue_fused_and_parallel_free():
     ws = np.ones((8, 4), np.float32)
     bs = np.arange(4, dtype=np.float32)
     np.testing.assert_allclose(kernel(xs, ws, bs)[0], xs @ ws + bs, rtol=1e-6)
+
+
+def test_the_blas_is_chosen_by_cpu_and_setting():
+    choose = blas_symbols.choose_provider
+    assert choose("", intel=True, have_mkl=True) == "mkl"
+    assert choose("", intel=False, have_mkl=True) == "openblas"  # MKL's generic path on AMD is slower
+    assert choose("", intel=True, have_mkl=False) == "openblas"
+    assert choose("OpenBLAS", intel=True, have_mkl=True) == "openblas"
+    assert choose("mkl", intel=False, have_mkl=True) == "mkl"
+    assert choose("mkl", intel=True, have_mkl=False) == "openblas"  # asked for, not installed
+    with pytest.raises(ValueError, match="EMBER_BLAS"):
+        choose("atlas", intel=True, have_mkl=True)
+
+
+_PRODUCT = """
+import numpy as np, compiler
+from runtime import blas_symbols
+rng = np.random.default_rng(3)
+a, b = rng.standard_normal((70, 90)), rng.standard_normal((90, 50))
+got, want = compiler.compile(lambda a, b: np.maximum(a @ b, 0.0))(a, b), np.maximum(a @ b, 0.0)
+print(blas_symbols.provider(), blas_symbols.cache_tag(), bool((got == want).all()), float(abs(got - want).max()))
+"""
+
+
+@pytest.mark.parametrize("setting", ["openblas", "mkl"])
+def test_each_blas_gives_numpys_products(setting, tmp_path):
+    """``EMBER_BLAS=openblas``: NumPy's own bits; ``mkl`` (where installed): NumPy's values
+    up to rounding; the artifact cache keeps the two apart."""
+    env = dict(os.environ, EMBER_BLAS=setting, EMBER_CACHE_DIR=str(tmp_path), PYTHONPATH=str(REPO))
+    done = subprocess.run([sys.executable, "-c", _PRODUCT], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    provider, tag, same, error = done.stdout.split()
+    if setting == "mkl" and provider != "mkl":
+        pytest.skip("MKL is not installed here")
+    assert provider == setting and tag.startswith(f"{setting}-ilp64")
+    assert float(error) < 1e-12
+    if setting == "openblas":
+        assert same == "True"

@@ -1,0 +1,21 @@
+"""How close a product Ember hands to BLAS must be to NumPy's: NumPy's own bits when
+Ember calls the BLAS NumPy links (OpenBLAS), NumPy's values up to rounding when it calls
+MKL (``runtime/blas_symbols.py``: Intel CPUs with the ``mkl`` extra)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from runtime import blas_symbols
+
+RTOL = {np.dtype(np.float32): 1e-5, np.dtype(np.complex64): 1e-5}
+
+
+def assert_product_equal(got, want) -> None:
+    if blas_symbols.provider() == "openblas":
+        np.testing.assert_array_equal(got, want)
+        return
+    want = np.asarray(want)
+    rtol = RTOL.get(want.dtype, 1e-12)
+    scale = max(1.0, float(np.max(np.abs(want), initial=0.0)))
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol * scale)
