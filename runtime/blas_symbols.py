@@ -79,18 +79,13 @@ def _intel_cpu() -> bool:
         return False
 
 
-def _mkl_library() -> ctypes.CDLL | None:
-    """MKL's single dynamic library from the environment's ``lib`` (the ``mkl`` wheel),
-    after the OpenMP runtime its threading layer needs."""
+def _mkl_files() -> tuple[str, str] | None:
+    """(libmkl_rt, libiomp5) in the environment's ``lib`` (where the ``mkl`` wheel puts them)."""
     for prefix in dict.fromkeys((sys.prefix, sys.base_prefix)):
         found = sorted(glob.glob(os.path.join(prefix, "lib", "libmkl_rt.so*")))
         openmp = os.path.join(prefix, "lib", "libiomp5.so")
         if found and os.path.exists(openmp):
-            try:
-                ctypes.CDLL(openmp, mode=ctypes.RTLD_GLOBAL)
-                return ctypes.CDLL(found[0], mode=ctypes.RTLD_GLOBAL)
-            except OSError:
-                continue
+            return found[0], openmp
     return None
 
 
@@ -105,29 +100,33 @@ def choose_provider(setting: str, intel: bool, have_mkl: bool) -> str:
 
 
 @functools.cache
-def _mkl() -> ctypes.CDLL | None:
-    setting = os.environ.get("EMBER_BLAS", "")
-    if choose_provider(setting, True, True) == "openblas":  # asked for OpenBLAS: MKL not even loaded
-        return None
-    lib = _mkl_library()
-    return lib if choose_provider(setting, _intel_cpu(), lib is not None) == "mkl" else None
-
-
 def provider() -> str:
-    return "mkl" if _addresses().get("_mkl") is not None else "openblas"
+    """The products' library, decided without loading it (loading MKL takes ~80 ms, paid
+    only by the first kernel that calls a product)."""
+    setting = os.environ.get("EMBER_BLAS", "")
+    if choose_provider(setting, True, True) == "openblas":
+        return "openblas"
+    return choose_provider(setting, _intel_cpu(), _mkl_files() is not None)
 
 
-def _with_mkl_products(found: dict) -> dict:
-    """``found`` with MKL's products in place of OpenBLAS's, where MKL is the choice."""
-    mkl = _mkl()
-    if mkl is None:
-        return found
+@functools.cache
+def _mkl_products() -> dict[str, int]:
+    """``ember_blas_*`` -> MKL's ILP64 CBLAS (``cblas_sgemm_64`` ...), after the OpenMP
+    runtime its threading layer needs; empty if it cannot be loaded."""
+    files = _mkl_files()
+    try:
+        ctypes.CDLL(files[1], mode=ctypes.RTLD_GLOBAL)
+        mkl = ctypes.CDLL(files[0], mode=ctypes.RTLD_GLOBAL)
+    except (OSError, TypeError):
+        return {}
     theirs = {ours: getattr(mkl, "cblas_" + ours.removeprefix("ember_blas_") + "_64", None) for ours in SYMBOLS}
     if any(fn is None for fn in theirs.values()):
-        return found
-    found = dict(found, _mkl=mkl)
-    found.update({ours: ctypes.cast(fn, ctypes.c_void_p).value for ours, fn in theirs.items()})
-    return found
+        return {}
+    _kept.append(mkl)
+    return {ours: ctypes.cast(fn, ctypes.c_void_p).value for ours, fn in theirs.items()}
+
+
+_kept: list = []
 
 
 def _candidates() -> list[str]:
@@ -157,7 +156,7 @@ def _addresses() -> dict[str, int]:
                 if fn is not None:
                     found[ours] = ctypes.cast(fn, ctypes.c_void_p).value
             found["_library"] = lib  # keep it loaded
-            return _with_mkl_products(found)
+            return found
     return {}
 
 
@@ -180,7 +179,18 @@ def cache_tag() -> str:
 
 @functools.cache
 def register_symbols() -> None:
-    """Make ``ember_blas_*`` and ``ember_lapack_*`` resolvable by the JIT (a no-op without a BLAS)."""
+    """Make ``ember_blas_*`` and ``ember_lapack_*`` resolvable by the JIT (a no-op without a
+    BLAS): NumPy's OpenBLAS, until ``register_products`` puts MKL's products in place."""
     for name, address in _addresses().items():
         if not name.startswith("_"):
+            llvm.add_symbol(name, address)
+
+
+@functools.cache
+def register_products() -> None:
+    """Before the first library that calls ``ember_blas_*`` is linked: the chosen
+    library's products (MKL loaded now, where it is the choice)."""
+    register_symbols()
+    if available() and provider() == "mkl":
+        for name, address in _mkl_products().items():
             llvm.add_symbol(name, address)

@@ -110,6 +110,8 @@ def ensure_loaded(libraries) -> None:
         with _lock:
             if library in _loaded:
                 continue
+            if library.startswith("blas_"):
+                blas_symbols.register_products()  # MKL, where it is the choice, loaded now
             loaded = LoadedObject(_object_code(library))
             _kept.append(loaded)
             for name in sorted(LIBRARIES[library][1]):  # what kernels call; the rest stays internal
