@@ -34,24 +34,16 @@ class HostTarget:
         return f"llvmlite-{llvmlite.__version__}/{self.triple}/{self.cpu}/{self.features}"
 
 
-def full_width_vectors(features: str) -> str:
-    """``features`` with LLVM's preference for 256-bit vectors turned off where the CPU
-    has AVX-512. LLVM prefers 256 bits on Intel cores (older ones lowered their clock
-    for 512-bit work) and vectorizes with 512 on AMD's Zen 4 already. Measured on an
-    AVX-512 Intel Xeon (2 threads, the benchmark's full sizes): tanh-GELU and
-    ``tanh(x*1.5+b)*0.5+x`` on 16M float32 10.6-11.0 -> 7.9-8.2 ms, row softmax 1.71-1.75
-    -> 1.57-1.61 ms, ``((x-y)**2).sum()`` 2.8-2.9 -> 2.65 ms, layernorm unchanged."""
-    flags = features.split(",")
-    if "+avx512f" in flags and "-prefer-256-bit" not in flags:
-        return features + ",-prefer-256-bit"
-    return features
+def has_512_bit_vectors() -> bool:
+    """Whether the host has AVX-512 (``compiler/backends/llvm_cpu``: where a kernel may
+    vectorize at full width)."""
+    return "+avx512f" in host_target().features.split(",")
 
 
 @functools.cache
 def host_target() -> HostTarget:
     _init()
-    features = full_width_vectors(llvm.get_host_cpu_features().flatten())
-    return HostTarget(llvm.get_process_triple(), llvm.get_host_cpu_name(), features)
+    return HostTarget(llvm.get_process_triple(), llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten())
 
 
 def half_conversions_inline() -> bool:

@@ -41,3 +41,22 @@ def test_a_callable_backend_receives_the_ember_module():
 def test_unknown_backend_is_a_clear_error():
     with pytest.raises(ValueError, match="unknown backend 'tpu'"):
         compile_graph(gelu_module(), "tpu")
+
+
+def test_kernels_vectorize_at_full_width_unless_they_call_libm(monkeypatch):
+    """On an AVX-512 host a kernel of arithmetic (inline exp included) gets 512-bit
+    vectors; one whose loops call libm per element (pow, sin, fmod) keeps LLVM's choice."""
+    from compiler.backends import llvm_cpu
+    from compiler.mlir import ir
+
+    monkeypatch.setattr(llvm_cpu, "has_512_bit_vectors", lambda: True)
+    arithmetic = "llvm.func @k(%x: f32) -> f32 {\n %y = llvm.fmul %x, %x : f32\n llvm.return %y : f32\n}"
+    helpers = "llvm.func @ember_blas_sgemm(f32) -> f32\n" + arithmetic
+    power = "llvm.func @k(%x: f32) -> f32 {\n %y = llvm.intr.pow(%x, %x) : (f32, f32) -> f32\n llvm.return %y : f32\n}"
+    remainder = "llvm.func @k(%x: f32) -> f32 {\n %y = llvm.frem %x, %x : f32\n llvm.return %y : f32\n}"
+    libm = "llvm.func @sinf(f32) -> f32\n" + arithmetic
+    with ir.Context():
+        wide = [llvm_cpu.full_width(ir.Module.parse(text)) for text in (arithmetic, helpers, power, remainder, libm)]
+        assert wide == [True, True, False, False, False]
+        monkeypatch.setattr(llvm_cpu, "has_512_bit_vectors", lambda: False)
+        assert not llvm_cpu.full_width(ir.Module.parse(arithmetic))

@@ -273,13 +273,3 @@ def test_the_fastcall_entry_is_a_builtin_that_checks_layout_and_count():
     with pytest.raises(TypeError):
         fast(x, y)
     np.testing.assert_array_equal(f(np.arange(12.0)[::2], y), np.arange(12.0)[::2] * y + 1)  # the general path
-
-
-def test_avx512_hosts_vectorize_at_full_width():
-    """LLVM's 256-bit preference is turned off only where there are 512-bit vectors."""
-    from runtime.target import full_width_vectors
-
-    assert full_width_vectors("+avx2,+avx512f,+fma") == "+avx2,+avx512f,+fma,-prefer-256-bit"
-    assert full_width_vectors("+avx2,-avx512f,+fma") == "+avx2,-avx512f,+fma"
-    assert full_width_vectors("+neon") == "+neon"
-    assert full_width_vectors("+avx512f,-prefer-256-bit") == "+avx512f,-prefer-256-bit"
