@@ -15,16 +15,19 @@ calls its ``_work`` entry points (``scipy_LAPACKE_dgesv_work64_``, ``..._zgesv_w
 refuse a NaN, where NumPy lets LAPACK compute with it). ``lapack_available()`` says
 whether all of them were found.
 
-On an Intel CPU with MKL installed (the ``mkl`` extra: ``pip install 'ember[mkl]'``,
-which puts ``libmkl_rt`` and Intel's OpenMP runtime in the environment's ``lib``), the
-``ember_blas_*`` products are MKL's ILP64 CBLAS (``cblas_sgemm_64`` ...) instead; LAPACK
-stays NumPy's. Measured on a 2-core AVX-512 Xeon, each library in its own process
-(ms, 2 threads): sgemm 1024^3 5.67 -> 5.22, the MLP's 256x2048x512 1.63 -> 1.38, dgemv
-4000x5000 3.6 -> 3.0 (and transposed 3.5 -> 3.0), ``A.T @ A`` 1000x800 7.4 -> 6.7;
-through Ember, ``A @ x`` 3.5 -> 2.85-3.1 and ``A.T @ A`` 4.9 -> 4.05, but a 64x64 ``np.dot``
-7 -> 10 us. MKL takes a generic path on AMD CPUs (gemv 1.6-2x slower on Zen 4), so it
-is not chosen there. ``EMBER_BLAS=openblas`` or ``mkl`` overrides the choice.
-OpenBLAS gives NumPy's own rounding; MKL's products differ from NumPy's in the last bits.
+With ``EMBER_BLAS=mkl`` and MKL installed (the ``mkl`` extra: ``pip install
+'ember[mkl]'``, which puts ``libmkl_rt`` and Intel's OpenMP runtime in the environment's
+``lib``), the ``ember_blas_*`` products are MKL's ILP64 CBLAS (``cblas_sgemm_64`` ...)
+instead; LAPACK stays NumPy's. On an Intel CPU MKL's products are faster: measured on a
+2-core AVX-512 Xeon, each library in its own process (ms, 2 threads), sgemm 1024^3
+5.67 -> 5.22, the MLP's 256x2048x512 1.63 -> 1.38, dgemv 4000x5000 3.6 -> 3.0 (and
+transposed 3.5 -> 3.0), ``A.T @ A`` 1000x800 7.4 -> 6.7. It is not the default because a
+program that also calls OpenBLAS (``np.linalg``, NumPy's own products between compiled
+calls) runs two thread pools that spin against each other: ridge regression (``X.T @ X``,
+then ``np.linalg.cholesky`` and two solves) took 42-48 ms with MKL's products against
+28 ms with OpenBLAS's (NumPy: 19 ms), ``KMP_BLOCKTIME=0`` or not. MKL also takes a
+generic path on AMD CPUs (gemv 1.6-2x slower on Zen 4). OpenBLAS gives NumPy's own
+rounding; MKL's products differ from NumPy's in the last bits.
 
 When no such library is found (another NumPy build) ``available()`` is false, the
 pass emits no calls, and matmuls run as generated loops: slower, still correct. This
@@ -71,14 +74,6 @@ LAPACK_SYMBOLS = {
 }
 
 
-def _intel_cpu() -> bool:
-    try:
-        with open("/proc/cpuinfo") as info:
-            return any(line.startswith("vendor_id") and "GenuineIntel" in line for line in info)
-    except OSError:
-        return False
-
-
 def _mkl_files() -> tuple[str, str] | None:
     """(libmkl_rt, libiomp5) in the environment's ``lib`` (where the ``mkl`` wheel puts them)."""
     for prefix in dict.fromkeys((sys.prefix, sys.base_prefix)):
@@ -89,14 +84,12 @@ def _mkl_files() -> tuple[str, str] | None:
     return None
 
 
-def choose_provider(setting: str, intel: bool, have_mkl: bool) -> str:
-    """``"mkl"`` or ``"openblas"``: ``EMBER_BLAS`` if set, else MKL on Intel CPUs when installed."""
+def choose_provider(setting: str, have_mkl: bool) -> str:
+    """``"mkl"`` or ``"openblas"``: MKL only when ``EMBER_BLAS=mkl`` asks for it and it is installed."""
     setting = setting.strip().lower()
     if setting not in ("", "openblas", "mkl"):
         raise ValueError(f"EMBER_BLAS must be openblas or mkl, got {setting!r}")
-    if setting:
-        return "mkl" if setting == "mkl" and have_mkl else "openblas"
-    return "mkl" if intel and have_mkl else "openblas"
+    return "mkl" if setting == "mkl" and have_mkl else "openblas"
 
 
 @functools.cache
@@ -104,9 +97,9 @@ def provider() -> str:
     """The products' library, decided without loading it (loading MKL takes ~80 ms, paid
     only by the first kernel that calls a product)."""
     setting = os.environ.get("EMBER_BLAS", "")
-    if choose_provider(setting, True, True) == "openblas":
+    if choose_provider(setting, True) == "openblas":
         return "openblas"
-    return choose_provider(setting, _intel_cpu(), _mkl_files() is not None)
+    return choose_provider(setting, _mkl_files() is not None)
 
 
 @functools.cache

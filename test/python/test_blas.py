@@ -117,16 +117,14 @@ def test_matmul_with_epilogue_keeps_the_epilogue_fused_and_parallel_free():
     np.testing.assert_allclose(kernel(xs, ws, bs)[0], xs @ ws + bs, rtol=1e-6)
 
 
-def test_the_blas_is_chosen_by_cpu_and_setting():
+def test_the_blas_is_chosen_by_setting():
     choose = blas_symbols.choose_provider
-    assert choose("", intel=True, have_mkl=True) == "mkl"
-    assert choose("", intel=False, have_mkl=True) == "openblas"  # MKL's generic path on AMD is slower
-    assert choose("", intel=True, have_mkl=False) == "openblas"
-    assert choose("OpenBLAS", intel=True, have_mkl=True) == "openblas"
-    assert choose("mkl", intel=False, have_mkl=True) == "mkl"
-    assert choose("mkl", intel=True, have_mkl=False) == "openblas"  # asked for, not installed
+    assert choose("", have_mkl=True) == "openblas"  # NumPy's own: one thread pool, NumPy's rounding
+    assert choose("OpenBLAS", have_mkl=True) == "openblas"
+    assert choose("mkl", have_mkl=True) == "mkl"
+    assert choose("mkl", have_mkl=False) == "openblas"  # asked for, not installed
     with pytest.raises(ValueError, match="EMBER_BLAS"):
-        choose("atlas", intel=True, have_mkl=True)
+        choose("atlas", have_mkl=True)
 
 
 _PRODUCT = """
