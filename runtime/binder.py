@@ -35,8 +35,11 @@ def call_source(signature, trusted_shapes: list | None = None, checked: bool = T
     allocated = signature.allocated
     outs = [f"o{j}" if i is None else f"a{i}" for j, i in enumerate(signature.inout)]
     lines = [f"def call({', '.join(ins)}):"]
-    if trusted_shapes is not None:
-        lines += [f"    o{j} = empty({tuple(trusted_shapes[j])!r}, OUT{j})" for j in allocated]
+    if trusted_shapes is not None:  # static sizes: which allocator is known now
+        for j in allocated:
+            shape = tuple(trusted_shapes[j])
+            allocate = "empty" if outputs.cached(shape, signature.outputs[j].dtype) else "bare_empty"
+            lines.append(f"    o{j} = {allocate}({shape!r}, OUT{j})")
     else:
         if checked:
             lines += [_check_line(i, t) for i, t in enumerate(signature.inputs)]
@@ -70,7 +73,7 @@ def call_source(signature, trusted_shapes: list | None = None, checked: bool = T
 def make_call(signature, namespace: dict, trusted_shapes: list | None = None, checked: bool = True):
     """The generated call function; ``namespace`` supplies bad, shape_cache,
     output_shapes, variants, variant and parts_for_bytes (and fast and RETRY, if any)."""
-    scope = dict(namespace, ndarray=np.ndarray, empty=outputs.empty)
+    scope = dict(namespace, ndarray=np.ndarray, empty=outputs.empty, bare_empty=np.empty)
     scope.update({f"IN{i}": t.dtype for i, t in enumerate(signature.inputs)})
     scope.update({f"OUT{j}": t.dtype for j, t in enumerate(signature.outputs)})
     source = call_source(signature, trusted_shapes, checked, fast="fast" in namespace)

@@ -68,3 +68,17 @@ def test_empty_matches_numpy_empty():
         assert a.shape == shape and a.dtype == np.dtype(dtype) and a.flags.c_contiguous and a.flags.writeable
         a[...] = 1
         assert (a == 1).all()
+
+
+def test_a_static_binder_chooses_the_allocator_once():
+    """Sizes known when the binder is generated: a small output is a bare ``np.empty``
+    (no size check on the warm path), a large one comes from the cache."""
+    from types import SimpleNamespace
+
+    from runtime.binder import call_source
+
+    f32 = SimpleNamespace(dtype=np.dtype(np.float32))
+    signature = SimpleNamespace(inputs=(f32,), outputs=(f32, f32), allocated=(0, 1), inout=(None, None))
+    source = call_source(signature, trusted_shapes=[(8,), (N,)])
+    assert "o0 = bare_empty((8,), OUT0)" in source
+    assert f"o1 = empty(({N},), OUT1)" in source
