@@ -49,8 +49,9 @@ far smaller. ``-1`` turns the pass off.
 
 from __future__ import annotations
 
+import functools
+import math
 import os
-import platform
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -58,6 +59,7 @@ from compiler.mlir import arith, collect, constant_index, defined_inside, ir, ll
 from compiler.passes.base import EmberPass
 from compiler.passes.fusion import CHEAP_MATH
 from runtime.cache import parse_size
+from runtime.target import host_target
 
 VECTOR_BYTES = 64  # one cache line, what a streaming store writes whole
 FALLBACK_MIN_BYTES = 32 << 20  # where streaming started to pay on the development machine
@@ -74,15 +76,12 @@ _METADATA = {"memref.dim", "memref.extract_strided_metadata", "memref.extract_al
 _INDEX_ARITH = {"arith.index_cast", "arith.index_castui"}
 
 
+@functools.cache
 def _last_level_cache() -> int | None:
+    """The L3 size Linux reports ("491520K"), read once: every compile's cache key asks."""
     try:
-        text = Path("/sys/devices/system/cpu/cpu0/cache/index3/size").read_text().strip()
-    except OSError:
-        return None
-    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
-    try:
-        return int(text[:-1]) * units[text[-1]] if text[-1] in units else int(text)
-    except (ValueError, IndexError):
+        return parse_size(Path("/sys/devices/system/cpu/cpu0/cache/index3/size").read_text())
+    except (OSError, ValueError):
         return None
 
 
@@ -155,10 +154,7 @@ def _static_bytes(buffer: ir.Value) -> int | None:
     t = ir.MemRefType(buffer.type)
     if any(d == ir.ShapedType.get_dynamic_size() for d in t.shape):
         return None
-    count = 1
-    for d in t.shape:
-        count *= d
-    return count * _element_bytes(t.element_type)
+    return math.prod(t.shape) * _element_bytes(t.element_type)
 
 
 @dataclass
@@ -372,7 +368,7 @@ def _fence(function: ir.Operation) -> None:
     release fence elsewhere."""
     for ret in collect(function, lambda op: op.name == "func.return"):
         with ir.InsertionPoint(ret), ret.location:
-            if platform.machine().lower() in ("x86_64", "amd64"):
+            if host_target().triple.startswith("x86_64"):  # the machine the kernel is compiled for
                 llvm.CallIntrinsicOp(None, "llvm.x86.sse.sfence", [], [], [])
             else:
                 llvm.FenceOp(ir.Attribute.parse("#llvm.atomic_ordering<release>"))
