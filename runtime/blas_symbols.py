@@ -74,6 +74,9 @@ LAPACK_SYMBOLS = {
 }
 
 
+_kept: list = []  # MKL, once loaded: the JIT holds its addresses
+
+
 def _mkl_files() -> tuple[str, str] | None:
     """(libmkl_rt, libiomp5) in the environment's ``lib`` (where the ``mkl`` wheel puts them)."""
     for prefix in dict.fromkeys((sys.prefix, sys.base_prefix)):
@@ -97,9 +100,7 @@ def provider() -> str:
     """The products' library, decided without loading it (loading MKL takes ~80 ms, paid
     only by the first kernel that calls a product)."""
     setting = os.environ.get("EMBER_BLAS", "")
-    if choose_provider(setting, True) == "openblas":
-        return "openblas"
-    return choose_provider(setting, _mkl_files() is not None)
+    return choose_provider(setting, setting.strip().lower() == "mkl" and _mkl_files() is not None)
 
 
 @functools.cache
@@ -107,19 +108,18 @@ def _mkl_products() -> dict[str, int]:
     """``ember_blas_*`` -> MKL's ILP64 CBLAS (``cblas_sgemm_64`` ...), after the OpenMP
     runtime its threading layer needs; empty if it cannot be loaded."""
     files = _mkl_files()
+    if files is None:
+        return {}
     try:
         ctypes.CDLL(files[1], mode=ctypes.RTLD_GLOBAL)
         mkl = ctypes.CDLL(files[0], mode=ctypes.RTLD_GLOBAL)
-    except (OSError, TypeError):
+    except OSError:
         return {}
     theirs = {ours: getattr(mkl, "cblas_" + ours.removeprefix("ember_blas_") + "_64", None) for ours in SYMBOLS}
     if any(fn is None for fn in theirs.values()):
         return {}
     _kept.append(mkl)
     return {ours: ctypes.cast(fn, ctypes.c_void_p).value for ours, fn in theirs.items()}
-
-
-_kept: list = []
 
 
 def _candidates() -> list[str]:
