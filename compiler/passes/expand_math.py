@@ -30,7 +30,13 @@ Algorithms (coefficients are exact Taylor terms or our own fits, see each table)
   built from exponent bits, and the last product rounds once, so results in the
   subnormal range are correctly scaled. x is clamped first to a range where the
   natural result is already inf (or 0), which also keeps the integer conversion
-  defined.
+  defined. With ``scalef`` (the default on AVX-512 hosts) the scaling is one
+  ``llvm.intr.ldexp(exp(r), n)`` instead, also rounding once: LLVM vectorizes it into
+  ``vscalefps``/``vscalefpd``, one instruction for the eight of the bit construction
+  (measured on a 2-core AVX-512 Xeon, 2 threads: the tanh chain on 16M float32
+  8.2 -> 7.2 ms, row softmax 1.59 -> 1.45 ms). Without AVX-512 LLVM would call
+  ``ldexpf`` per lane, so other hosts keep the bits. Vector-typed ops keep them too:
+  the LLVM dialect's ldexp takes a scalar exponent only.
 * log: scale subnormals by 2**p; split x = 2**e * m with m in [sqrt(1/2), sqrt(2))
   by subtracting the bits of sqrt(1/2); with f = m-1, s = f/(2+f), z = s*s:
   log(m) = 2*atanh(s) = f - f*f/2 + s*(f*f/2 + R(z)), R(z) = sum 2*z**k/(2k+1) (the
@@ -57,11 +63,12 @@ rewrite them as ``log(1 + x)`` and ``exp(x) - 1``, which lose every digit for sm
 from __future__ import annotations
 
 import math as pymath
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
-from compiler.mlir import arith, collect, func, ir
+from compiler.mlir import arith, collect, func, ir, llvm
 from compiler.passes.base import EmberPass
+from runtime.target import has_512_bit_vectors
 
 # ----------------------------------------------------------------------------- coefficients
 
@@ -162,13 +169,16 @@ _FORMATS = {
 class _Emitter:
     """Builds arith ops on values of one float type (scalar or vector) at the insertion point."""
 
-    def __init__(self, float_type: ir.Type):
+    def __init__(self, float_type: ir.Type, scalef: bool = False):
         self.type = float_type
+        # llvm.intr.ldexp takes a scalar exponent only; LLVM vectorizes scalar code into it
+        self.scalef = scalef and not isinstance(float_type, ir.VectorType)
         shaped = isinstance(float_type, ir.VectorType)
         element = float_type.element_type if shaped else float_type
         self.fmt = _FORMATS[_width(float_type)]
         int_element = ir.IntegerType.get_signless(self.fmt.bits)
         self.int_type = ir.VectorType.get(float_type.shape, int_element) if shaped else int_element
+        self.exponent_type = ir.IntegerType.get_signless(32)  # ldexp's
         self._element, self._int_element, self._shaped = element, int_element, shaped
         self._contract = ir.Attribute.parse("#arith.fastmath<contract>")
         self._consts: dict = {}
@@ -266,6 +276,9 @@ def expand_exp(e: _Emitter, x, keep_nan: bool = True):
     r = e.fma(n, e.c(-f.ln2_hi), xc)  # exact
     r = e.fma(n, e.c(-f.ln2_lo), r)
     p = e.horner(r, _EXP_TAYLOR[f.bits])
+    if e.scalef:
+        y = llvm.intr_ldexp(e.type, p, arith.fptosi(e.exponent_type, n))  # rounds once, also into the subnormals
+        return e.keep_nan(x, y) if keep_nan else y
     ni = arith.fptosi(e.int_type, n)
     n1 = arith.shrsi(ni, e.i(1))
     n2 = arith.subi(ni, n1)
@@ -343,10 +356,10 @@ def _width(t: ir.Type) -> int | None:
     return None
 
 
-def _rewrite(op: ir.Operation) -> None:
+def _rewrite(op: ir.Operation, scalef: bool) -> None:
     rewrite = EXPANSIONS[(op.name, _width(op.results[0].type))]
     with ir.InsertionPoint(op), op.location:
-        result = rewrite(_Emitter(op.results[0].type), op.operands[0])
+        result = rewrite(_Emitter(op.results[0].type, scalef), op.operands[0])
     op.results[0].replace_all_uses_with(result)
     op.erase()
 
@@ -401,10 +414,11 @@ class EmberExpandMath(EmberPass):
 
     name = "ember-expand-math"
     summary = "exp/log/tanh/erf (f32, f64; erf f32 only) as inline polynomials, no libm calls; log1p/expm1 to libm"
+    scalef: bool = field(default_factory=lambda: has_512_bit_vectors())  # looked up per run: tests patch it
 
     def run(self, module):
         for op in collect(module, expandable):
-            _rewrite(op)
+            _rewrite(op, self.scalef)
         declared: set = set()
         for op in collect(module, lambda op: _libm_call_of(op) is not None):
             _call_libm(module, op, _libm_call_of(op), declared)

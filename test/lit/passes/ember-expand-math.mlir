@@ -1,4 +1,5 @@
-// RUN: ember-opt %s --pass-pipeline='builtin.module(ember-expand-math)' | FileCheck %s
+// RUN: ember-opt %s --pass-pipeline='builtin.module(ember-expand-math{scalef=false})' | FileCheck %s
+// RUN: ember-opt %s --pass-pipeline='builtin.module(ember-expand-math{scalef=true})' | FileCheck %s --check-prefix=SCALEF
 
 // exp: clamp (NaN goes to the low bound), round x*log2(e) by adding and subtracting
 // 1.5*2^23, Cody-Waite reduction, polynomial, then two factors 2^n1 * 2^n2 built from
@@ -29,6 +30,18 @@
 // CHECK: %[[NAN:.*]] = arith.cmpf uno, %[[X]], %[[X]] : f32
 // CHECK: %[[R:.*]] = arith.select %[[NAN]], %[[X]], %[[Y]] : f32
 // CHECK: return %[[R]] : f32
+// scalef (the default on AVX-512 hosts): the same reduction and polynomial, then one
+// ldexp by n as i32 (LLVM vectorizes it to vscalefps); no exponent bits built.
+// SCALEF-LABEL: func.func @exp_f32
+// SCALEF-SAME: (%[[X:[a-z0-9_]+]]: f32)
+// SCALEF: %[[MAGIC:.*]] = arith.constant 0x4B400000 : f32
+// SCALEF: %[[N:.*]] = arith.subf %{{.*}}, %[[MAGIC]] fastmath<contract> : f32
+// SCALEF: %[[NI:.*]] = arith.fptosi %[[N]] : f32 to i32
+// SCALEF-NOT: arith.shli
+// SCALEF: %[[Y:.*]] = llvm.intr.ldexp(%{{.*}}, %[[NI]]) : (f32, i32) -> f32
+// SCALEF: %[[NAN:.*]] = arith.cmpf uno, %[[X]], %[[X]] : f32
+// SCALEF: %[[R:.*]] = arith.select %[[NAN]], %[[X]], %[[Y]] : f32
+// SCALEF: return %[[R]] : f32
 func.func @exp_f32(%x: f32) -> f32 {
   %y = math.exp %x : f32
   return %y : f32
@@ -43,6 +56,10 @@ func.func @exp_f32(%x: f32) -> f32 {
 // CHECK: arith.constant 1023 : i64
 // CHECK: arith.constant 52 : i64
 // CHECK: arith.bitcast %{{.*}} : i64 to f64
+// SCALEF-LABEL: func.func @exp_f64
+// SCALEF: arith.fptosi %{{.*}} : f64 to i32
+// SCALEF-NOT: arith.shli
+// SCALEF: llvm.intr.ldexp(%{{.*}}, %{{.*}}) : (f64, i32) -> f64
 func.func @exp_f64(%x: f64) -> f64 {
   %y = math.exp %x : f64
   return %y : f64
@@ -122,4 +139,17 @@ func.func @left_alone(%a: f64, %b: f32, %c: f16) -> (f64, f32, f16) {
   %1 = math.sin %b : f32
   %2 = math.exp %c : f16
   return %0, %1, %2 : f64, f32, f16
+}
+
+// exp on a vector keeps the exponent bits either way (the LLVM dialect's ldexp takes a
+// scalar exponent only; Ember's loops reach LLVM scalar and LLVM vectorizes them).
+// CHECK-LABEL: func.func @exp_vector
+// CHECK: arith.shli %{{.*}} : vector<8xi32>
+// SCALEF-LABEL: func.func @exp_vector
+// SCALEF-NOT: llvm.intr.ldexp
+// SCALEF: arith.shli %{{.*}} : vector<8xi32>
+// SCALEF: return
+func.func @exp_vector(%x: vector<8xf32>) -> vector<8xf32> {
+  %y = math.exp %x : vector<8xf32>
+  return %y : vector<8xf32>
 }
