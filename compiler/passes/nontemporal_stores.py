@@ -57,6 +57,7 @@ from pathlib import Path
 
 from compiler.mlir import arith, collect, constant_index, defined_inside, ir, llvm, memref, operation_of, scf, vector
 from compiler.passes.base import EmberPass
+from compiler.passes.buffers import VIEWS, root_buffer
 from compiler.passes.fusion import CHEAP_MATH
 from runtime.cache import parse_size
 from runtime.target import host_target
@@ -65,13 +66,6 @@ VECTOR_BYTES = 64  # one cache line, what a streaming store writes whole
 FALLBACK_MIN_BYTES = 32 << 20  # where streaming started to pay on the development machine
 OFF = -1
 
-_VIEWS = {
-    "memref.subview",
-    "memref.collapse_shape",
-    "memref.expand_shape",
-    "memref.reinterpret_cast",
-    "memref.cast",
-}
 _METADATA = {"memref.dim", "memref.extract_strided_metadata", "memref.extract_aligned_pointer_as_index"}
 _INDEX_ARITH = {"arith.index_cast", "arith.index_castui"}
 
@@ -115,22 +109,13 @@ def _unit_last_stride(t: ir.Type) -> bool:
     return strides[-1] == 1
 
 
-def _root(buffer: ir.Value) -> ir.Value:
-    """The buffer a chain of views starts from."""
-    owner = operation_of(buffer.owner)
-    while owner is not None and owner.name in _VIEWS:
-        buffer = owner.operands[0]
-        owner = operation_of(buffer.owner)
-    return buffer
-
-
 def _write_only(buffer: ir.Value) -> bool:
     """Nothing but stores (and shape queries) use ``buffer`` or a view of it."""
     for use in buffer.uses:
         owner = operation_of(use.owner)
         if owner is None:
             return False
-        if owner.name in _VIEWS:
+        if owner.name in VIEWS:
             if not all(_write_only(r) for r in owner.results):
                 return False
         elif owner.name == "memref.store":
@@ -143,7 +128,7 @@ def _write_only(buffer: ir.Value) -> bool:
 
 def _streamable_output(buffer: ir.Value) -> bool:
     """A function argument (an output the caller passed in) written by stores only."""
-    root = _root(buffer)
+    root = root_buffer(buffer)
     if not isinstance(root.owner, ir.Block):
         return False
     owner = operation_of(root.owner.owner)
@@ -212,7 +197,7 @@ def _plan(loop: ir.Operation, min_bytes: int) -> _Plan | None:
         return None  # a buffer something reads: the vector loop runs before the head, so no order may matter
     streaming = []
     for store in stores:
-        size = _static_bytes(_root(store.opview.memref))
+        size = _static_bytes(root_buffer(store.opview.memref))
         if size is None or size >= min_bytes:
             streaming.append(store)
     if not streaming:
@@ -243,7 +228,7 @@ def _address(access: ir.Operation, position: ir.Value) -> ir.Value:
 
 
 def _total_bytes(buffer: ir.Value) -> ir.Value:
-    root = _root(buffer)
+    root = root_buffer(buffer)
     t = ir.MemRefType(root.type)
     total = _c(_element_bytes(t.element_type))
     for axis in range(t.rank):
@@ -273,7 +258,7 @@ def _split(plan: _Plan, min_bytes: int) -> tuple[ir.Value, ir.Value]:
     ok = [arith.cmpi(arith.CmpIPredicate.sle, arith.addi(head, lanes), count)]  # signed: an empty range
     for store in plan.streaming:
         size = _element_bytes(ir.MemRefType(store.opview.memref.type).element_type)
-        if _static_bytes(_root(store.opview.memref)) is None:
+        if _static_bytes(root_buffer(store.opview.memref)) is None:
             ok.append(arith.cmpi(arith.CmpIPredicate.uge, _total_bytes(store.opview.memref), _c(min_bytes)))
         # every streaming output lands on a whole vector where the first one does
         aligned = arith.remui(_address(store, start), _c(plan.lanes * size))

@@ -21,6 +21,7 @@ PIPELINES: dict[str, tuple[str, str]] = {
                 "ember-collapse-rows",  # elementwise loops over short contiguous rows: one flat loop
                 "canonicalize",
                 "cse",
+                "ember-fuse-loop-nests",  # a stored array and the reading of it back: one pass over the tile
                 "ember-parallel-reduction",
                 "ember-nontemporal-stores",  # outputs larger than the cache: aligned streaming stores
             ]

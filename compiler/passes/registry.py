@@ -29,6 +29,7 @@ _PASSES: dict[str, tuple[str, str]] = {
     "ember-parallel-parts": ("compiler.passes.parallel", "EmberParallelParts"),
     "ember-parallel-reduction": ("compiler.passes.parallel_reduction", "EmberParallelReduction"),
     "ember-collapse-rows": ("compiler.passes.collapse_rows", "EmberCollapseRows"),
+    "ember-fuse-loop-nests": ("compiler.passes.loop_nest_fusion", "EmberFuseLoopNests"),
     "ember-nontemporal-stores": ("compiler.passes.nontemporal_stores", "EmberNontemporalStores"),
     "ember-expand-math": ("compiler.passes.expand_math", "EmberExpandMath"),
     "ember-gpu-kernels": ("compiler.passes.gpu_kernels", "EmberGpuKernels"),

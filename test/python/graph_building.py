@@ -31,3 +31,26 @@ def lowered(module: ir.Module) -> ir.Module:
     assert "ember." not in text, text
     assert copy.operation.verify()
     return copy
+
+
+def loops_of(fn, *args) -> str:
+    """``lower-to-loops`` of the graph ``compiler.compile(fn)`` captures for ``args``, in
+    its all-contiguous variant: the loops the CPU backend hands to LLVM."""
+    import compiler
+    from compiler.backends import compile_graph
+    from compiler.dialects import ember
+    from compiler.mlir import function_named
+    from compiler.passes.bufferize import set_contiguous
+
+    modules = []
+
+    def recording(module, example_inputs):
+        modules.append(str(module))
+        return compile_graph(module, "cpu")
+
+    compiler.compile(fn, backend=recording)(*args)
+    with ember.new_context():
+        module = ir.Module.parse(modules[0])
+        set_contiguous(function_named(module), (True,) * len(args))
+        run_pipeline(module, "builtin.module(lower-to-loops)")
+        return str(module)

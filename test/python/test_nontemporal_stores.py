@@ -6,13 +6,9 @@ with the pass off or for a costly body."""
 
 import numpy as np
 import pytest
+from graph_building import loops_of
 
 import compiler
-from compiler.backends import compile_graph
-from compiler.dialects import ember
-from compiler.mlir import function_named, ir
-from compiler.passes.bufferize import set_contiguous
-from compiler.passes.pass_manager import run_pipeline
 
 RNG = np.random.default_rng(11)
 
@@ -85,30 +81,14 @@ def test_in_place_update_matches_numpy():
     np.testing.assert_array_equal(a, want)
 
 
-def _loops(fn, *args) -> str:
-    """``lower-to-loops`` of ``fn``'s graph, for the all-contiguous variant."""
-    modules = []
-
-    def recording(module, example_inputs):
-        modules.append(str(module))
-        return compile_graph(module, "cpu")
-
-    compiler.compile(fn, backend=recording)(*args)
-    with ember.new_context():
-        module = ir.Module.parse(modules[0])
-        set_contiguous(function_named(module), (True,) * len(args))
-        run_pipeline(module, "builtin.module(lower-to-loops)")
-        return str(module)
-
-
 def test_the_kernel_streams_only_when_asked_and_only_cheap_bodies(monkeypatch):
     x = np.ones(4096, np.float32)
-    assert "nontemporal = true" in _loops(FUNCTIONS["affine"], x, x)
-    assert "nontemporal" not in _loops(lambda a, b: np.tanh(a) + b, x, x)  # compute-bound
+    assert "nontemporal = true" in loops_of(FUNCTIONS["affine"], x, x)
+    assert "nontemporal" not in loops_of(lambda a, b: np.tanh(a) + b, x, x)  # compute-bound
     monkeypatch.setenv("EMBER_STREAMING_STORES", "off")
-    assert "nontemporal" not in _loops(FUNCTIONS["affine"], x, x)
+    assert "nontemporal" not in loops_of(FUNCTIONS["affine"], x, x)
     monkeypatch.setenv("EMBER_STREAMING_STORES", "1M")  # 16 KiB outputs: below the threshold
-    assert "nontemporal" not in _loops(FUNCTIONS["affine"], x, x)
+    assert "nontemporal" not in loops_of(FUNCTIONS["affine"], x, x)
 
 
 def test_a_bad_setting_is_a_clear_error(monkeypatch):

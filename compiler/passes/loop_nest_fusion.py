@@ -1,0 +1,281 @@
+"""A loop nest that stores an array fused into the next nest that reads it back
+(``ember-fuse-loop-nests``).
+
+Why: inside one tile of a fused reduction, ``convert-linalg-to-loops`` gives each
+linalg op its own loop nest, each a pass over the tile. Row softmax
+(``e = np.exp(x - m); e / e.sum(1, keepdims=True)``) is four passes: the max, the
+exponentials stored, their sum read back from the stored tile, and the division. The
+third pass only re-reads what the second wrote, element by element. Measured on a
+2-core AVX-512 Xeon, (4096, 1024) float32, each such pass over cached tiles costs
+about 0.15 ms of the 1.4 ms (the memory floor, a plain ``x * 2``, is 0.6 ms).
+
+The rewrite: two nests of ``scf.for`` loops with the same bounds at every level, the
+first (the *producer*) storing a buffer at exactly its induction variables (each of
+its iterations writes its own element), the second (the *consumer*) loading that
+buffer at the same indices, become one nest: the producer's body first, then the
+consumer's with those loads replaced by the stored value. It keeps the program's
+meaning when
+
+* the consumer writes nothing the producer reads or writes, and the producer reads
+  nothing it writes itself (so no iteration sees another iteration's store);
+* every access of the consumer to a buffer the producer stores is such a load;
+* the ops between the two nests (the consumer's accumulator being zeroed, views,
+  index arithmetic) touch no buffer the producer writes and write none it reads: the
+  producer moves down to the consumer's place.
+
+Buffers are told apart by their roots (the allocation or function argument a chain of
+views starts from): distinct roots are distinct memory (function arguments are
+``noalias``). Any op the analysis does not know (a call, a copy) leaves the nests as
+they are.
+
+The fused innermost loop's running values (the row sum, ``acc[i] = acc[i] + e``, one
+element of a buffer nothing else in the loop touches) become ``iter_args``: loaded
+before the loop, stored after. LLVM does not do that itself once the loop also stores
+the exponentials (the accumulator's address went through ``inttoptr`` for alignment,
+so it cannot tell the two apart), and a loop loading and storing one address does not
+vectorize: the fused softmax ran scalar, 4x slower. With both steps the (4096, 1024)
+float32 row softmax went from 1.38-1.45 to 1.08-1.13 ms.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from compiler.mlir import collect, defined_inside, ir, memref, operation_of, scf
+from compiler.passes.base import EmberPass
+from compiler.passes.buffers import VIEWS, distinct_memory, root_buffer
+
+# Ops that neither read nor write memory (views and shape queries included).
+_PURE_PREFIXES = ("arith.", "math.", "index.", "affine.apply", "affine.min", "affine.max")
+_PURE = VIEWS | {"memref.dim", "memref.extract_strided_metadata"}
+_LOOPS = {"scf.for", "scf.yield"}  # their bodies are looked at op by op
+_ALLOCATIONS = {"memref.alloc", "memref.alloca"}  # new memory: no other op's reads or writes
+
+
+def _pure(op: ir.Operation) -> bool:
+    return op.name in _PURE or op.name.startswith(_PURE_PREFIXES)
+
+
+@dataclass
+class _Effects:
+    """The roots of the buffers a nest of loops reads and writes."""
+
+    reads: set
+    writes: set
+
+
+def _effects(op: ir.Operation) -> _Effects | None:
+    """None when ``op`` does anything but loads, stores, loops and pure ops, or touches
+    memory whose root may share it with another root."""
+    reads, writes = set(), set()
+    for inner in collect(op, lambda _: True):
+        if inner.name == "memref.load":
+            reads.add(root_buffer(inner.operands[0]))
+        elif inner.name == "memref.store":
+            writes.add(root_buffer(inner.operands[1]))
+        elif not (inner.name in _LOOPS or inner.name in _ALLOCATIONS or _pure(inner)):
+            return None
+    if not all(distinct_memory(r) for r in reads | writes):
+        return None
+    return _Effects(reads, writes)
+
+
+def _nest(loop: ir.Operation) -> list | None:
+    """The loops of a nest perfectly nested below ``loop`` (outermost first): each body
+    but the innermost holds pure ops, the next loop and the yield. None if any loop
+    carries values."""
+    loops = [loop]
+    while True:
+        current = loops[-1]
+        if len(current.operands) != 3:  # iter_args: a loop-carried value
+            return None
+        body = [op.operation for op in current.regions[0].blocks[0].operations]
+        inner = [op for op in body if op.name == "scf.for"]
+        if not inner:
+            return loops
+        if len(inner) != 1 or any(op.name != "scf.yield" and op != inner[0] and not _pure(op) for op in body):
+            return None
+        loops.append(inner[0])
+
+
+def _same_bounds(a: list, b: list) -> bool:
+    return len(a) == len(b) and all(all(x.operands[i] == y.operands[i] for i in range(3)) for x, y in zip(a, b))
+
+
+def _ivs(nest: list) -> list:
+    return [loop.regions[0].blocks[0].arguments[0] for loop in nest]
+
+
+def _body_ops(nest: list) -> list:
+    return [op.operation for op in nest[-1].regions[0].blocks[0].operations]
+
+
+def _pointwise_stores(producer: list) -> dict | None:
+    """The producer's stores, by root: each at the nest's induction variables in some
+    order (so each iteration writes its own element) and at most one per root."""
+    ivs = _ivs(producer)
+    stores = {}
+    for op in _body_ops(producer):
+        if op.name != "memref.store":
+            continue
+        indices = list(op.operands[2:])
+        if len(indices) != len(ivs) or not all(sum(i == v for i in indices) == 1 for v in ivs):
+            return None
+        root = root_buffer(op.operands[1])
+        if root in stores:
+            return None
+        stores[root] = op
+    return stores
+
+
+def _forwarded(consumer: list, producer: list, stores: dict) -> dict | None:
+    """The consumer's loads of what the producer stores, each mapped to the store it
+    reads; None if the consumer touches such a buffer any other way."""
+    mapping = dict(zip(_ivs(producer), _ivs(consumer)))
+    loads = {}
+    for op in collect(consumer[0], lambda o: o.name in ("memref.load", "memref.store")):
+        root = root_buffer(op.operands[0] if op.name == "memref.load" else op.operands[1])
+        if root not in stores:
+            continue
+        store = stores[root]
+        if op.name != "memref.load" or operation_of(op.parent) != consumer[-1]:
+            return None
+        same_buffer = op.operands[0] == store.operands[1]
+        wanted = [mapping.get(i, i) for i in store.operands[2:]]
+        if (
+            not same_buffer
+            or len(wanted) != len(op.operands) - 1
+            or any(a != b for a, b in zip(wanted, op.operands[1:]))
+        ):
+            return None
+        loads[op] = store
+    return loads
+
+
+def _fusable(producer: list, consumer: list, between: list) -> dict | None:
+    """The loads to forward when fusing is legal (see the module's text), else None."""
+    if not _same_bounds(producer, consumer):
+        return None
+    p, c = _effects(producer[0]), _effects(consumer[0])
+    if p is None or c is None or p.reads & p.writes or c.writes & (p.reads | p.writes):
+        return None
+    for op in between:
+        e = _effects(op)
+        if e is None or e.reads & p.writes or e.writes & (p.reads | p.writes):
+            return None
+    stores = _pointwise_stores(producer)
+    if stores is None:
+        return None
+    return _forwarded(consumer, producer, stores)
+
+
+def _fuse(producer: list, consumer: list, loads: dict) -> None:
+    """The producer's bodies cloned into the consumer's, level by level; forwarded
+    loads replaced by the stored values; the producer erased."""
+    mapping = dict(zip(_ivs(producer), _ivs(consumer)))
+    for level, (p_loop, c_loop) in enumerate(zip(producer, consumer)):
+        c_block = c_loop.regions[0].blocks[0]
+        first = c_block.operations[0]
+        for op in [o.operation for o in p_loop.regions[0].blocks[0].operations]:
+            if op.name == "scf.yield" or (level + 1 < len(producer) and op == producer[level + 1]):
+                continue
+            clone = op.clone(ir.InsertionPoint(first))
+            for i, operand in enumerate(clone.operands):
+                if operand in mapping:
+                    clone.operands[i] = mapping[operand]
+            for old, new in zip(op.results, clone.results):
+                mapping[old] = new
+    for load, store in loads.items():
+        stored = store.operands[0]
+        load.results[0].replace_all_uses_with(mapping.get(stored, stored))
+        load.erase()
+    producer[0].erase()
+    _carry_accumulators(consumer[-1])
+
+
+def _accumulators(loop: ir.Operation) -> list:
+    """(load, store) pairs of the loop body at one loop-invariant element of a buffer
+    no other access of the body touches: a running value kept in memory."""
+    body = [op.operation for op in loop.regions[0].blocks[0].operations]
+    accesses = [op for op in body if op.name in ("memref.load", "memref.store")]
+    pairs = []
+    for store in (op for op in accesses if op.name == "memref.store"):
+        buffer, indices = store.operands[1], list(store.operands[2:])
+        if any(defined_inside(v, loop) for v in [buffer, *indices]) or not distinct_memory(root_buffer(buffer)):
+            continue
+        same_root = [
+            op for op in accesses if _accessed(op) is not None and root_buffer(_accessed(op)) == root_buffer(buffer)
+        ]
+        loads = [op for op in same_root if op.name == "memref.load"]
+        if len(same_root) != 2 or len(loads) != 1 or loads[0].operands[0] != buffer:
+            continue
+        if list(loads[0].operands[1:]) != indices or body.index(loads[0]) > body.index(store):
+            continue
+        pairs.append((loads[0], store))
+    return pairs
+
+
+def _accessed(op: ir.Operation):
+    return op.operands[0] if op.name == "memref.load" else op.operands[1] if op.name == "memref.store" else None
+
+
+def _carry_accumulators(loop: ir.Operation) -> None:
+    """The loop's running values in memory (``acc[i] += ...`` of a fused reduction) carried
+    as ``iter_args`` instead: loaded before the loop, stored after (see the module's text)."""
+    pairs = _accumulators(loop)
+    if not pairs:
+        return
+    with ir.InsertionPoint(loop), loop.location:
+        initial = [load.clone(ir.InsertionPoint(loop)).results[0] for load, _ in pairs]
+        carried = scf.ForOp(loop.operands[0], loop.operands[1], loop.operands[2], initial)
+    old_block, new_block = loop.regions[0].blocks[0], carried.body
+    old_block.arguments[0].replace_all_uses_with(carried.induction_variable)
+    for (load, _), arg in zip(pairs, carried.inner_iter_args):
+        load.results[0].replace_all_uses_with(arg)
+    with ir.InsertionPoint(new_block), loop.location:
+        new_yield = scf.YieldOp([store.operands[0] for _, store in pairs])
+    for op in [op.operation for op in old_block.operations][:-1]:  # all but the old yield
+        op.move_before(new_yield)
+    with ir.InsertionPoint.after(carried.operation), loop.location:
+        for (_, store), result in zip(pairs, carried.results):
+            memref.StoreOp(result, store.operands[1], list(store.operands[2:]))
+    for load, store in pairs:
+        store.erase()
+        load.erase()
+    loop.erase()
+
+
+def _fuse_in_block(block: ir.Block) -> bool:
+    """Fuse one producer-consumer pair of the block's nests; True if it did."""
+    ops = [op.operation for op in block.operations]
+    for j, second in enumerate(ops):
+        if second.name != "scf.for" or (consumer := _nest(second)) is None:
+            continue
+        for i in range(j - 1, -1, -1):
+            first = ops[i]
+            if first.name != "scf.for" or (producer := _nest(first)) is None:
+                continue
+            loads = _fusable(producer, consumer, ops[i + 1 : j])
+            if loads:
+                _fuse(producer, consumer, loads)
+                return True
+    return False
+
+
+@dataclass
+class EmberFuseLoopNests(EmberPass):
+    """Fuse a loop nest storing an array into the next nest that reads it back at the
+    same indices (softmax's exponentials and their sum: one pass over the tile, not two)."""
+
+    name = "ember-fuse-loop-nests"
+    summary = "a loop nest storing an array fused into the following nest that reads it back element by element"
+
+    def run(self, module):
+        while any(_fuse_in_block(block) for block in _blocks(module)):
+            pass  # the nests changed: look again
+
+
+def _blocks(module) -> list:
+    """The blocks that may hold loop nests side by side, outermost first."""
+    holders = collect(module, lambda o: o.name in ("func.func", "scf.forall", "scf.for", "scf.if", "scf.parallel"))
+    return [block for op in reversed(holders) for region in op.regions for block in region.blocks]
