@@ -49,10 +49,21 @@ Algorithms (coefficients are exact Taylor terms or our own fits, see each table)
   |x| clamped to 4, where erf(x) rounds to 1. The f64 erf stays a libm call: a
   double-precision erfc needs several long polynomials.
 
+* pow (f32 only): exp(y * log|x|) with the f64 expansions above, rounded once to
+  float32. The product's error is at most |y * log x| * 2**-52, and the result is
+  finite only while that is below about 104, so it lands within half a float32 ulp of
+  the exact power (plus the f64 rounding; NumPy's own float32 power is an ulp off in
+  about 15 % of random arguments here). y's integer and odd tests (``floor``) give
+  the base's sign for odd integers and NaN for a finite negative base with a
+  fractional exponent; y = 0, x = 1 and (|x| = 1, y = +-inf) give 1: C99's table. A
+  scalar ``powf`` call per element had stopped the loop vectorizer (a gamma curve
+  ``x ** g`` on a 1080x1920 float32 image: 2.8x slower than NumPy, which vectorizes
+  its power). The f64 pow stays a libm call (it would need log in double-double).
+
 Fitted coefficients (tanh, erf) minimize the relative error in the least-squares
 sense on 400 Chebyshev nodes of the interval, computed with mpmath at 50 digits
 (``mpmath.qr_solve``); the max relative error of each fit is noted beside it. expm1,
-log1p, sin, cos and pow are not expanded (still libm).
+log1p, sin, cos and the f64 pow are not expanded (still libm).
 
 log1p and expm1 are made libm calls here (``log1pf``/``log1p``, ``expm1f``/``expm1``):
 ``convert-math-to-llvm``, which runs before ``convert-math-to-libm``, would otherwise
@@ -67,6 +78,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from compiler.mlir import arith, collect, func, ir, llvm
+from compiler.mlir import math as math_ops
 from compiler.passes.base import EmberPass
 from runtime.target import has_512_bit_vectors
 
@@ -310,6 +322,30 @@ def expand_log(e: _Emitter, x):
     return e.keep_nan(x, y)
 
 
+def expand_pow_f32(e: _Emitter, x, y):
+    """powf(x, y) as exp(y * log|x|) in double precision, rounded once to float32."""
+    d = _Emitter(_f64_like(e.type), e.scalef)
+    xd, yd = arith.extf(d.type, x), arith.extf(d.type, y)
+    ax = d.abs(xd)
+    r = expand_exp(d, d.mul(yd, expand_log(d, ax)))
+    floor_y = math_ops.floor(yd)
+    is_int = d.cmp("OEQ", floor_y, yd)  # +-inf count as even integers, NaN as none
+    half = d.mul(yd, d.c(0.5))
+    odd = arith.andi(is_int, d.cmp("ONE", math_ops.floor(half), half))
+    negative = d.cmp("OLT", d.copysign(d.c(1.0), xd), d.c(0.0))  # -0.0 included
+    r = d.select(arith.andi(negative, odd), arith.negf(r), r)
+    finite_negative = arith.andi(d.cmp("OLT", xd, d.c(0.0)), d.cmp("ONE", ax, d.c(pymath.inf)))
+    r = d.select(arith.andi(finite_negative, d.cmp("UNE", floor_y, yd)), d.c(pymath.nan), r)
+    one_to_inf = arith.andi(d.cmp("OEQ", ax, d.c(1.0)), d.cmp("OEQ", d.abs(yd), d.c(pymath.inf)))
+    one = arith.ori(arith.ori(d.cmp("OEQ", yd, d.c(0.0)), d.cmp("OEQ", xd, d.c(1.0))), one_to_inf)
+    return arith.truncf(e.type, d.select(one, d.c(1.0), r))
+
+
+def _f64_like(t: ir.Type) -> ir.Type:
+    f64 = ir.F64Type.get()
+    return ir.VectorType.get(t.shape, f64) if isinstance(t, ir.VectorType) else f64
+
+
 def expand_tanh(e: _Emitter, x):
     f = e.fmt
     a = e.abs(x)
@@ -343,6 +379,7 @@ EXPANSIONS: dict[tuple[str, int], Callable] = {
     ("math.tanh", 32): expand_tanh,
     ("math.tanh", 64): expand_tanh,
     ("math.erf", 32): expand_erf_f32,
+    ("math.powf", 32): expand_pow_f32,
 }
 
 
@@ -359,7 +396,7 @@ def _width(t: ir.Type) -> int | None:
 def _rewrite(op: ir.Operation, scalef: bool) -> None:
     rewrite = EXPANSIONS[(op.name, _width(op.results[0].type))]
     with ir.InsertionPoint(op), op.location:
-        result = rewrite(_Emitter(op.results[0].type, scalef), op.operands[0])
+        result = rewrite(_Emitter(op.results[0].type, scalef), *op.operands)
     op.results[0].replace_all_uses_with(result)
     op.erase()
 

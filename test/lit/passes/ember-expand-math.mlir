@@ -129,16 +129,32 @@ func.func @erf_f32(%x: f32) -> f32 {
   return %y : f32
 }
 
+// powf: in double precision (extf), exp(y * log|x|) with both expansions, the
+// integer and odd tests of y by floor, then one truncf; no powf call left.
+// CHECK-LABEL: func.func @pow_f32
+// CHECK-NOT: math.powf
+// CHECK: arith.extf %{{.*}} : f32 to f64
+// CHECK: math.floor %{{.*}} : f64
+// CHECK: arith.negf %{{.*}} : f64
+// CHECK: %[[R:.*]] = arith.truncf %{{.*}} : f64 to f32
+// CHECK: return %[[R]] : f32
+func.func @pow_f32(%x: f32, %y: f32) -> f32 {
+  %r = math.powf %x, %y : f32
+  return %r : f32
+}
+
 // erf f64 stays for libm; other math ops and other float types are left alone.
 // CHECK-LABEL: func.func @left_alone
 // CHECK: math.erf %{{.*}} : f64
 // CHECK: math.sin %{{.*}} : f32
 // CHECK: math.exp %{{.*}} : f16
-func.func @left_alone(%a: f64, %b: f32, %c: f16) -> (f64, f32, f16) {
+// CHECK: math.powf %{{.*}} : f64
+func.func @left_alone(%a: f64, %b: f32, %c: f16) -> (f64, f32, f16, f64) {
   %0 = math.erf %a : f64
   %1 = math.sin %b : f32
   %2 = math.exp %c : f16
-  return %0, %1, %2 : f64, f32, f16
+  %3 = math.powf %a, %a : f64
+  return %0, %1, %2, %3 : f64, f32, f16, f64
 }
 
 // exp on a vector keeps the exponent bits either way (the LLVM dialect's ldexp takes a
