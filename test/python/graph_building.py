@@ -33,9 +33,9 @@ def lowered(module: ir.Module) -> ir.Module:
     return copy
 
 
-def loops_of(fn, *args) -> str:
+def loops_of(fn, *args, contiguous: bool = True) -> str:
     """``lower-to-loops`` of the graph ``compiler.compile(fn)`` captures for ``args``, in
-    its all-contiguous variant: the loops the CPU backend hands to LLVM."""
+    its all-contiguous variant (or the strided one): the loops the CPU backend hands to LLVM."""
     import compiler
     from compiler.backends import compile_graph
     from compiler.dialects import ember
@@ -51,6 +51,6 @@ def loops_of(fn, *args) -> str:
     compiler.compile(fn, backend=recording)(*args)
     with ember.new_context():
         module = ir.Module.parse(modules[0])
-        set_contiguous(function_named(module), (True,) * len(args))
+        set_contiguous(function_named(module), (contiguous,) * len(args))
         run_pipeline(module, "builtin.module(lower-to-loops)")
         return str(module)

@@ -65,3 +65,32 @@ func.func @kept(%a: memref<?x10xf64>, %m: memref<?x1xf64>, %v: memref<?x10xf64, 
   }
   return
 }
+
+// An image with 3 channels: the loops over a row's pixels and their channels are one
+// loop over the row's 3 * 64 elements of the views with the last two dims collapsed;
+// the loop over rows stays (its index still addresses the rows).
+// CHECK-LABEL: func.func @channels
+// CHECK: scf.for %[[I:.*]] = %c0 to %arg2 step %c1 {
+// CHECK-DAG: %[[IN:.*]] = memref.collapse_shape %arg0 {{\[\[}}0], [1, 2]] : memref<?x64x3xi8> into memref<?x192xi8>
+// CHECK-DAG: %[[OUT:.*]] = memref.collapse_shape %arg1 {{\[\[}}0], [1, 2]] : memref<?x64x3xf32, strided<[192, 3, 1], offset: ?>> into memref<?x192xf32, strided<[192, 1], offset: ?>>
+// CHECK: scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %c1 {
+// CHECK-NEXT: memref.load %[[IN]][%[[I]], %[[K]]]
+// CHECK-NEXT: arith.uitofp
+// CHECK-NEXT: memref.store %{{.*}}, %[[OUT]][%[[I]], %[[K]]]
+// CHECK-NOT: %c3 step
+func.func @channels(%a: memref<?x64x3xi8>, %b: memref<?x64x3xf32, strided<[192, 3, 1], offset: ?>>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c64 = arith.constant 64 : index
+  scf.for %i = %c0 to %n step %c1 {
+    scf.for %j = %c0 to %c64 step %c1 {
+      scf.for %k = %c0 to %c3 step %c1 {
+        %v = memref.load %a[%i, %j, %k] : memref<?x64x3xi8>
+        %f = arith.uitofp %v : i8 to f32
+        memref.store %f, %b[%i, %j, %k] : memref<?x64x3xf32, strided<[192, 3, 1], offset: ?>>
+      }
+    }
+  }
+  return
+}
