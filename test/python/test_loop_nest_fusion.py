@@ -36,7 +36,26 @@ def exp_and_its_sums(x):
     return e, e.sum(axis=1)
 
 
-FUNCTIONS = [softmax_rows, softmax_columns, logsumexp_rows, normalize_squares, exp_and_its_sums]
+def min_max_scaled(x):
+    """Two sibling reductions over the same input: one pass, two running values."""
+    lo, hi = x.min(), x.max()
+    return (x - lo) / (hi - lo), lo, hi
+
+
+def sum_and_sum_of_squares(x):
+    a = np.abs(x)  # positive terms: sums with no cancellation, so a relative tolerance holds
+    return a.sum(axis=1), (x * x).sum(axis=1), a.sum()
+
+
+FUNCTIONS = [
+    softmax_rows,
+    softmax_columns,
+    logsumexp_rows,
+    normalize_squares,
+    exp_and_its_sums,
+    min_max_scaled,
+    sum_and_sum_of_squares,
+]
 TOLERANCE = {np.float32: 3e-5, np.float64: 1e-13}  # the sums add in another order than NumPy's
 
 
@@ -67,7 +86,7 @@ def test_matches_numpy(fn, shape, dtype, view):
     with np.errstate(all="ignore"):
         try:
             want = fn(x)
-        except ValueError as e:  # max over an empty axis: NumPy's error, from Ember too
+        except ValueError as e:  # max or min over an empty axis: NumPy's error, from Ember too
             with pytest.raises(ValueError, match=str(e)):
                 compiler.compile(fn)(x)
             return
@@ -119,3 +138,10 @@ def test_softmax_is_one_carried_pass_over_the_tile():
     assert len(re.findall(r"math\.exp", loops)) == 1
     # the max, the fused exp-and-sum, the division: three innermost passes per tile
     assert len(re.findall(r"scf\.for %\w+ = %\w+ to %c256", loops)) == 3, loops
+
+
+def test_min_and_max_are_one_pass():
+    """x.min() and x.max(): one innermost loop carrying both running values."""
+    loops = loops_of(min_max_scaled, np.ones((64, 256), np.float32))
+    assert re.search(r"scf\.for [^\n]*iter_args\([^)]*,[^)]*\) -> \(f32, f32\)", loops), loops
+    assert len(re.findall(r"arith\.(minimumf|maximumf)", loops)) == 2

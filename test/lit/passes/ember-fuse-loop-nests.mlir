@@ -174,4 +174,71 @@ func.func @call_between(%a: memref<?xf64>, %b: memref<?xf64>, %c: memref<?xf64>,
   return
 }
 
+// Siblings reading the same input (x.min() and x.max()): one pass over x, both
+// running values carried; the second accumulator's initial store moves before it.
+// CHECK-LABEL: func.func @min_and_max
+// CHECK: memref.store %{{.*}}, %[[LO:.*]][] : memref<f32>
+// CHECK-NEXT: memref.store %{{.*}}, %[[HI:.*]][] : memref<f32>
+// CHECK-NEXT: %[[LO0:.*]] = memref.load %[[LO]][]
+// CHECK-NEXT: %[[HI0:.*]] = memref.load %[[HI]][]
+// CHECK-NEXT: %[[BOTH:.*]]:2 = scf.for %{{.*}} iter_args(%[[A:.*]] = %[[LO0]], %[[B:.*]] = %[[HI0]]) -> (f32, f32) {
+// CHECK-NEXT: %[[V:.*]] = memref.load %arg0
+// CHECK-NEXT: %[[M:.*]] = arith.minimumf %[[A]], %[[V]]
+// CHECK-NEXT: %[[W:.*]] = memref.load %arg0
+// CHECK-NEXT: %[[N:.*]] = arith.maximumf %[[B]], %[[W]]
+// CHECK-NEXT: scf.yield %[[M]], %[[N]] : f32, f32
+// CHECK-NEXT: }
+// CHECK-DAG: memref.store %[[BOTH]]#0, %[[LO]][]
+// CHECK-DAG: memref.store %[[BOTH]]#1, %[[HI]][]
+// CHECK-NOT: scf.for
+func.func @min_and_max(%x: memref<?xf32>, %lo: memref<f32>, %hi: memref<f32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %inf = arith.constant 0x7F800000 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  memref.store %inf, %lo[] : memref<f32>
+  scf.for %i = %c0 to %n step %c1 {
+    %v = memref.load %x[%i] : memref<?xf32>
+    %a = memref.load %lo[] : memref<f32>
+    %m = arith.minimumf %a, %v : f32
+    memref.store %m, %lo[] : memref<f32>
+  }
+  memref.store %ninf, %hi[] : memref<f32>
+  scf.for %i = %c0 to %n step %c1 {
+    %v = memref.load %x[%i] : memref<?xf32>
+    %b = memref.load %hi[] : memref<f32>
+    %m = arith.maximumf %b, %v : f32
+    memref.store %m, %hi[] : memref<f32>
+  }
+  return
+}
+
+// Siblings sharing no input gain nothing fused; nor do siblings one of which gathers
+// (an index computed from a loaded value).
+// CHECK-LABEL: func.func @siblings_kept
+// CHECK-COUNT-4: scf.for
+// CHECK-NOT: scf.for
+func.func @siblings_kept(%x: memref<?xf32>, %y: memref<?xf32>, %idx: memref<?xindex>, %a: memref<?xf32>, %b: memref<?xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c1 {
+    %v = memref.load %x[%i] : memref<?xf32>
+    memref.store %v, %a[%i] : memref<?xf32>
+  }
+  scf.for %i = %c0 to %n step %c1 {
+    %v = memref.load %y[%i] : memref<?xf32>
+    memref.store %v, %b[%i] : memref<?xf32>
+  }
+  scf.for %i = %c0 to %n step %c1 {
+    %k = memref.load %idx[%i] : memref<?xindex>
+    %v = memref.load %x[%k] : memref<?xf32>
+    memref.store %v, %a[%i] : memref<?xf32>
+  }
+  scf.for %i = %c0 to %n step %c1 {
+    %v = memref.load %x[%i] : memref<?xf32>
+    memref.store %v, %b[%i] : memref<?xf32>
+  }
+  return
+}
+
 func.func private @opaque(memref<?xf64>)
