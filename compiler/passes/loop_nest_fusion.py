@@ -119,16 +119,18 @@ def _body_ops(nest: list) -> list:
 
 def _pointwise_stores(producer: list, roots: set) -> dict | None:
     """The producer's stores to ``roots``, by root: one each, in the innermost body, at the
-    nest's induction variables in some order (so each iteration writes its own element);
-    None if a store to one of them is anything else."""
+    nest's induction variables in some order and values fixed outside it (so each
+    iteration writes its own element); None if a store to one of them is anything else."""
     ivs = _ivs(producer)
     stores = {}
     for op in collect(producer[0], lambda o: o.name == "memref.store"):
         root = root_buffer(op.operands[1])
         if root not in roots:
             continue
-        indices = list(op.operands[2:])
-        pointwise = len(indices) == len(ivs) and all(sum(i == v for i in indices) == 1 for v in ivs)
+        indices = list(op.operands[2:])  # each variable once; the others fixed (a unit dim's 0)
+        pointwise = all(sum(i == v for i in indices) == 1 for v in ivs) and all(
+            any(i == v for v in ivs) or not defined_inside(i, producer[0]) for i in indices
+        )
         if not pointwise or root in stores or operation_of(op.parent) != producer[-1]:
             return None
         stores[root] = op

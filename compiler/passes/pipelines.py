@@ -24,6 +24,7 @@ PIPELINES: dict[str, tuple[str, str]] = {
                 "ember-fuse-loop-nests",  # a stored array and the reading of it back: one pass over the tile
                 "ember-parallel-reduction",
                 "ember-nontemporal-stores",  # outputs larger than the cache: aligned streaming stores
+                "ember-opaque-identities",  # where(mask, x, -inf).max(): the -inf hidden from LLVM's folds
             ]
         ),
         "Ember to scf loops over memrefs (for reading)",

@@ -31,6 +31,7 @@ _PASSES: dict[str, tuple[str, str]] = {
     "ember-collapse-rows": ("compiler.passes.collapse_rows", "EmberCollapseRows"),
     "ember-fuse-loop-nests": ("compiler.passes.loop_nest_fusion", "EmberFuseLoopNests"),
     "ember-nontemporal-stores": ("compiler.passes.nontemporal_stores", "EmberNontemporalStores"),
+    "ember-opaque-identities": ("compiler.passes.opaque_identities", "EmberOpaqueIdentities"),
     "ember-expand-math": ("compiler.passes.expand_math", "EmberExpandMath"),
     "ember-gpu-kernels": ("compiler.passes.gpu_kernels", "EmberGpuKernels"),
 }

@@ -33,14 +33,11 @@ def lowered(module: ir.Module) -> ir.Module:
     return copy
 
 
-def loops_of(fn, *args, contiguous: bool = True) -> str:
-    """``lower-to-loops`` of the graph ``compiler.compile(fn)`` captures for ``args``, in
-    its all-contiguous variant (or the strided one): the loops the CPU backend hands to LLVM."""
+def captured_graph(fn, *args) -> str:
+    """The text of the graph ``compiler.compile(fn)`` captures for ``args`` (compiled
+    for the CPU as usual)."""
     import compiler
     from compiler.backends import compile_graph
-    from compiler.dialects import ember
-    from compiler.mlir import function_named
-    from compiler.passes.bufferize import set_contiguous
 
     modules = []
 
@@ -49,8 +46,18 @@ def loops_of(fn, *args, contiguous: bool = True) -> str:
         return compile_graph(module, "cpu")
 
     compiler.compile(fn, backend=recording)(*args)
+    return modules[0]
+
+
+def loops_of(fn, *args, contiguous: bool = True) -> str:
+    """``lower-to-loops`` of the graph ``compiler.compile(fn)`` captures for ``args``, in
+    its all-contiguous variant (or the strided one): the loops the CPU backend hands to LLVM."""
+    from compiler.dialects import ember
+    from compiler.mlir import function_named
+    from compiler.passes.bufferize import set_contiguous
+
     with ember.new_context():
-        module = ir.Module.parse(modules[0])
+        module = ir.Module.parse(captured_graph(fn, *args))
         set_contiguous(function_named(module), (contiguous,) * len(args))
         run_pipeline(module, "builtin.module(lower-to-loops)")
         return str(module)

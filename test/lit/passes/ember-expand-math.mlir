@@ -1,15 +1,20 @@
 // RUN: ember-opt %s --pass-pipeline='builtin.module(ember-expand-math{scalef=false})' | FileCheck %s
 // RUN: ember-opt %s --pass-pipeline='builtin.module(ember-expand-math{scalef=true})' | FileCheck %s --check-prefix=SCALEF
 
-// exp: clamp (NaN goes to the low bound), round x*log2(e) by adding and subtracting
-// 1.5*2^23, Cody-Waite reduction, polynomial, then two factors 2^n1 * 2^n2 built from
-// exponent bits; NaN restored by a final select. No branches, no calls.
+// exp: where exp rounds to 0, exp(0) is computed and 0 selected at the end (no
+// underflow into the subnormals: a microcode assist on x86); then clamp (NaN goes to
+// the low bound), round x*log2(e) by adding and subtracting 1.5*2^23, Cody-Waite
+// reduction, polynomial, then two factors 2^n1 * 2^n2 built from exponent bits; NaN
+// restored by a final select. No branches, no calls.
 // CHECK-LABEL: func.func @exp_f32
 // CHECK-SAME: (%[[X:[a-z0-9_]+]]: f32)
 // CHECK-NOT: math.exp
 // CHECK: %[[LO:.*]] = arith.constant -1.040000e+02 : f32
-// CHECK: %[[GT:.*]] = arith.cmpf ogt, %[[X]], %[[LO]] : f32
-// CHECK: %[[XL:.*]] = arith.select %[[GT]], %[[X]], %[[LO]] : f32
+// CHECK: %[[BELOW:.*]] = arith.cmpf olt, %[[X]], %[[LO]] : f32
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[X0:.*]] = arith.select %[[BELOW]], %[[ZERO]], %[[X]] : f32
+// CHECK: %[[GT:.*]] = arith.cmpf ogt, %[[X0]], %[[LO]] : f32
+// CHECK: %[[XL:.*]] = arith.select %[[GT]], %[[X0]], %[[LO]] : f32
 // CHECK: %[[HI:.*]] = arith.constant 8.900000e+01 : f32
 // CHECK: %[[LT:.*]] = arith.cmpf olt, %[[XL]], %[[HI]] : f32
 // CHECK: %[[XC:.*]] = arith.select %[[LT]], %[[XL]], %[[HI]] : f32
@@ -27,8 +32,9 @@
 // CHECK: %[[E2:.*]] = arith.shli %[[B2]], %[[MANT]] : i32
 // CHECK: %[[P2:.*]] = arith.bitcast %[[E2]] : i32 to f32
 // CHECK: %[[Y:.*]] = arith.mulf %[[Y1]], %[[P2]]
+// CHECK: %[[Y0:.*]] = arith.select %[[BELOW]], %[[ZERO]], %[[Y]] : f32
 // CHECK: %[[NAN:.*]] = arith.cmpf uno, %[[X]], %[[X]] : f32
-// CHECK: %[[R:.*]] = arith.select %[[NAN]], %[[X]], %[[Y]] : f32
+// CHECK: %[[R:.*]] = arith.select %[[NAN]], %[[X]], %[[Y0]] : f32
 // CHECK: return %[[R]] : f32
 // scalef (the default on AVX-512 hosts): the same reduction and polynomial, then one
 // ldexp by n as i32 (LLVM vectorizes it to vscalefps); no exponent bits built.
@@ -39,8 +45,9 @@
 // SCALEF: %[[NI:.*]] = arith.fptosi %[[N]] : f32 to i32
 // SCALEF-NOT: arith.shli
 // SCALEF: %[[Y:.*]] = llvm.intr.ldexp(%{{.*}}, %[[NI]]) : (f32, i32) -> f32
+// SCALEF: %[[Y0:.*]] = arith.select %{{.*}}, %{{.*}}, %[[Y]] : f32
 // SCALEF: %[[NAN:.*]] = arith.cmpf uno, %[[X]], %[[X]] : f32
-// SCALEF: %[[R:.*]] = arith.select %[[NAN]], %[[X]], %[[Y]] : f32
+// SCALEF: %[[R:.*]] = arith.select %[[NAN]], %[[X]], %[[Y0]] : f32
 // SCALEF: return %[[R]] : f32
 func.func @exp_f32(%x: f32) -> f32 {
   %y = math.exp %x : f32
