@@ -183,9 +183,9 @@ class _Emitter:
 
     def __init__(self, float_type: ir.Type, scalef: bool = False):
         self.type = float_type
-        # llvm.intr.ldexp takes a scalar exponent only; LLVM vectorizes scalar code into it
-        self.scalef = scalef and not isinstance(float_type, ir.VectorType)
         shaped = isinstance(float_type, ir.VectorType)
+        # llvm.intr.ldexp takes a scalar exponent only; LLVM vectorizes scalar code into it
+        self.scalef = scalef and not shaped
         element = float_type.element_type if shaped else float_type
         self.fmt = _FORMATS[_width(float_type)]
         int_element = ir.IntegerType.get_signless(self.fmt.bits)

@@ -77,9 +77,9 @@ def _effects(op: ir.Operation) -> _Effects | None:
     reads, writes = set(), set()
     for inner in collect(op, lambda _: True):
         if inner.name == "memref.load":
-            reads.add(root_buffer(inner.operands[0]))
+            reads.add(root_buffer(_buffer_of(inner)))
         elif inner.name == "memref.store":
-            writes.add(root_buffer(inner.operands[1]))
+            writes.add(root_buffer(_buffer_of(inner)))
         elif not (inner.name in _LOOPS or inner.name in _ALLOCATIONS or _pure(inner)):
             return None
     if not all(distinct_memory(r) for r in reads | writes):
@@ -111,10 +111,6 @@ def _same_bounds(a: list, b: list) -> bool:
 
 def _ivs(nest: list) -> list:
     return [loop.regions[0].blocks[0].arguments[0] for loop in nest]
-
-
-def _body_ops(nest: list) -> list:
-    return [op.operation for op in nest[-1].regions[0].blocks[0].operations]
 
 
 def _pointwise_stores(producer: list, roots: set) -> dict | None:
@@ -154,7 +150,7 @@ def _forwarded(consumer: list, producer: list, stores: dict) -> dict | None:
     mapping = dict(zip(_ivs(producer), _ivs(consumer)))
     loads = {}
     for op in collect(consumer[0], lambda o: o.name in ("memref.load", "memref.store")):
-        root = root_buffer(op.operands[0] if op.name == "memref.load" else op.operands[1])
+        root = root_buffer(_buffer_of(op))
         if root not in stores:
             continue
         store = stores[root]
@@ -230,9 +226,7 @@ def _accumulators(loop: ir.Operation) -> list:
         buffer, indices = store.operands[1], list(store.operands[2:])
         if any(defined_inside(v, loop) for v in [buffer, *indices]) or not distinct_memory(root_buffer(buffer)):
             continue
-        same_root = [
-            op for op in accesses if _accessed(op) is not None and root_buffer(_accessed(op)) == root_buffer(buffer)
-        ]
+        same_root = [op for op in accesses if root_buffer(_buffer_of(op)) == root_buffer(buffer)]
         loads = [op for op in same_root if op.name == "memref.load"]
         if len(same_root) != 2 or len(loads) != 1 or loads[0].operands[0] != buffer:
             continue
@@ -242,8 +236,9 @@ def _accumulators(loop: ir.Operation) -> list:
     return pairs
 
 
-def _accessed(op: ir.Operation):
-    return op.operands[0] if op.name == "memref.load" else op.operands[1] if op.name == "memref.store" else None
+def _buffer_of(access: ir.Operation) -> ir.Value:
+    """The memref a ``memref.load`` or ``memref.store`` accesses."""
+    return access.operands[0] if access.name == "memref.load" else access.operands[1]
 
 
 def _carry_accumulators(loop: ir.Operation) -> None:
