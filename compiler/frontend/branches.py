@@ -15,7 +15,8 @@ the whole call in CPython, which takes NumPy's own path. Branches that both retu
 merge their return values the same way. Not converted, and a graph break as before: a
 branch with a Python side effect (``print``, a list append), one that raises or ends
 elsewhere than the other (a return against a fall-through), Python values
-or array identities (``a = b``) that differ between the branches, a condition that is
+or array identities (``a = b``) that differ between the branches, a NumPy scalar in
+one and a 0-d array in the other (which one NumPy returns is data), a condition that is
 not a single value (``if x:`` of a larger array), or anything the tracer cannot trace
 inside a branch.
 """
@@ -186,10 +187,12 @@ def _merged(tx, snapshot: Snapshot, taken, a, b, what: str):
     em = tx.output.emitter
     if ta.type != tb.type or (not ta.type.is_static and not same_shape(em.shape(ta), em.shape(tb))):
         raise _NotData(f"{what} has a different type in each branch ({ta.type}, {tb.type})")
+    if ta.scalar != tb.scalar:  # np.sum(x) against np.where(c, x, y) of a 0-d x: which one comes back is data
+        raise _NotData(f"{what} is a NumPy scalar in one branch and a 0-d array in the other")
     if ta.value == tb.value:
         return a
     out = em.emit("select", em.broadcast_to(taken, em.shape(ta)), ta, tb)
-    return v.TensorVariable(type(ta)(out.value, out.type, scalar=ta.scalar and tb.scalar, weak=ta.weak and tb.weak))
+    return v.TensorVariable(type(ta)(out.value, out.type, scalar=ta.scalar, weak=ta.weak and tb.weak))
 
 
 def _plain_array(tracker, snapshot: Snapshot) -> bool:

@@ -167,6 +167,25 @@ def test_other_branches_stay_graph_breaks_with_numpys_answer(fresh_compiler, fn,
     assert any("branch on array data" in r.reason for r in out.break_reasons), out.break_reasons
 
 
+def _scalar_or_array(x):
+    v = np.sum(x, axis=None)  # a 0-d x: a NumPy scalar
+    if x.sum() > 3.5:
+        v = np.where(x > 0, x, x)  # a 0-d array
+    return v
+
+
+@pytest.mark.parametrize("value", [3, 5])
+def test_a_scalar_in_one_branch_and_a_0d_array_in_the_other_keep_their_kinds(fresh_compiler, value):
+    """Which of the two kinds comes back is data: the branch is a graph break, and each
+    call returns NumPy's kind (found by the graph-break fuzzer: a merged select had
+    returned a 0-d array where NumPy gives np.int64)."""
+    x = np.array(value)
+    want, got = _scalar_or_array(x), compiler.compile(_scalar_or_array)(x)
+    assert type(got) is type(want) and got == want
+    out = compiler.explain(compiler.compile(_scalar_or_array))(x)
+    assert any("branch on array data" in r.reason for r in out.break_reasons), out.break_reasons
+
+
 def test_a_branch_inside_a_loop_traced_as_a_loop(fresh_compiler):
     rng = np.random.default_rng(9)
     X, labels = rng.standard_normal((50, 2)), rng.integers(0, 30, 50)
