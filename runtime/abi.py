@@ -165,6 +165,34 @@ PYTHON_API = ("PyEval_SaveThread", "PyEval_RestoreThread", "Py_NewRef", "PyErr_B
 NPY_ARRAY_C_CONTIGUOUS = 0x0001
 
 
+FORK_PREFIX = "ember_fork_"
+FORKED_PREFIX = "ember_forked_"
+POOL_PARTS = "ember_pool_parts"  # () -> the parts a forked loop splits into (the configured threads)
+POOL_SET_PARTS = "ember_pool_set_parts"  # (parts): what POOL_PARTS returns from now on
+
+
+def fork_name(function: str, number: int) -> str:
+    """``(values..., tiles)``: what ``function`` calls in place of its loop ``number``
+    (``ember-fork-loops``); the backend's glue runs ``forked_of`` it on the worker pool."""
+    return f"{FORK_PREFIX}{function}_{number}"
+
+
+def forked_name(function: str, number: int) -> str:
+    """``(values..., part, parts)``: loop ``number`` of ``function``, moved out by
+    ``ember-fork-loops``, running one part's tiles."""
+    return f"{FORKED_PREFIX}{function}_{number}"
+
+
+def forked_of(fork: str) -> str:
+    """The forked function fork ``fork`` runs."""
+    return FORKED_PREFIX + fork.removeprefix(FORK_PREFIX)
+
+
+def fork_task_name(fork: str) -> str:
+    """``(ptr argv, part, parts)``: one part of fork ``fork``'s loop, as the pool calls it (internal)."""
+    return "ember_forktask_" + fork.removeprefix(FORK_PREFIX)
+
+
 def task_name(name: str) -> str:
     """``(ptr argv, part, parts)``: one part, as the worker pool calls it (internal)."""
     return f"ember_task_{name}"

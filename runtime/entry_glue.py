@@ -11,6 +11,7 @@ one module, so LLVM inlines the descriptor building into each call.
 from __future__ import annotations
 
 import functools
+import re
 
 import numpy as np
 from llvmlite import ir
@@ -210,12 +211,61 @@ def _launcher(module: ir.Module, name: str, entry: ir.Function, n_arrays: int, s
     builder.ret_void()
 
 
+def fork_glue(forks) -> ir.Module:
+    """The fork of each loop ``ember-fork-loops`` moved out of a function. ``forks``:
+    ``(fork, forked function, argument types)``, each type ``"ptr"`` (a buffer, passed
+    as its descriptor's address, as MLIR's C interface does) or a scalar's LLVM type
+    (``"i64"``, ``"double"``, ...).
+
+    ``_mlir_ciface_<fork>(values..., tiles)`` stores its values (the scalars on its
+    stack) in an array and asks the pool for one part per thread, at most one per tile;
+    ``ember_forktask_...(argv, part, parts)`` passes them on to the forked function. The
+    pool returns once every part is done."""
+    module = ir.Module(name="ember_fork_glue")
+    pool_run = ir.Function(module, ir.FunctionType(VOID, [PTR, PTR, I64]), abi.POOL_RUN)
+    pool_parts = ir.Function(module, ir.FunctionType(I64, []), abi.POOL_PARTS)
+    for fork_symbol, forked_symbol, kinds in forks:
+        types = [_scalar_type(kind) for kind in kinds]
+        forked = ir.Function(module, ir.FunctionType(VOID, types + [I64, I64]), "_mlir_ciface_" + forked_symbol)
+        task = ir.Function(module, ir.FunctionType(VOID, [PTR, I64, I64]), abi.fork_task_name(fork_symbol))
+        task.linkage = "internal"
+        argv, part, parts = task.args
+        builder = ir.IRBuilder(task.append_basic_block("entry"))
+        values = []
+        for i, typ in enumerate(types):
+            pointer = builder.load(builder.gep(argv, [I64(i)], source_etype=PTR), name=f"p{i}", align=8, typ=PTR)
+            values.append(pointer if typ == PTR else builder.load(pointer, name=f"v{i}", typ=typ))
+        builder.call(forked, values + [part, parts])
+        builder.ret_void()
+
+        fork = ir.Function(module, ir.FunctionType(VOID, types + [I64]), "_mlir_ciface_" + fork_symbol)
+        builder = ir.IRBuilder(fork.append_basic_block("entry"))
+        slots = _alloca(builder, ir.ArrayType(PTR, max(1, len(types))), "argv")
+        for i, (arg, typ) in enumerate(zip(fork.args, types)):
+            pointer = arg if typ == PTR else _on_stack(builder, arg, f"v{i}")
+            builder.store(pointer, builder.gep(slots, [I64(i)], source_etype=PTR), align=8)
+        tiles = fork.args[len(types)]
+        threads = builder.call(pool_parts, [], name="threads")
+        fewer = builder.icmp_signed("<", tiles, threads, name="fewer")
+        count = builder.select(fewer, tiles, threads, name="parts")
+        builder.call(pool_run, [ir.FormattedConstant(PTR, task.get_reference()), slots, count])
+        builder.ret_void()
+    return module
+
+
+def _scalar_type(kind: str) -> ir.Type:
+    return {"ptr": PTR, "double": ir.DoubleType(), "float": ir.FloatType()}.get(kind) or ir.IntType(int(kind[1:]))
+
+
 def append_glue(kernel_ir: str, glue: ir.Module) -> str:
     """``kernel_ir`` (the kernel's translated module) followed by the glue's functions,
     as one module's text. A declaration is left out where ``kernel_ir`` already
     declares or defines the function (the C interface always, an intrinsic sometimes):
     LLVM's parser rejects a second one. Every function an LLVM module refers to is
     declared in it, so a name that occurs in its text (quoted or not) is one it has."""
+    for fn in glue.functions:
+        if not fn.is_declaration:  # the kernel declares what the glue defines (a loop's fork)
+            kernel_ir = re.sub(rf'^declare [^\n]*@"?{re.escape(fn.name)}"?\([^\n]*\n', "", kernel_ir, flags=re.M)
     parts = [kernel_ir]
     for fn in glue.functions:
         if not (fn.is_declaration and (f"@{fn.name}(" in kernel_ir or f'@"{fn.name}"(' in kernel_ir)):

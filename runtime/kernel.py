@@ -68,8 +68,8 @@ class Variant:
 def load_variant(object_code: bytes, meta: dict) -> Variant:
     """Link object code into this process as a variant; ``meta`` is what was stored
     beside it: ``parallel`` (bool) and ``scratch`` (``[slots, dtype]`` per buffer)."""
-    if meta["parallel"]:
-        threads.register_symbols()  # its launcher calls the worker pool
+    if meta["parallel"] or meta.get("forks"):
+        threads.register_symbols()  # its launcher, or its forked loops, call the worker pool
     return Variant(
         LoadedObject(object_code),
         meta["parallel"],

@@ -50,6 +50,7 @@ def set_num_threads(n: int | None) -> None:
     setting, as it runs the threads; ``compiler.config.num_threads`` reads and writes it."""
     global _num_threads
     _num_threads = None if n is None else int(n)
+    sync_forked_parts()
 
 
 def configured_threads() -> int | None:
@@ -137,6 +138,8 @@ class NativePool:
         self.run_address = self._engine.get_function_address(abi.POOL_RUN)
         self.run = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)(self.run_address)
         self.after_fork = ctypes.CFUNCTYPE(None)(self._engine.get_function_address(abi.POOL_AFTER_FORK))
+        self.parts_address = self._engine.get_function_address(abi.POOL_PARTS)
+        self.set_parts = ctypes.CFUNCTYPE(None, ctypes.c_int64)(self._engine.get_function_address(abi.POOL_SET_PARTS))
         os.register_at_fork(after_in_child=self.after_fork)
         ctypes.pythonapi.Py_IncRef(ctypes.py_object(self))
 
@@ -149,5 +152,16 @@ def pool() -> NativePool:
 
 @functools.cache
 def register_symbols() -> None:
-    """Make ``ember_pool_run`` resolvable by the JIT for parallel kernels' objects."""
+    """Make ``ember_pool_run`` and ``ember_pool_parts`` resolvable by the JIT, for the
+    objects of parallel kernels and of kernels with forked loops."""
     llvm.add_symbol(abi.POOL_RUN, pool().run_address)
+    llvm.add_symbol(abi.POOL_PARTS, pool().parts_address)
+    sync_forked_parts()
+
+
+def sync_forked_parts() -> None:
+    """Tell the pool how many parts a forked loop splits into (``num_threads()``), once
+    it exists: when it starts, and on ``set_num_threads``. ``EMBER_NUM_THREADS`` is read
+    then; a parallel kernel's call reads it every time."""
+    if pool.cache_info().currsize:
+        pool().set_parts(num_threads())

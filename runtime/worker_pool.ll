@@ -252,6 +252,20 @@ release:
   ret void
 }
 
+; How many parts a forked loop (compiler/passes/fork_loops.py) splits into: the
+; threads configured in Python (runtime/threads.py sets it).
+@default_parts = internal global i64 1, align 8
+
+define i64 @ember_pool_parts() {
+  %n = load atomic i64, ptr @default_parts monotonic, align 8
+  ret i64 %n
+}
+
+define void @ember_pool_set_parts(i64 %n) {
+  store atomic i64 %n, ptr @default_parts monotonic, align 8
+  ret void
+}
+
 ; In a child after fork: the parent's workers do not exist here.
 define void @ember_pool_after_fork() {
   store i32 0, ptr @busy, align 4

@@ -44,6 +44,7 @@ from compiler.mlir import (
 )
 from compiler.passes import scalar_semantics as scalar
 from compiler.passes.base import EmberPass
+from compiler.passes.buffers import root_buffer
 from compiler.passes.linalg_utils import is_plus_zero
 from compiler.passes.scf_loops import for_loop, if_then
 from runtime import blas_symbols
@@ -649,14 +650,26 @@ def _replace_batched(op, beta) -> None:
     op.erase()
 
 
-def _zero_fill_before(op):
-    """The ``linalg.fill`` of ``+0.0`` into ``op``'s output right before ``op`` (how
-    ``ember-to-linalg`` starts a product), or None. The call then passes ``beta = 0``
-    and the fill goes: BLAS does not read C then, and the output is written once."""
+def zero_fill_before(op):
+    """The ``linalg.fill`` of ``+0.0`` into ``op``'s output before ``op`` (how
+    ``ember-to-linalg`` starts a product), with nothing between them touching the
+    output's buffer (another product's fill and product may be), or None. The call
+    then passes ``beta = 0`` and the fill goes: BLAS does not read C then, and the
+    output is written once."""
     block_ops = [o.operation for o in op.operation.block.operations]
-    at = block_ops.index(op.operation)
-    fill = block_ops[at - 1] if at else None
-    if fill is None or fill.name != "linalg.fill" or fill.operands[1] != op.operands[-1]:
+    output = op.operands[-1]
+    root = root_buffer(output)
+    fill = None
+    for before in reversed(block_ops[: block_ops.index(op.operation)]):
+        if before.name == "linalg.fill" and before.operands[1] == output:
+            fill = before
+            break
+        nested = len(before.regions) and not before.name.startswith(
+            "linalg."
+        )  # a linalg op's operands say all it touches
+        if nested or any(root_buffer(v) == root for v in before.operands if isinstance(v.type, ir.MemRefType)):
+            return None
+    if fill is None:
         return None
     value = operation_of(fill.operands[0].owner)
     parts = list(value.operands) if value is not None and value.name == "complex.create" else [fill.operands[0]]
@@ -700,7 +713,7 @@ def _replace_rows(op, kind: str, beta, fill) -> None:
 
 def _replace(op) -> None:
     element = str(op.operands[0].type.element_type)
-    fill = _zero_fill_before(op)
+    fill = zero_fill_before(op)
     with ir.InsertionPoint(op), op.location:
         beta = scalar.const(element, 0.0 if fill is not None else 1.0)
     if op.name == "linalg.contract" and _rows_kind(op) is not None:

@@ -53,13 +53,18 @@ def _only_loop(fn):
     return loops[0]
 
 
-def _trip_count(loop):
-    """The tile count of a normalized ``scf.forall (%i) in (%n)`` (built before the loop)."""
-    bounds = list(ir.DenseI64ArrayAttr(loop.attributes["staticUpperBound"]))
+def normalized(loop) -> bool:
+    """Whether ``loop`` is ``scf.forall (%i) in (%n)``: one dimension from 0 by 1."""
     lower = list(ir.DenseI64ArrayAttr(loop.attributes["staticLowerBound"]))
     step = list(ir.DenseI64ArrayAttr(loop.attributes["staticStep"]))
-    if lower != [0] or step != [1]:
+    return lower == [0] and step == [1]
+
+
+def trip_count(loop):
+    """The tile count of a normalized ``scf.forall (%i) in (%n)`` (built before the loop)."""
+    if not normalized(loop):
         return None
+    bounds = list(ir.DenseI64ArrayAttr(loop.attributes["staticUpperBound"]))
     if bounds[0] != ir.ShapedType.get_dynamic_size():
         with ir.InsertionPoint(loop), loop.location:
             return arith.constant(ir.IndexType.get(), bounds[0])
@@ -70,7 +75,7 @@ def _my_tiles(loop, tile, part, parts):
     """``lo <= tile < hi`` for this part's contiguous block of tiles (neighbouring tiles
     on one thread: each thread streams through its own stretch of memory); where the
     trip count is unknown, tiles are dealt round-robin (``tile mod parts == part``)."""
-    n = _trip_count(loop)
+    n = trip_count(loop)
     if n is None:
         return arith.cmpi(arith.CmpIPredicate.eq, arith.remui(tile, parts), part)
     with ir.InsertionPoint(loop), loop.location:
@@ -80,7 +85,7 @@ def _my_tiles(loop, tile, part, parts):
     return arith.andi(arith.cmpi(arith.CmpIPredicate.uge, tile, lo), arith.cmpi(arith.CmpIPredicate.ult, tile, hi))
 
 
-def _guard_body(loop, part, parts) -> None:
+def guard_body(loop, part, parts) -> None:
     """Wrap the loop body in ``scf.if`` (this part's tiles only)."""
     body = loop.regions[0].blocks[0]
     ops = list(body.operations)
@@ -96,13 +101,17 @@ def _guard_body(loop, part, parts) -> None:
         op.operation.move_before(yield_op)
 
 
+def is_private(fn) -> bool:
+    return "sym_visibility" in fn.attributes and ir.StringAttr(fn.attributes["sym_visibility"]).value == "private"
+
+
 def split_into_parts(fn) -> bool:
     loop = _only_loop(fn)
     if loop is None or len(loop.regions[0].blocks[0].arguments) != 1:
         fn.attributes[PARALLEL_ATTR] = ir.BoolAttr.get(False)
         return False
     part, parts = add_arguments(fn, [ir.IndexType.get()] * 2)
-    _guard_body(loop, part, parts)
+    guard_body(loop, part, parts)
     sync_signature(fn)
     fn.attributes[PARALLEL_ATTR] = ir.BoolAttr.get(True)
     return True
@@ -117,5 +126,5 @@ class EmberParallelParts(EmberPass):
 
     def run(self, module):
         for fn in functions(module):
-            if PARALLEL_ATTR not in fn.attributes:
+            if PARALLEL_ATTR not in fn.attributes and not is_private(fn):  # helpers are called, not launched
                 split_into_parts(fn)

@@ -14,6 +14,7 @@ PIPELINES: dict[str, tuple[str, str]] = {
                 "ember-fuse",
                 "ember-tile",
                 "ember-bufferize",
+                "ember-matvec-loops",  # matrix-vector products: our own prefetching loops
                 "ember-matmul-to-blas",
                 "symbol-dce",  # the BLAS and LAPACK helpers this graph does not call: less for LLVM
                 "ember-parallel-parts",
@@ -25,6 +26,7 @@ PIPELINES: dict[str, tuple[str, str]] = {
                 "ember-parallel-reduction",
                 "ember-nontemporal-stores",  # outputs larger than the cache: aligned streaming stores
                 "ember-opaque-identities",  # where(mask, x, -inf).max(): the -inf hidden from LLVM's folds
+                "ember-fork-loops",  # kernels of many loops: each parallel loop on the worker pool
             ]
         ),
         "Ember to scf loops over memrefs (for reading)",

@@ -117,7 +117,7 @@ def kernel_llvm_ir(program: str) -> str:
 @pytest.mark.skipif(not blas_symbols.available(), reason="this NumPy links no ILP64 OpenBLAS")
 @pytest.mark.parametrize(
     "program, helper",
-    [("A@y", "ember_matvec_f64"), ("y@A.T", "ember_matvec_f64"), ("A@B.T", "ember_matmul_f64")],
+    [("A@y", "ember_matvec_loops_f64"), ("y@A.T", "ember_matvec_loops_f64"), ("A@B.T", "ember_matmul_f64")],
 )
 def test_transposed_operand_is_not_copied(program, helper):
     """The kernel calls the BLAS helper on the argument itself: no buffer is allocated

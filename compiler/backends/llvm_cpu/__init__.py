@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from compiler import logs
 from compiler.backends.llvm_cpu import helper_library, partition
 from compiler.backends.llvm_cpu.codegen import emit_object, optimize
+from compiler.backends.llvm_cpu.forks import loop_forks
 from compiler.backends.llvm_cpu.temporaries import route_temporaries
 from compiler.dialects.shapes import ShapeProgram, value_inputs
 from compiler.dialects.types import TensorType
@@ -50,6 +51,7 @@ class Lowered:
     parallel: bool  # the kernel takes (part, parts): abi.PARALLEL_ATTR
     scratch: tuple = ()  # (slots, dtype) of each scratch array: abi.scratch_buffers
     libraries: tuple = ()  # the helper libraries it calls (helper_library.py)
+    forks: bool = False  # it runs loops on the worker pool (ember-fork-loops)
 
 
 def lower_to_object(module: ir.Module, entry: str, contiguous: tuple[bool, ...] = ()) -> Lowered:
@@ -66,12 +68,15 @@ def lower_to_object(module: ir.Module, entry: str, contiguous: tuple[bool, ...] 
     parallel = abi.PARALLEL_ATTR in attrs and ir.BoolAttr(attrs[abi.PARALLEL_ATTR]).value
     signature = signature_of(function_named(module, entry))
     scratch = _scratch(attrs, signature)
+    forks = loop_forks(lowered)
     _run_stages(lowered, "loops-to-llvm", entry)
-    _one_copy_of_the_kernel(lowered, abi.kernel_symbol(entry))
+    _one_copy_of_the_kernel(lowered, abi.kernel_symbol(entry), [forked for _, forked, _ in forks])
     arrays = signature.inputs + tuple(signature.outputs[j] for j in signature.allocated)
     glue = entry_glue.kernel_glue(entry, arrays, parallel, scratch, contiguous)
     llvm_ir = route_temporaries(translate_to_llvm_ir(lowered), temporaries.routed())
     llvm_ir = entry_glue.append_glue(llvm_ir, glue)
+    if forks:
+        llvm_ir = entry_glue.append_glue(llvm_ir, entry_glue.fork_glue(forks))
     mlir_done = time.perf_counter()
     object_code = emit_object(optimize(llvm_ir))
     logs.log("output_code", "LLVM IR %s\n%s", entry, llvm_ir)
@@ -82,10 +87,11 @@ def lower_to_object(module: ir.Module, entry: str, contiguous: tuple[bool, ...] 
         (mlir_done - start) * 1e3,
         (time.perf_counter() - mlir_done) * 1e3,
     )
-    return Lowered(object_code, llvm_ir, parallel, scratch, tuple(helper_library.libraries_declared(llvm_ir)))
+    libraries = tuple(helper_library.libraries_declared(llvm_ir))
+    return Lowered(object_code, llvm_ir, parallel, scratch, libraries, bool(forks))
 
 
-def _one_copy_of_the_kernel(module: ir.Module, symbol: str) -> None:
+def _one_copy_of_the_kernel(module: ir.Module, symbol: str, forked: list[str] = ()) -> None:
     """The kernel's body is big (vectorized loops), and LLVM inlined a small one into
     each of its wrappers — the C interface, the entry, the launcher's task
     (runtime/entry_glue.py) — each one more copy for O3 and code generation (mse's cold
@@ -95,7 +101,7 @@ def _one_copy_of_the_kernel(module: ir.Module, symbol: str) -> None:
     wide = ', ["prefer-vector-width", "512"]' if full_width(module) else ""
     with module.context:
         for op in module.body.operations:
-            if "sym_name" in op.attributes and ir.StringAttr(op.attributes["sym_name"]).value == symbol:
+            if "sym_name" in op.attributes and ir.StringAttr(op.attributes["sym_name"]).value in (symbol, *forked):
                 op.attributes["passthrough"] = ir.Attribute.parse(f'["noinline"{wide}]')
 
 
@@ -190,6 +196,7 @@ def object_code(module: ir.Module, entry: str, contiguous: tuple[bool, ...] = ()
             lowered.object_code,
             {
                 "parallel": lowered.parallel,
+                "forks": lowered.forks,
                 "entry": entry,
                 "scratch": [list(s) for s in lowered.scratch],
                 "libraries": list(lowered.libraries),

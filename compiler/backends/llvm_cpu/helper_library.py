@@ -1,5 +1,6 @@
-"""The BLAS and LAPACK helpers (``passes/blas.py``, ``passes/lower_lapack.py``) compiled
-once per process, not into every kernel.
+"""The BLAS, LAPACK and matrix-vector helpers (``passes/blas.py``,
+``passes/lower_lapack.py``, ``passes/matvec.py``) compiled once per process, not into
+every kernel.
 
 Why: the helpers that hand a product to BLAS carry loop fallbacks for strides BLAS
 cannot take, operand packing and layout checks; the LAPACK ones copy in and out of
@@ -26,15 +27,16 @@ import llvmlite.binding as llvm
 
 from compiler import logs
 from compiler.backends.llvm_cpu.codegen import emit_object, optimize
+from compiler.backends.llvm_cpu.forks import loop_forks
 from compiler.backends.llvm_cpu.temporaries import route_temporaries
 from compiler.dialects.ember import new_context
 from compiler.mlir import bindings_version, ir, translate_to_llvm_ir
-from compiler.passes import blas, lower_lapack
+from compiler.passes import blas, lower_lapack, matvec
 from compiler.passes.pass_manager import run_pipeline
-from runtime import blas_symbols, temporaries
+from runtime import blas_symbols, entry_glue, temporaries, threads
 from runtime.cache import ARTIFACTS, Artifact, artifact_key
 from runtime.loader import LoadedObject
-from runtime.target import host_target
+from runtime.target import has_512_bit_vectors, host_target
 from runtime.version import __version__
 
 # library name -> (the MLIR text of its definitions, the functions kernels call)
@@ -47,6 +49,10 @@ LIBRARIES = {
         for element in blas.ELEMENTS
     },
     **{
+        f"matvec_{element}": (functools.partial(matvec.library_text, element), matvec.entry_points(element))
+        for element in matvec.ELEMENTS
+    },
+    **{
         f"lapack_{routine}_{p}": (
             functools.partial(lower_lapack.library_text, routine, p),
             frozenset([lower_lapack.helper_name(routine, p)]),
@@ -56,7 +62,8 @@ LIBRARIES = {
     },
 }
 
-_PIPELINE = "builtin.module(func.func(convert-linalg-to-loops),canonicalize,cse,loops-to-llvm)"
+# ember-fork-loops: the matvec helpers' loops run on the worker pool
+_PIPELINE = "builtin.module(func.func(convert-linalg-to-loops),canonicalize,cse,ember-fork-loops)"
 _loaded: dict[str, LoadedObject] = {}
 _kept: list[LoadedObject] = []  # every library ever linked, never unloaded: kernels hold its addresses
 _lock = threading.Lock()
@@ -76,13 +83,27 @@ def libraries_declared(llvm_ir: str) -> list[str]:
 
 def _compile(library: str) -> bytes:
     start = time.perf_counter()
+    code = emit_object(optimize(library_llvm_ir(library)))
+    logs.log("perf", "helper library %s: compiled in %.1f ms", library, (time.perf_counter() - start) * 1e3)
+    return code
+
+
+def library_llvm_ir(library: str) -> str:
+    """The LLVM IR of ``library``, before optimization (with its forks' glue)."""
     with new_context():
         module = ir.Module.parse(_text(library))
         run_pipeline(module, _PIPELINE)
+        forks = loop_forks(module)
+        run_pipeline(module, "builtin.module(loops-to-llvm)")
+        if forks and has_512_bit_vectors():  # their 512-bit vectors kept whole on an AVX-512 host
+            wide = ir.Attribute.parse('[["prefer-vector-width", "512"]]')
+            for op in module.body.operations:
+                if ir.StringAttr(op.attributes["sym_name"]).value in {forked for _, forked, _ in forks}:
+                    op.attributes["passthrough"] = wide
         llvm_ir = route_temporaries(translate_to_llvm_ir(module), temporaries.routed())
-    code = emit_object(optimize(llvm_ir))
-    logs.log("perf", "helper library %s: compiled in %.1f ms", library, (time.perf_counter() - start) * 1e3)
-    return code
+    if forks:
+        llvm_ir = entry_glue.append_glue(llvm_ir, entry_glue.fork_glue(forks))
+    return llvm_ir
 
 
 def _object_code(library: str) -> bytes:
@@ -112,6 +133,8 @@ def ensure_loaded(libraries) -> None:
                 continue
             if library.startswith("blas_"):
                 blas_symbols.register_products()  # MKL, where it is the choice, loaded now
+            if library.startswith("matvec_"):
+                threads.register_symbols()  # its forked loops call the worker pool
             loaded = LoadedObject(_object_code(library))
             _kept.append(loaded)
             for name in sorted(LIBRARIES[library][1]):  # what kernels call; the rest stays internal

@@ -10,8 +10,8 @@
 // LOOPS-SAME: %arg1: memref<i64, strided<[], offset: ?>> {llvm.noalias}, %arg2: memref<?x4xf32> {llvm.noalias}, %arg3: memref<i64> {llvm.noalias}, %arg4: memref<?xf32> {llvm.noalias})
 // LOOPS: %[[DIM:.*]] = memref.dim %arg0
 // LOOPS: %[[LEN:.*]] = arith.subi %[[DIM]], %c2 : index
-// LOOPS: memref.subview %arg0[%{{.*}}, 0] [%[[LEN]], 4] [1, 1]
-// LOOPS: math.exp
+// LOOPS: %[[SLICE:.*]] = memref.subview %arg0[%{{.*}}, 0] [%[[LEN]], 4] [1, 1]
+// LOOPS: call @ember_fork_sizes_0(%{{.*}}, %[[LEN]], %[[SLICE]], %arg2, %{{.*}})
 // LOOPS: %[[NV:.*]] = memref.load %arg1[]
 // LOOPS: %[[N:.*]] = arith.index_cast %[[NV]] : i64 to index
 // LOOPS: arith.floordivsi %[[DIM]]
@@ -19,6 +19,13 @@
 // LOOPS: %[[R:.*]] = arith.index_cast %{{.*}} : index to i64
 // LOOPS-NEXT: memref.store %[[R]], %arg3[] : memref<i64>
 // LOOPS: affine.apply #{{.*}}()[%[[N]]]
+// LOOPS: call @ember_fork_sizes_1(%{{.*}}, %[[N]], %arg4, %{{.*}})
+// LOOPS-NOT: memref.alloc
+// LOOPS: return
+// The loops, each forked onto the worker pool (ember-fork-loops).
+// LOOPS-LABEL: func.func @ember_forked_sizes_0
+// LOOPS: math.exp
+// LOOPS-LABEL: func.func @ember_forked_sizes_1
 // LOOPS: memref.store %cst, %{{.*}}[%{{.*}}] : memref<?xf32, strided<[1], offset: ?>>
 // LOOPS-NOT: memref.alloc
 // LOOPS: return

@@ -23,8 +23,18 @@
 // LOOPS: arith.mulf
 // LOOPS-NEXT: memref.store %{{.*}}, %[[INNER]][
 // LOOPS: %[[ROWS:.*]] = memref.subview %arg4[%{{.*}}, 0] [%{{.*}}, 5] [2, 1]
+// LOOPS: call @ember_fork_stencil_0(%{{.*}}, %{{.*}}, %[[ROWS]],
+// LOOPS: call @ember_fork_stencil_1(%{{.*}}, %{{.*}}, %arg5,
+// LOOPS-NOT: memref.alloc
+// LOOPS-NOT: linalg.
+// LOOPS-NOT: tensor.
+// LOOPS: return
+// The reversed region's loop and the eye's, each forked onto the worker pool.
+// LOOPS-LABEL: func.func @ember_forked_stencil_0
+// LOOPS-SAME: (%{{[a-z0-9_]+}}: index, %{{[a-z0-9_]+}}: index, %[[R:[a-z0-9_]+]]: memref<?x5xi32, strided<[10, 1], offset: ?>>,
 // LOOPS: scf.forall
-// LOOPS: memref.subview %[[ROWS]]
+// LOOPS: memref.subview %[[R]]
+// LOOPS-LABEL: func.func @ember_forked_stencil_1
 // LOOPS: arith.cmpi eq
 // LOOPS-NOT: memref.alloc
 // LOOPS-NOT: linalg.

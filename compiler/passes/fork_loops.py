@@ -1,0 +1,226 @@
+"""Run the parallel loops of a many-loop kernel on every thread (``ember-fork-loops``).
+
+``ember-parallel-parts`` splits a kernel across threads only when its work is one
+top-level ``scf.forall``: the runtime then calls the whole kernel once per thread.
+A kernel with anything else beside the loop (a second loop reading the first one's
+output, a BLAS call, a time-step ``scf.for`` around its stencil loops) ran on one
+thread: the corpus's log-softmax over (200000, 10) float64 took 11 ms alone and 22 ms
+with its mask returned beside it, a second loop.
+
+Such kernels fork and join per loop instead, as OpenMP runs a ``parallel for``. Each
+outermost ``scf.forall`` moves into a function of its own, ``ember_forked_<kernel>_<k>``,
+taking the values it uses from around it, then ``(part, parts)``, and running only its
+part's tiles (``parallel.guard_body``, the same contiguous blocks a parallel kernel
+runs). In its place the kernel calls ``ember_fork_<kernel>_<k>`` with those values and
+the loop's trip count. The CPU backend defines that function (``runtime/entry_glue.py``,
+``fork_glue``): it packs the values and hands the forked function to the worker pool,
+one part per thread (at most one per tile), and returns when every part is done. The
+kernel's other ops stay where they were, on the calling thread, between the loops:
+each loop still sees everything the ops before it wrote.
+
+A loop stays in place when its iterations are not one normalized dimension, when it
+yields results, or when it uses a value the backend cannot pass by pointer or by value
+(a vector, a half-precision float). Kernels the runtime already splits
+(``ember.parallel``) are left alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from compiler.mlir import func, functions, ir, memref, operation_of, symbol_name, walk_ops
+from compiler.passes.base import EmberPass
+from compiler.passes.parallel import guard_body, normalized, trip_count
+from runtime.abi import FORKED_PREFIX, PARALLEL_ATTR, fork_name, forked_name
+
+C_INTERFACE = "llvm.emit_c_interface"
+
+
+def passable(t: ir.Type) -> bool:
+    """A type the fork's glue can hand to the forked function: a buffer (by descriptor
+    pointer), an index, an integer or a float32/float64 (by value)."""
+    return isinstance(t, (ir.MemRefType, ir.IndexType, ir.IntegerType, ir.F32Type, ir.F64Type))
+
+
+def _outermost_loops(fn) -> list[ir.Operation]:
+    """The ``scf.forall`` ops of ``fn`` not nested in another one."""
+
+    def nested(op) -> bool:
+        parent = op.parent
+        while parent is not None and parent.name != "func.func":
+            if parent.name == "scf.forall":
+                return True
+            parent = parent.parent
+        return False
+
+    return [op for op in walk_ops(fn) if op.name == "scf.forall" and not nested(op)]
+
+
+def captures(loop, inner: list) -> list:
+    """The values ``loop`` uses that are defined outside it (``inner``: the ops nested in
+    it, in walk order), in first-use order."""
+    nested = {loop, *inner}
+    seen, found = set(), []
+    for op in [loop, *inner]:
+        for value in op.operands:
+            owner = value.owner
+            defining = operation_of(owner) if not isinstance(owner, ir.Block) else operation_of(owner.owner)
+            if defining in nested or value in seen:
+                continue
+            seen.add(value)
+            found.append(value)
+    return found
+
+
+def _scratch(value, inner) -> ir.Operation | None:
+    """The ``memref.alloc`` of ``value`` when it is scratch of the loop whose ops are
+    ``inner``: used only inside it (and freed after it). Such a buffer is a tile's
+    temporary hoisted out of the loop (``tile_buffers.py``): every tile reuses it, so
+    every part needs its own."""
+    owner = operation_of(value.owner)
+    if owner is None or owner.name != "memref.alloc":
+        return None
+    for use in value.uses:
+        user = operation_of(use.owner)
+        if user not in inner and user.name != "memref.dealloc":
+            return None
+    return owner
+
+
+def _constant(value) -> bool:
+    """A constant the forked function makes itself: the loop's code folds it (a static
+    trip count, a comparison's bound), which an argument would hide."""
+    owner = operation_of(value.owner)
+    return owner is not None and owner.name == "arith.constant"
+
+
+@dataclass
+class _Uses:
+    """What a loop uses from around it: values passed to the forked function, constants
+    it makes again, scratch buffers it allocates per part."""
+
+    values: list
+    constants: list
+    scratch: dict  # value -> its memref.alloc
+
+    @classmethod
+    def of(cls, loop) -> _Uses:
+        inner = walk_ops(loop)[:-1]
+        used = captures(loop, inner)
+        nested = set(inner)
+        scratch = {v: alloc for v in used if (alloc := _scratch(v, nested)) is not None}
+        constants = [v for v in used if _constant(v)]
+        values = [v for v in used if v not in scratch and v not in constants]
+        return cls(values, constants, scratch)
+
+    def forkable(self) -> bool:
+        return all(passable(v.type) for v in self.values) and not any(len(a.operands) for a in self.scratch.values())
+
+
+def forkable(loop) -> bool:
+    body = loop.regions[0].blocks[0]
+    if len(body.arguments) != 1 or len(loop.results) or not normalized(loop):
+        return False
+    return _Uses.of(loop).forkable()
+
+
+def _declare(name: str, types: list[ir.Type], before) -> None:
+    with ir.InsertionPoint(before):
+        decl = func.FuncOp(name, (types, []), visibility="private")
+    decl.attributes[C_INTERFACE] = ir.UnitAttr.get()
+
+
+def _forked_function(module_block, name: str, uses: _Uses):
+    """The function taking ``uses.values`` and ``(part, parts)``, its constants and
+    scratch buffers made at its start; returns it with the mapping of outside values
+    to its own, and its ``return``."""
+    index = ir.IndexType.get()
+    with ir.InsertionPoint(module_block):
+        forked = func.FuncOp(name, ([v.type for v in uses.values] + [index, index], []))
+    forked.attributes[C_INTERFACE] = ir.UnitAttr.get()
+    block = forked.add_entry_block()
+    mapping = dict(zip(uses.values, block.arguments, strict=False))
+    with ir.InsertionPoint(block):
+        for value in uses.constants:
+            mapping[value] = operation_of(value.owner).clone(ir.InsertionPoint.current).results[0]
+        for value, alloc in uses.scratch.items():
+            mapping[value] = memref.AllocOp(value.type, [], [], alignment=_alignment(alloc)).result
+        ret = func.ReturnOp([])
+    return forked, mapping, ret
+
+
+def fork(module_block, fn, loop, number: int) -> None:
+    """Move ``loop`` into ``ember_forked_<function>_<number>`` and call it through the
+    fork in its place. Its scratch buffers move with it: allocated once per part."""
+    uses = _Uses.of(loop)
+    name = symbol_name(fn)
+    with loop.location:
+        forked, mapping, ret = _forked_function(module_block, forked_name(name, number), uses)
+        _declare(fork_name(name, number), [v.type for v in uses.values] + [ir.IndexType.get()], fn)
+        with ir.InsertionPoint(loop):
+            tiles = trip_count(loop)  # a constant made here, or the bound the loop uses
+            func.CallOp([], ir.FlatSymbolRefAttr.get(fork_name(name, number)), uses.values + [tiles])
+        streams = any("nontemporal" in op.attributes for op in walk_ops(loop))
+        loop.move_before(ret.operation)
+        for op in walk_ops(loop):
+            for i, operand in enumerate(op.operands):
+                if operand in mapping:
+                    op.operands[i] = mapping[operand]
+        with ir.InsertionPoint(ret):
+            for value in uses.scratch:
+                memref.DeallocOp(mapping[value])
+            if streams:  # each part's streaming stores drained on its own thread
+                for fence in _fences(fn):
+                    fence.clone(ir.InsertionPoint.current)
+        for value, alloc in uses.scratch.items():
+            for use in list(value.uses):  # its deallocation
+                operation_of(use.owner).erase()
+            alloc.erase()
+        part, parts = list(forked.regions[0].blocks[0].arguments)[-2:]
+        guard_body(loop, part, parts)
+
+
+def _fences(fn) -> list[ir.Operation]:
+    """The fence ``ember-nontemporal-stores`` puts before ``fn`` returns, if any."""
+    block = fn.regions[0].blocks[0]
+    ops = [op.operation for op in block.operations]
+    found = []
+    for op in reversed(ops[:-1]):
+        if op.name == "llvm.fence" or (op.name == "llvm.call_intrinsic" and "sfence" in str(op.attributes["intrin"])):
+            found.append(op)
+        else:
+            break
+    return found
+
+
+def _alignment(alloc):
+    attr = alloc.attributes["alignment"] if "alignment" in alloc.attributes else None
+    return ir.IntegerAttr(attr) if attr is not None else None
+
+
+def fork_loops(module) -> int:
+    """Fork every forkable outermost loop of every function the runtime does not split
+    whole; returns how many."""
+    module_block = module.regions[0].blocks[0]
+    count = 0
+    for fn in functions(module):
+        attrs = fn.attributes
+        if PARALLEL_ATTR in attrs and ir.BoolAttr(attrs[PARALLEL_ATTR]).value:
+            continue
+        if symbol_name(fn).startswith(FORKED_PREFIX):
+            continue
+        for number, loop in enumerate(loop for loop in _outermost_loops(fn) if forkable(loop)):
+            fork(module_block, fn, loop, number)
+            count += 1
+    return count
+
+
+@dataclass
+class EmberForkLoops(EmberPass):
+    """Fork and join each parallel loop of a kernel the runtime does not split whole."""
+
+    name = "ember-fork-loops"
+    summary = "run each outermost scf.forall of a many-loop kernel on the worker pool, one call per loop"
+
+    def run(self, module):
+        fork_loops(module)

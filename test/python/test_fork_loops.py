@@ -1,0 +1,176 @@
+"""Kernels of several loops run each loop on the worker pool (``ember-fork-loops``).
+
+Each program below compiles to one kernel with more than one top-level loop (or a
+loop inside a time-step loop, or a BLAS call between loops), at sizes where the
+loops have several tiles, so the forked loops really split across threads: the
+answers must equal NumPy's with one thread and with several, with the scratch
+buffers of fused reductions private to each part, for contiguous and strided
+inputs and for concurrent callers."""
+
+import ctypes
+import threading
+
+import numpy as np
+import pytest
+from graph_building import captured_graph, loops_of
+
+import compiler
+from compiler.backends.llvm_cpu import lower_to_object
+from compiler.dialects import ember
+from compiler.mlir import ir, symbol_name
+from runtime import threads
+
+# A kernel that fails to compile runs eagerly with a warning: here that is a failure.
+pytestmark = pytest.mark.filterwarnings("error:ember:RuntimeWarning")
+
+RNG = np.random.default_rng(23)
+
+
+def log_softmax_and_mask(x):
+    m = x.max(-1, keepdims=True)
+    e = np.exp(x - m)
+    return np.log(e.sum(-1, keepdims=True)) - (x - m), x > 0.5
+
+
+def centred_gram(x):
+    c = x - x.mean(axis=0)
+    return c * 2.0, c.T @ c
+
+
+def normalized_rows(x, w):
+    s = x / np.sqrt((x * x).sum(-1, keepdims=True) + 1.0)
+    return s * w, np.abs(s).max(-1)
+
+
+def relaxation(a, steps):
+    for _ in range(steps):
+        a[1:-1] = 0.25 * a[:-2] + 0.5 * a[1:-1] + 0.25 * a[2:]
+    return a.sum()
+
+
+@pytest.fixture(params=[1, 2], ids=["1-thread", "2-threads"])
+def thread_count(request):
+    threads.set_num_threads(request.param)
+    yield request.param
+    threads.set_num_threads(None)
+
+
+def _check(got, want, tol):
+    got = got if isinstance(got, tuple) else (got,)
+    want = want if isinstance(want, tuple) else (want,)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        g, w = np.asarray(g), np.asarray(w)
+        assert g.dtype == w.dtype and g.shape == w.shape
+        if w.dtype.kind == "b":
+            assert np.array_equal(g, w)
+        else:
+            np.testing.assert_allclose(g, w, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("rows", [0, 1, 7, 3000, 40001])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_log_softmax_and_mask(rows, dtype, thread_count):
+    x = RNG.standard_normal((rows, 10)).astype(dtype)
+    x[::97, 3] = np.inf if rows > 200 else x[::97, 3]
+    tol = 3e-6 if dtype == np.float32 else 1e-13
+    _check(compiler.compile(log_softmax_and_mask)(x), log_softmax_and_mask(x), tol)
+
+
+@pytest.mark.parametrize(
+    "view",
+    [lambda a: a, lambda a: a[::2], lambda a: a[::-1], lambda a: a[:, ::-1], lambda a: a.T.copy().T],
+    ids=["contiguous", "every-other-row", "reversed-rows", "reversed-columns", "fortran"],
+)
+def test_strided_inputs(view, thread_count):
+    x = view(RNG.standard_normal((60000, 12)))
+    _check(compiler.compile(log_softmax_and_mask)(x), log_softmax_and_mask(x), 1e-13)
+
+
+@pytest.mark.parametrize("shape", [(3, 4), (50000, 16)])
+def test_blas_between_loops(shape, thread_count):
+    x = RNG.standard_normal(shape)
+    _check(compiler.compile(centred_gram)(x), centred_gram(x), 1e-9)
+
+
+@pytest.mark.parametrize("shape", [(1, 5), (20000, 33), (9000, 257)])
+def test_fused_reductions_with_two_outputs(shape, thread_count):
+    x = RNG.standard_normal(shape).astype(np.float32)
+    w = RNG.standard_normal(shape[-1]).astype(np.float32)
+    _check(compiler.compile(normalized_rows)(x, w), normalized_rows(x, w), 3e-6)
+
+
+@pytest.mark.parametrize("n", [3, 200001])
+def test_loop_inside_time_steps(n, thread_count):
+    a = RNG.standard_normal(n)
+    mine, theirs = a.copy(), a.copy()
+    got = compiler.compile(relaxation)(mine, 4)
+    want = relaxation(theirs, 4)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    np.testing.assert_allclose(mine, theirs, rtol=1e-12, atol=1e-15)
+
+
+def test_concurrent_callers():
+    """Two Python threads call one forking kernel at once: the pool serves one of
+    them, the other runs its parts in turn; both answers are right."""
+    threads.set_num_threads(2)
+    try:
+        f = compiler.compile(log_softmax_and_mask)
+        inputs = [RNG.standard_normal((30000, 10)) for _ in range(2)]
+        f(inputs[0])
+        results = [None, None]
+
+        def call(k):
+            for _ in range(20):
+                results[k] = f(inputs[k])
+
+        workers = [threading.Thread(target=call, args=(k,)) for k in range(2)]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+        for k in range(2):
+            _check(results[k], log_softmax_and_mask(inputs[k]), 1e-13)
+    finally:
+        threads.set_num_threads(None)
+
+
+def _lowered(fn, *args):
+    with ember.new_context():
+        module = ir.Module.parse(captured_graph(fn, *args))
+        entry = symbol_name(module.body.operations[0])
+        return lower_to_object(module, entry, (True,) * len(args))
+
+
+def test_two_loops_fork_and_their_glue_calls_the_pool():
+    x = RNG.standard_normal((40000, 10))
+    loops = loops_of(log_softmax_and_mask, x)
+    assert loops.count("call @ember_fork_log_softmax_and_mask_") == 2
+    assert loops.count("func.func @ember_forked_log_softmax_and_mask_") == 2
+    lowered = _lowered(log_softmax_and_mask, x)
+    assert lowered.forks and not lowered.parallel
+    text = lowered.llvm_ir.replace('"', "")
+    assert "define void @_mlir_ciface_ember_fork_ember_kernel_log_softmax_and_mask_0(" in text
+    assert text.count("call void @ember_pool_run(") == 2
+    assert "declare void @_mlir_ciface_ember_fork_" not in text
+
+
+def test_one_loop_kernels_still_split_whole():
+    x = RNG.standard_normal((40000, 10))
+    lowered = _lowered(lambda a: np.tanh(a) * 2.0, x)
+    assert lowered.parallel and not lowered.forks
+    assert "ember_fork_" not in lowered.llvm_ir
+
+
+def test_set_num_threads_reaches_the_forked_loops():
+    threads.register_symbols()
+    pool = threads.pool()
+    parts = ctypes.CFUNCTYPE(ctypes.c_int64)(pool.parts_address)
+    try:
+        threads.set_num_threads(3)
+        assert parts() == 3
+        threads.set_num_threads(1)
+        assert parts() == 1
+    finally:
+        threads.set_num_threads(None)
+    assert parts() == threads.num_threads()

@@ -1,0 +1,129 @@
+"""Matrix-vector products through Ember's own loops (``ember-matvec-loops``), against NumPy.
+
+The shapes reach every path of the helpers: full groups of four rows and the rows
+left over, full vectors and the columns past the last one, several row and column
+tiles (so the forked loop splits across threads) and a partial last one, a
+prefetch clamped at the end of a row or at the last row; with float32 and float64,
+NaN and infinities, and the views whose rows are contiguous (the loops) beside
+those whose rows are not (BLAS)."""
+
+import numpy as np
+import pytest
+
+import compiler
+from compiler.backends.llvm_cpu import helper_library, lower_to_object
+from compiler.dialects.builder import FunctionBuilder
+from compiler.dialects.types import TensorType
+from runtime import threads
+from runtime.target import has_512_bit_vectors
+
+# A kernel that fails to compile runs eagerly with a warning: here that is a failure.
+pytestmark = pytest.mark.filterwarnings("error:ember:RuntimeWarning")
+
+RNG = np.random.default_rng(31)
+SHAPES = [(1, 1), (3, 7), (4, 8), (17, 9), (33, 1), (1, 33), (130, 257), (1031, 1029), (8, 4099)]
+
+PROGRAMS = {
+    "A@x": lambda A, x, y: A @ x,
+    "y@A": lambda A, x, y: y @ A,
+    "A.T@y": lambda A, x, y: A.T @ y,
+    "np.dot(A, x)": lambda A, x, y: np.dot(A, x),
+    "(A@x)@A": lambda A, x, y: (A @ x) @ A,
+    "bicg": lambda A, x, y: (y @ A, A @ x),
+    "gesummv": lambda A, x, y: 1.5 * A @ x + 0.5 * (A * 2.0) @ x,
+}
+
+
+def _operands(shape, dtype):
+    m, n = shape
+    A = RNG.standard_normal((m, n)).astype(dtype)
+    return A, RNG.standard_normal(n).astype(dtype), RNG.standard_normal(m).astype(dtype)
+
+
+def _close(got, want, dtype, k):
+    got = got if isinstance(got, tuple) else (got,)
+    want = want if isinstance(want, tuple) else (want,)
+    rtol = 2e-5 if dtype == np.float32 else 1e-12
+    for g, w in zip(got, want, strict=True):
+        assert g.shape == w.shape and g.dtype == w.dtype
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=rtol * max(1, k) * (1 + np.abs(w).max(initial=0)))
+
+
+@pytest.fixture(params=[1, 2], ids=["1-thread", "2-threads"])
+def thread_count(request):
+    threads.set_num_threads(request.param)
+    yield
+    threads.set_num_threads(None)
+
+
+@pytest.mark.parametrize("program", list(PROGRAMS))
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_matches_numpy(program, shape, dtype, thread_count):
+    A, x, y = _operands(shape, dtype)
+    fn = PROGRAMS[program]
+    _close(compiler.compile(fn)(A, x, y), fn(A, x, y), dtype, max(shape))
+
+
+@pytest.mark.parametrize(
+    "view",
+    [
+        lambda A: A[::2],  # rows 2n apart, each contiguous: the loops
+        lambda A: A[1:, 3:],  # a block: contiguous rows, offset
+        lambda A: A[::-1],  # rows backwards, each contiguous: the loops
+        lambda A: A[:, ::-1],  # columns backwards: BLAS or its loops
+        lambda A: np.asfortranarray(A),  # column-major: BLAS
+        lambda A: A[:, ::2],  # strided rows: BLAS's fallback loops
+    ],
+    ids=["every-other-row", "block", "reversed-rows", "reversed-columns", "fortran", "strided-rows"],
+)
+@pytest.mark.parametrize("program", ["A@x", "y@A", "A.T@y"])
+def test_views(view, program, thread_count):
+    base = RNG.standard_normal((602, 530))
+    A = view(base)
+    m, n = A.shape
+    x, y = RNG.standard_normal(n), RNG.standard_normal(m)
+    fn = PROGRAMS[program]
+    _close(compiler.compile(fn)(A, x, y), fn(A, x, y), np.float64, max(m, n))
+
+
+@pytest.mark.parametrize("program", ["A@x", "y@A"])
+def test_strided_vectors(program):
+    A = RNG.standard_normal((300, 260))
+    x, y = RNG.standard_normal(2 * 260)[::2], RNG.standard_normal(3 * 300)[::-3]
+    fn = PROGRAMS[program]
+    _close(compiler.compile(fn)(A, x, y), fn(A, x, y), np.float64, 300)
+
+
+@pytest.mark.parametrize("program", ["A@x", "y@A"])
+def test_nan_and_infinities_propagate(program):
+    A, x, y = _operands((70, 90), np.float64)
+    A[3, 5], A[10, 88], x[7], y[40] = np.nan, np.inf, -np.inf, np.nan
+    fn = PROGRAMS[program]
+    got, want = compiler.compile(fn)(A, x, y), fn(A, x, y)
+    assert np.array_equal(np.isnan(got), np.isnan(want))
+    assert np.array_equal(np.isinf(got), np.isinf(want))
+    finite = np.isfinite(want)
+    np.testing.assert_allclose(got[finite], want[finite], rtol=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(0, 5), (5, 0), (0, 0)])
+@pytest.mark.parametrize("program", ["A@x", "y@A"])
+def test_empty(shape, program):
+    A, x, y = _operands(shape, np.float64)
+    fn = PROGRAMS[program]
+    got = compiler.compile(fn)(A, x, y)
+    assert got.shape == fn(A, x, y).shape and not got.any()
+
+
+def test_kernel_calls_the_library_which_prefetches_and_forks():
+    b = FunctionBuilder("f", [TensorType((600, 500), "f64"), TensorType((500,), "f64")])
+    a, x = b.args
+    lowered = lower_to_object(b.finish([b.op("matmul", a, x)]), "f", (True, True))
+    assert "call void @ember_matvec_loops_f64(" in lowered.llvm_ir.replace('"', "")
+    assert "ember_blas_dgemv" not in lowered.llvm_ir and "llvm.prefetch" not in lowered.llvm_ir
+    assert lowered.libraries == ("matvec_f64",)
+    library = helper_library.library_llvm_ir("matvec_f64").replace('"', "")
+    assert library.count("call void @llvm.prefetch") == 2 * (4 + 1)  # four-row and one-row bodies
+    assert library.count("call void @ember_pool_run(") == 2  # both helpers' loops fork
+    assert '"prefer-vector-width"="512"' in helper_library.library_llvm_ir("matvec_f64") or not has_512_bit_vectors()
