@@ -107,7 +107,7 @@ def _prelude(element: str) -> str:
 
 def matvec_text(element: str) -> str:
     """``y = A @ x`` for A with contiguous rows and a contiguous ``x`` (see the module doc)."""
-    lanes, mat = _LANES[element], matrix_type(element)
+    mat = matrix_type(element)
     return f"""
 func.func private @{helper_name("matvec", element)}(%A: {mat}, %x: {vector_type(element, True)}, %y: {vector_type(element, False)}) {{
 {_prelude(element)}
