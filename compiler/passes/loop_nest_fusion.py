@@ -71,15 +71,15 @@ class _Effects:
     writes: set
 
 
-def _effects(op: ir.Operation) -> _Effects | None:
+def effects(op: ir.Operation) -> _Effects | None:
     """None when ``op`` does anything but loads, stores, loops and pure ops, or touches
     memory whose root may share it with another root."""
     reads, writes = set(), set()
     for inner in collect(op, lambda _: True):
         if inner.name == "memref.load":
-            reads.add(root_buffer(_buffer_of(inner)))
+            reads.add(root_buffer(access_buffer(inner)))
         elif inner.name == "memref.store":
-            writes.add(root_buffer(_buffer_of(inner)))
+            writes.add(root_buffer(access_buffer(inner)))
         elif not (inner.name in _LOOPS or inner.name in _ALLOCATIONS or _pure(inner)):
             return None
     if not all(distinct_memory(r) for r in reads | writes):
@@ -150,7 +150,7 @@ def _forwarded(consumer: list, producer: list, stores: dict) -> dict | None:
     mapping = dict(zip(_ivs(producer), _ivs(consumer)))
     loads = {}
     for op in collect(consumer[0], lambda o: o.name in ("memref.load", "memref.store")):
-        root = root_buffer(_buffer_of(op))
+        root = root_buffer(access_buffer(op))
         if root not in stores:
             continue
         store = stores[root]
@@ -173,11 +173,11 @@ def _fusable(producer: list, consumer: list, between: list) -> dict | None:
     memory (see the module's text), else None."""
     if not _same_bounds(producer, consumer):
         return None
-    p, c = _effects(producer[0]), _effects(consumer[0])
+    p, c = effects(producer[0]), effects(consumer[0])
     if p is None or c is None or c.writes & (p.reads | p.writes):
         return None
     for op in between:
-        e = _effects(op)
+        e = effects(op)
         if e is None or e.reads & p.writes or e.writes & (p.reads | p.writes):
             return None
     shared = p.writes & c.reads
@@ -213,7 +213,7 @@ def _fuse(producer: list, consumer: list, loads: dict) -> None:
         load.results[0].replace_all_uses_with(mapping.get(stored, stored))
         load.erase()
     producer[0].erase()
-    _carry_accumulators(consumer[-1])
+    carry_accumulators(consumer[-1])
 
 
 def _accumulators(loop: ir.Operation) -> list:
@@ -226,7 +226,7 @@ def _accumulators(loop: ir.Operation) -> list:
         buffer, indices = store.operands[1], list(store.operands[2:])
         if any(defined_inside(v, loop) for v in [buffer, *indices]) or not distinct_memory(root_buffer(buffer)):
             continue
-        same_root = [op for op in accesses if root_buffer(_buffer_of(op)) == root_buffer(buffer)]
+        same_root = [op for op in accesses if root_buffer(access_buffer(op)) == root_buffer(buffer)]
         loads = [op for op in same_root if op.name == "memref.load"]
         if len(same_root) != 2 or len(loads) != 1 or loads[0].operands[0] != buffer:
             continue
@@ -236,12 +236,12 @@ def _accumulators(loop: ir.Operation) -> list:
     return pairs
 
 
-def _buffer_of(access: ir.Operation) -> ir.Value:
+def access_buffer(access: ir.Operation) -> ir.Value:
     """The memref a ``memref.load`` or ``memref.store`` accesses."""
     return access.operands[0] if access.name == "memref.load" else access.operands[1]
 
 
-def _carry_accumulators(loop: ir.Operation) -> None:
+def carry_accumulators(loop: ir.Operation) -> None:
     """The loop's running values in memory (``acc[i] += ...`` of a fused reduction) carried
     as ``iter_args`` instead: loaded before the loop, stored after (see the module's text)."""
     pairs = _accumulators(loop)
@@ -297,11 +297,11 @@ class EmberFuseLoopNests(EmberPass):
     )
 
     def run(self, module):
-        while any(_fuse_in_block(block) for block in _blocks(module)):
+        while any(_fuse_in_block(block) for block in loop_blocks(module)):
             pass  # the nests changed: look again
 
 
-def _blocks(module) -> list:
+def loop_blocks(module) -> list:
     """The blocks that may hold loop nests side by side, outermost first."""
     holders = collect(module, lambda o: o.name in ("func.func", "scf.forall", "scf.for", "scf.if", "scf.parallel"))
     return [block for op in reversed(holders) for region in op.regions for block in region.blocks]

@@ -20,11 +20,13 @@ CPU backend compiles once per process (``helper_library.py``), as the BLAS helpe
   2 KiB ahead prefetched (a row is a stream the hardware prefetcher picks up again at
   every 4 KiB page; a software prefetch keeps it ahead). Each row's sum is its
   accumulator's lanes added, then the columns past the last full vector.
-* ``x @ A``: an ``scf.forall`` over blocks of about 20 KiB of columns, the columns dealt
-  evenly to the blocks (a block's part of each row is a long stream, and its part of
-  ``y`` stays in the L1 cache; blocks of 4 KiB ran 10 % slower); four rows at a time add
-  ``x[i] * A[i, cols]`` into the block's vectors of ``y``, the next four rows' lines
-  prefetched.
+* ``x @ A``: an ``scf.forall`` over blocks of about 20 KiB of columns, at least one per
+  thread when A is large (``ember_pool_parts``: blocks of 64 columns or more), the
+  columns dealt evenly to the blocks (a block's part of each row is a long stream, and
+  its part of ``y`` stays in the L1 cache; blocks of 4 KiB ran 10 % slower); four rows
+  at a time add ``x[i] * A[i, cols]`` into the block's vectors of ``y``, the next four
+  rows' lines prefetched. A tall, narrow A (under 128 columns, 384 KiB or more) stays
+  with BLAS, which splits its rows across threads: the columns cannot be split.
 
 The sums are in another order than BLAS's (each vector lane sums its own columns,
 then the lanes are added), so results equal NumPy's up to rounding.
@@ -38,12 +40,16 @@ from compiler.mlir import add_functions, arith, collect, declarations, func, fun
 from compiler.passes.base import EmberPass
 from compiler.passes.blas import zero_fill_before
 from compiler.passes.scf_loops import if_then
+from runtime.abi import POOL_PARTS
+from runtime.threads import PARALLEL_MIN_BYTES
 
 _LANES = {"f32": 16, "f64": 8}  # one 64-byte vector
 _BYTES = {"f32": 4, "f64": 8}
 ROWS_PER_TILE = 16
 PREFETCH_BYTES = 2048
 COLUMN_TILE_BYTES = 20480
+MIN_COLUMNS = 64  # a narrower column block is not worth a thread
+SPLIT_MIN_BYTES = PARALLEL_MIN_BYTES  # a smaller matrix runs its columns on one thread
 
 
 def matrix_type(element: str) -> str:
@@ -173,15 +179,26 @@ def vecmat_text(element: str) -> str:
     """``y = x @ A`` for A with contiguous rows and a contiguous ``y`` (see the module doc)."""
     lanes, mat = _LANES[element], matrix_type(element)
     return f"""
+func.func private @{POOL_PARTS}() -> i64
 func.func private @{helper_name("vecmat", element)}(%x: {vector_type(element, False)}, %A: {mat}, %y: {vector_type(element, True)}) {{
 {_prelude(element)}
   %cCB = arith.constant {COLUMN_TILE_BYTES // _BYTES[element]} : index
+  %cNB = arith.constant {MIN_COLUMNS} : index
+  %cBig = arith.constant {SPLIT_MIN_BYTES // _BYTES[element]} : index
   %zero = arith.constant 0.0 : {element}
   %mlast0 = arith.subi %m, %c1 : index
   %mlast = arith.maxsi %mlast0, %c0 : index
   %mrem = arith.remui %m, %c4 : index
   %mfull = arith.subi %m, %mrem : index
-  %tiles = arith.ceildivui %n, %cCB : index
+  %blocks = arith.ceildivui %n, %cCB : index
+  %parts64 = func.call @{POOL_PARTS}() : () -> i64
+  %parts = arith.index_cast %parts64 : i64 to index
+  %narrow = arith.ceildivui %n, %cNB : index
+  %shared = arith.minui %parts, %narrow : index
+  %mn = arith.muli %m, %n : index
+  %big = arith.cmpi uge, %mn, %cBig : index
+  %wanted = arith.select %big, %shared, %c1 : index
+  %tiles = arith.maxui %blocks, %wanted : index
   %some = arith.maxui %tiles, %c1 : index
   %even = arith.ceildivui %n, %some : index
   %vectors = arith.ceildivui %even, %cV : index
@@ -235,7 +252,18 @@ def _target(op):
     kind, contiguous, _ = _KINDS[op.name]
     if any(_unit_stride(op.operands[i])[1] for i in contiguous) or zero_fill_before(op) is None:
         return None
+    if kind == "vecmat" and _narrow(op.operands[1]):
+        return None
     return kind, next(iter(elements))
+
+
+def _narrow(matrix) -> bool:
+    """A tall matrix too narrow for ``x @ A``'s column split (see ``_wide_or_small``),
+    by its static shape."""
+    rows, cols = matrix.type.shape
+    limit = SPLIT_MIN_BYTES // _BYTES[str(matrix.type.element_type)]
+    dynamic = ir.ShapedType.get_dynamic_size()
+    return dynamic not in (rows, cols) and cols < 2 * MIN_COLUMNS and rows * cols >= limit
 
 
 def _replace(op, kind: str, element: str) -> None:
@@ -250,6 +278,8 @@ def _replace(op, kind: str, element: str) -> None:
     }[kind]
     with ir.InsertionPoint(op), op.location:
         checks = [_stride_is_one(op.operands[i]) for i in contiguous if not _unit_stride(op.operands[i])[0]]
+        if kind == "vecmat" and (wide := _wide_or_small(b, element)) is not None:
+            checks.append(wide)
 
         def call():
             casts = [memref.cast(ir.Type.parse(t), v) for t, v in zip(types, (a, b, c), strict=True)]
@@ -268,6 +298,24 @@ def _replace(op, kind: str, element: str) -> None:
             call()
     op.erase()
     fill.erase()
+
+
+def _wide_or_small(matrix, element: str):
+    """``x @ A``'s loops split A's columns across threads; a tall, narrow A (``X.T @ r``
+    with X of 20000 x 32) would run on one thread, where BLAS splits its rows. So the
+    loops take A when it has at least ``2 * MIN_COLUMNS`` columns or fits one thread
+    anyway: ``cols >= 128 or rows * cols < SPLIT_MIN_BYTES / itemsize``, folded to None
+    (always) when the static shape says so, else the condition, read at run time."""
+    rows, cols = matrix.type.shape
+    limit = SPLIT_MIN_BYTES // _BYTES[element]
+    dynamic = ir.ShapedType.get_dynamic_size()
+    if dynamic not in (rows, cols):
+        return None  # _target took it: it is wide or small
+    index = ir.IndexType.get()
+    m, n = (memref.dim(matrix, arith.constant(index, k)) for k in (0, 1))
+    wide = arith.cmpi(arith.CmpIPredicate.uge, n, arith.constant(index, 2 * MIN_COLUMNS))
+    small = arith.cmpi(arith.CmpIPredicate.ult, arith.muli(m, n), arith.constant(index, limit))
+    return arith.ori(wide, small)
 
 
 def _stride_is_one(value):

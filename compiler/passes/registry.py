@@ -32,6 +32,7 @@ _PASSES: dict[str, tuple[str, str]] = {
     "ember-parallel-reduction": ("compiler.passes.parallel_reduction", "EmberParallelReduction"),
     "ember-collapse-rows": ("compiler.passes.collapse_rows", "EmberCollapseRows"),
     "ember-fuse-loop-nests": ("compiler.passes.loop_nest_fusion", "EmberFuseLoopNests"),
+    "ember-fuse-row-loops": ("compiler.passes.row_fusion", "EmberFuseRowLoops"),
     "ember-nontemporal-stores": ("compiler.passes.nontemporal_stores", "EmberNontemporalStores"),
     "ember-opaque-identities": ("compiler.passes.opaque_identities", "EmberOpaqueIdentities"),
     "ember-expand-math": ("compiler.passes.expand_math", "EmberExpandMath"),

@@ -127,3 +127,14 @@ def test_kernel_calls_the_library_which_prefetches_and_forks():
     assert library.count("call void @llvm.prefetch") == 2 * (4 + 1)  # four-row and one-row bodies
     assert library.count("call void @ember_pool_run(") == 2  # both helpers' loops fork
     assert '"prefer-vector-width"="512"' in helper_library.library_llvm_ir("matvec_f64") or not has_512_bit_vectors()
+
+
+@pytest.mark.parametrize("program", ["y@A", "A.T@y", "A@x"])
+def test_changing_sizes(program, thread_count):
+    """Sizes that change make the kernel's sizes symbolic: x @ A then checks at run time
+    whether A is wide (its columns split across threads) or tall and narrow (BLAS)."""
+    fn = PROGRAMS[program]
+    compiled = compiler.compile(fn)
+    for shape in [(300, 200), (20000, 32), (500, 700), (7, 3), (40000, 130)]:
+        A, x, y = _operands(shape, np.float64)
+        _close(compiled(A, x, y), fn(A, x, y), np.float64, max(shape))

@@ -30,12 +30,16 @@
 // CHECK: scf.for %{{.*}} step %c1
 // CHECK: vector.fma
 
-// Columns in blocks of about 20 KiB (5120 float32), the columns dealt evenly to them;
+// Columns in blocks of about 20 KiB (5120 float32), at least one per thread when the
+// matrix is large (and the blocks at least 64 wide), the columns dealt evenly to them;
 // the block of y zeroed, then four rows at a time added into it, the next four rows'
 // lines prefetched.
 // CHECK-LABEL: func.func private @ember_vecmat_loops_f32
 // CHECK: %[[CB:.*]] = arith.constant 5120 : index
-// CHECK: %[[TILES:.*]] = arith.ceildivui %{{.*}}, %[[CB]] : index
+// CHECK: %[[BLOCKS:.*]] = arith.ceildivui %{{.*}}, %[[CB]] : index
+// CHECK: %[[PARTS:.*]] = call @ember_pool_parts() : () -> i64
+// CHECK: %[[WANTED:.*]] = arith.select %{{.*}}, %{{.*}}, %c1 : index
+// CHECK: %[[TILES:.*]] = arith.maxui %[[BLOCKS]], %[[WANTED]] : index
 // CHECK: %[[SOME:.*]] = arith.maxui %[[TILES]], %c1 : index
 // CHECK: arith.ceildivui %{{.*}}, %[[SOME]] : index
 // CHECK: scf.forall (%{{.*}}) in (%[[TILES]])
@@ -62,12 +66,18 @@ func.func @mv(%a: memref<40x30xf64>, %x: memref<30xf64>, %y: memref<40xf64>) {
   return
 }
 
-// x @ A with A's strides unknown: the row stride is checked at run time; the fill and
-// the product stay as the other branch (ember-matmul-to-blas makes it a BLAS call).
+// x @ A with A's strides and sizes unknown: the row stride is checked at run time, and
+// that A has 128 columns or more (two column blocks of 64 for two threads) or is small
+// (under 384 KiB: one thread's work); the fill and the product stay as the other
+// branch (ember-matmul-to-blas makes it a BLAS call).
 // CHECK-LABEL: func.func @vm_strided
 // CHECK-SAME: (%[[X:[a-z0-9_]+]]: memref<?xf32, strided<[?], offset: ?>>, %[[A:[a-z0-9_]+]]: memref<?x?xf32, strided<[?, ?], offset: ?>>, %[[Y:[a-z0-9_]+]]: memref<?xf32>)
 // CHECK: %{{.*}}, %{{.*}}, %{{.*}}:2, %[[S:.*]]:2 = memref.extract_strided_metadata %[[A]]
-// CHECK: %[[OK:.*]] = arith.cmpi eq, %[[S]]#1, %{{.*}} : index
+// CHECK: %[[UNIT:.*]] = arith.cmpi eq, %[[S]]#1, %{{.*}} : index
+// CHECK: %[[WIDE:.*]] = arith.cmpi uge, %{{.*}}, %c128 : index
+// CHECK: %[[SMALL:.*]] = arith.cmpi ult, %{{.*}}, %c98304 : index
+// CHECK: %[[SPLITS:.*]] = arith.ori %[[WIDE]], %[[SMALL]] : i1
+// CHECK: %[[OK:.*]] = arith.andi %[[UNIT]], %[[SPLITS]] : i1
 // CHECK: scf.if %[[OK]] {
 // CHECK: call @ember_vecmat_loops_f32(
 // CHECK: } else {
@@ -82,7 +92,17 @@ func.func @vm_strided(%x: memref<?xf32, strided<[?], offset: ?>>, %a: memref<?x?
 }
 
 // Left alone: a product adding into its output (no zero fill), rows the type says are
-// strided, an integer product.
+// strided, an integer product, x @ A of a tall narrow A (BLAS splits its rows).
+// CHECK-LABEL: func.func @tall_narrow
+// CHECK-NOT: call
+// CHECK: linalg.vecmat
+func.func @tall_narrow(%x: memref<20000xf64>, %a: memref<20000x32xf64>, %y: memref<32xf64>) {
+  %zero = arith.constant 0.0 : f64
+  linalg.fill ins(%zero : f64) outs(%y : memref<32xf64>)
+  linalg.vecmat ins(%x, %a : memref<20000xf64>, memref<20000x32xf64>) outs(%y : memref<32xf64>)
+  return
+}
+
 // CHECK-LABEL: func.func @accumulating
 // CHECK-NOT: call
 // CHECK: linalg.matvec
