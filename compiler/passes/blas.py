@@ -383,6 +383,23 @@ def element_name(element: str) -> str:
     return _NAME[element]
 
 
+def calls_threaded_library(fn, products: bool = True) -> bool:
+    """Whether ``fn`` calls BLAS or LAPACK (the helpers of this pass, or LAPACK's from
+    ``ember-to-linalg``), or holds a product this pass will make such a call: work that
+    runs on the library's own threads. Ember's worker pool stays out of such a kernel:
+    the library's threads spin for a while after each call, and on a 2-core machine a
+    forked loop between two calls ran its second part a scheduler quantum late (the
+    corpus's autocorrelation, ``x - x.mean()`` then dot products, 0.58 -> 3.9 ms)."""
+    helpers = {name for element in ELEMENTS for name in entry_points(element)}
+    for op in collect(fn, lambda o: o.name == "func.call" or (products and blas_op(o))):
+        if op.name != "func.call":
+            return True
+        callee = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
+        if callee in helpers or callee.startswith("ember_lapack_"):
+            return True
+    return False
+
+
 def entry_points(element: str) -> frozenset[str]:
     """The names of ``element``'s helpers: what a kernel may call (``_LAYOUT``'s are
     called by the helpers only)."""
@@ -500,7 +517,8 @@ def _matmul_transposes(op) -> tuple[bool, bool] | None:
     return a == _TRANSPOSED_A, b == _TRANSPOSED_B
 
 
-def _is_blas_op(op) -> bool:
+def blas_op(op) -> bool:
+    """A product this pass hands to BLAS (when the process has one)."""
     if op.name not in _OPS + ("linalg.generic", "linalg.contract") or not all(
         isinstance(v.type, ir.MemRefType) for v in op.operands
     ):
@@ -603,7 +621,7 @@ def _rows_kind(op) -> str | None:
 
 
 def _is_batched_generic(op) -> bool:
-    """A ``linalg.generic`` (on buffers of one BLAS type: ``_is_blas_op``) that is a matmul
+    """A ``linalg.generic`` (on buffers of one BLAS type: ``blas_op``) that is a matmul
     over batch dims: ``C[b.., m, n] += A[b.., m, k] * B[b.., k, n]`` (what
     ``ember-to-linalg`` makes of ``a @ b`` with several batch dims)."""
     if not _is_batched(op):
@@ -756,7 +774,7 @@ class EmberMatmulToBlas(EmberPass):
             op
             for fn in functions(module)
             if symbol_name(fn) not in _HELPER_NAMES  # their loop fallbacks stay loops
-            for op in collect(fn, _is_blas_op)
+            for op in collect(fn, blas_op)
         ]
         for element in sorted({str(op.operands[0].type.element_type) for op in found}):
             _add_helpers(module, element, self.define_helpers)

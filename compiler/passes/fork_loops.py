@@ -21,7 +21,8 @@ each loop still sees everything the ops before it wrote.
 A loop stays in place when its iterations are not one normalized dimension, when it
 yields results, or when it uses a value the backend cannot pass by pointer or by value
 (a vector, a half-precision float). Kernels the runtime already splits
-(``ember.parallel``) are left alone.
+(``ember.parallel``) are left alone, and so are kernels calling BLAS or LAPACK, whose
+own threads would compete with the pool's (``blas.calls_threaded_library``).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from dataclasses import dataclass
 
 from compiler.mlir import func, functions, ir, memref, operation_of, symbol_name, walk_ops
 from compiler.passes.base import EmberPass
+from compiler.passes.blas import calls_threaded_library
 from compiler.passes.parallel import guard_body, normalized, trip_count
 from runtime.abi import FORKED_PREFIX, PARALLEL_ATTR, fork_name, forked_name
 
@@ -207,7 +209,7 @@ def fork_loops(module) -> int:
         attrs = fn.attributes
         if PARALLEL_ATTR in attrs and ir.BoolAttr(attrs[PARALLEL_ATTR]).value:
             continue
-        if symbol_name(fn).startswith(FORKED_PREFIX):
+        if symbol_name(fn).startswith(FORKED_PREFIX) or calls_threaded_library(fn):
             continue
         for number, loop in enumerate(loop for loop in _outermost_loops(fn) if forkable(loop)):
             fork(module_block, fn, loop, number)

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 
 from compiler.mlir import add_functions, arith, collect, declarations, func, functions, ir, memref, public_definitions
 from compiler.passes.base import EmberPass
-from compiler.passes.blas import zero_fill_before
+from compiler.passes.blas import blas_op, calls_threaded_library, zero_fill_before
 from compiler.passes.scf_loops import if_then
 from runtime.abi import POOL_PARTS
 from runtime.threads import PARALLEL_MIN_BYTES
@@ -300,6 +300,13 @@ def _replace(op, kind: str, element: str) -> None:
     fill.erase()
 
 
+def _other_library_work(fn) -> bool:
+    """Whether ``fn`` also has a product for BLAS or a LAPACK call: then its matrix-vector
+    products go to BLAS too, whose threads would otherwise compete with the loops' (see
+    ``blas.calls_threaded_library``)."""
+    return any(_target(op) is None for op in collect(fn, blas_op)) or calls_threaded_library(fn, products=False)
+
+
 def _wide_or_small(matrix, element: str):
     """``x @ A``'s loops split A's columns across threads; a tall, narrow A (``X.T @ r``
     with X of 20000 x 32) would run on one thread, where BLAS splits its rows. So the
@@ -351,7 +358,9 @@ class EmberMatvecLoops(EmberPass):
     define_helpers: bool = False
 
     def run(self, module):
-        found = [(op, _target(op)) for fn in functions(module) for op in collect(fn, _target)]
+        found = [
+            (op, _target(op)) for fn in functions(module) for op in collect(fn, _target) if not _other_library_work(fn)
+        ]
         for element in sorted({element for _, (_, element) in found}):
             text = matvec_text(element) + vecmat_text(element)
             add_functions(module, text if self.define_helpers else declarations(text))

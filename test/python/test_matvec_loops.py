@@ -138,3 +138,16 @@ def test_changing_sizes(program, thread_count):
     for shape in [(300, 200), (20000, 32), (500, 700), (7, 3), (40000, 130)]:
         A, x, y = _operands(shape, np.float64)
         _close(compiled(A, x, y), fn(A, x, y), np.float64, max(shape))
+
+
+def test_products_beside_other_blas_work_stay_with_blas():
+    """A kernel with a matrix product for BLAS keeps its matrix-vector products there too:
+    one library's threads, not two pools competing."""
+    from graph_building import loops_of
+
+    A, x, _ = _operands((300, 200), np.float64)
+    B = RNG.standard_normal((200, 50))
+    loops = loops_of(lambda A, x, B: (A @ x, A @ B), A, x, B)
+    assert "call @ember_matvec_f64(" in loops and "ember_matvec_loops" not in loops
+    alone = loops_of(lambda A, x: A @ x, A, x)
+    assert "call @ember_matvec_loops_f64(" in alone

@@ -133,8 +133,8 @@ def ensure_loaded(libraries) -> None:
                 continue
             if library.startswith("blas_"):
                 blas_symbols.register_products()  # MKL, where it is the choice, loaded now
-            if library.startswith("matvec_"):
-                threads.register_symbols()  # its forked loops call the worker pool
+            if "scf.forall" in _text(library):
+                threads.register_symbols()  # its loops, forked, call the worker pool
             loaded = LoadedObject(_object_code(library))
             _kept.append(loaded)
             for name in sorted(LIBRARIES[library][1]):  # what kernels call; the rest stays internal
