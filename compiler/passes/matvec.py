@@ -229,8 +229,8 @@ func.func private @{helper_name("vecmat", element)}(%x: {vector_type(element, Fa
 
 
 _KINDS = {
-    "linalg.matvec": ("matvec", (0, 1), matvec_text),  # A @ x: A's rows and x contiguous
-    "linalg.vecmat": ("vecmat", (1, 2), vecmat_text),  # x @ A: A's rows and y contiguous
+    "linalg.matvec": ("matvec", (0, 1)),  # A @ x: A's rows and x contiguous
+    "linalg.vecmat": ("vecmat", (1, 2)),  # x @ A: A's rows and y contiguous
 }
 
 
@@ -249,7 +249,7 @@ def _target(op):
     elements = {str(v.type.element_type) for v in op.operands}
     if len(elements) != 1 or next(iter(elements)) not in _LANES:
         return None
-    kind, contiguous, _ = _KINDS[op.name]
+    kind, contiguous = _KINDS[op.name]
     if any(_unit_stride(op.operands[i])[1] for i in contiguous) or zero_fill_before(op) is None:
         return None
     if kind == "vecmat" and _narrow(op.operands[1]):
@@ -267,10 +267,11 @@ def _narrow(matrix) -> bool:
 
 
 def _replace(op, kind: str, element: str) -> None:
-    """The zero fill and the op become a call of the helper (behind a run-time check
-    of the strides the types do not fix; the op stays as the other branch)."""
+    """The zero fill and the op become a call of the helper, behind a run-time check of
+    what the types do not fix (the strides; for ``x @ A`` that A is wide or small); the
+    fill and the op stay as the other branch."""
     fill = zero_fill_before(op)
-    _, contiguous, _ = _KINDS[op.name]
+    _, contiguous = _KINDS[op.name]
     a, b, c = op.operands
     types = {
         "matvec": (matrix_type(element), vector_type(element, True), vector_type(element, False)),
