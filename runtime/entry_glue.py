@@ -174,17 +174,7 @@ def _launcher(module: ir.Module, name: str, entry: ir.Function, n_arrays: int, s
     of this call only; ``parts`` is capped at the first scratch buffer's slots (one
     partial per part)."""
     total = n_arrays + len(scratch)
-    task = ir.Function(module, ir.FunctionType(VOID, [PTR, I64, I64]), abi.task_name(name))
-    task.linkage = "internal"
-    argv, part, parts = task.args
-    argv.name, part.name, parts.name = "argv", "part", "parts"
-    builder = ir.IRBuilder(task.append_basic_block("entry"))
-    pointers = [
-        builder.load(builder.gep(argv, [I64(i)], source_etype=PTR), name=f"p{i}", align=8, typ=PTR)
-        for i in range(total)
-    ]
-    builder.call(entry, pointers + [part, parts])
-    builder.ret_void()
+    task = _task(module, abi.task_name(name), entry, [PTR] * total)
 
     pool_run = ir.Function(module, ir.FunctionType(VOID, [PTR, PTR, I64]), abi.POOL_RUN)
     memset = module.declare_intrinsic("llvm.memset", [PTR, I64])
@@ -211,6 +201,24 @@ def _launcher(module: ir.Module, name: str, entry: ir.Function, n_arrays: int, s
     builder.ret_void()
 
 
+def _task(module: ir.Module, name: str, callee: ir.Function, types: list) -> ir.Function:
+    """``name(argv, part, parts)`` (internal), as the worker pool calls it: ``callee`` with
+    its arguments of ``types`` read from ``argv`` (a pointer each: a buffer's, or one to
+    a scalar's value), then ``(part, parts)``."""
+    task = ir.Function(module, ir.FunctionType(VOID, [PTR, I64, I64]), name)
+    task.linkage = "internal"
+    argv, part, parts = task.args
+    argv.name, part.name, parts.name = "argv", "part", "parts"
+    builder = ir.IRBuilder(task.append_basic_block("entry"))
+    values = []
+    for i, typ in enumerate(types):
+        pointer = builder.load(builder.gep(argv, [I64(i)], source_etype=PTR), name=f"p{i}", align=8, typ=PTR)
+        values.append(pointer if typ == PTR else builder.load(pointer, name=f"v{i}", typ=typ))
+    builder.call(callee, values + [part, parts])
+    builder.ret_void()
+    return task
+
+
 def fork_glue(forks) -> ir.Module:
     """The fork of each loop ``ember-fork-loops`` moved out of a function. ``forks``:
     ``(fork, forked function, argument types)``, each type ``"ptr"`` (a buffer, passed
@@ -227,16 +235,7 @@ def fork_glue(forks) -> ir.Module:
     for fork_symbol, forked_symbol, kinds in forks:
         types = [_scalar_type(kind) for kind in kinds]
         forked = ir.Function(module, ir.FunctionType(VOID, types + [I64, I64]), "_mlir_ciface_" + forked_symbol)
-        task = ir.Function(module, ir.FunctionType(VOID, [PTR, I64, I64]), abi.fork_task_name(fork_symbol))
-        task.linkage = "internal"
-        argv, part, parts = task.args
-        builder = ir.IRBuilder(task.append_basic_block("entry"))
-        values = []
-        for i, typ in enumerate(types):
-            pointer = builder.load(builder.gep(argv, [I64(i)], source_etype=PTR), name=f"p{i}", align=8, typ=PTR)
-            values.append(pointer if typ == PTR else builder.load(pointer, name=f"v{i}", typ=typ))
-        builder.call(forked, values + [part, parts])
-        builder.ret_void()
+        task = _task(module, abi.fork_task_name(fork_symbol), forked, types)
 
         fork = ir.Function(module, ir.FunctionType(VOID, types + [I64]), "_mlir_ciface_" + fork_symbol)
         builder = ir.IRBuilder(fork.append_basic_block("entry"))

@@ -390,12 +390,11 @@ def calls_threaded_library(fn, products: bool = True) -> bool:
     the library's threads spin for a while after each call, and on a 2-core machine a
     forked loop between two calls ran its second part a scheduler quantum late (the
     corpus's autocorrelation, ``x - x.mean()`` then dot products, 0.58 -> 3.9 ms)."""
-    helpers = {name for element in ELEMENTS for name in entry_points(element)}
     for op in collect(fn, lambda o: o.name == "func.call" or (products and blas_op(o))):
         if op.name != "func.call":
             return True
         callee = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
-        if callee in helpers or callee.startswith("ember_lapack_"):
+        if callee in _HELPER_NAMES or callee.startswith("ember_lapack_"):
             return True
     return False
 
@@ -682,9 +681,8 @@ def zero_fill_before(op):
         if before.name == "linalg.fill" and before.operands[1] == output:
             fill = before
             break
-        nested = len(before.regions) and not before.name.startswith(
-            "linalg."
-        )  # a linalg op's operands say all it touches
+        # an op with a body (a loop) may touch anything, but a linalg op's operands say all it touches
+        nested = len(before.regions) and not before.name.startswith("linalg.")
         if nested or any(root_buffer(v) == root for v in before.operands if isinstance(v.type, ir.MemRefType)):
             return None
     if fill is None:

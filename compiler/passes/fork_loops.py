@@ -115,15 +115,17 @@ class _Uses:
         values = [v for v in used if v not in scratch and v not in constants]
         return cls(values, constants, scratch)
 
-    def forkable(self) -> bool:
+    def passable(self) -> bool:
         return all(passable(v.type) for v in self.values) and not any(len(a.operands) for a in self.scratch.values())
 
 
-def forkable(loop) -> bool:
+def forkable(loop) -> _Uses | None:
+    """What ``loop`` uses, when it can be forked; else None."""
     body = loop.regions[0].blocks[0]
     if len(body.arguments) != 1 or len(loop.results) or not normalized(loop):
-        return False
-    return _Uses.of(loop).forkable()
+        return None
+    uses = _Uses.of(loop)
+    return uses if uses.passable() else None
 
 
 def _declare(name: str, types: list[ir.Type], before) -> None:
@@ -151,10 +153,10 @@ def _forked_function(module_block, name: str, uses: _Uses):
     return forked, mapping, ret
 
 
-def fork(module_block, fn, loop, number: int) -> None:
-    """Move ``loop`` into ``ember_forked_<function>_<number>`` and call it through the
-    fork in its place. Its scratch buffers move with it: allocated once per part."""
-    uses = _Uses.of(loop)
+def fork(module_block, fn, loop, number: int, uses: _Uses) -> None:
+    """Move ``loop`` (which uses ``uses``) into ``ember_forked_<function>_<number>`` and
+    call it through the fork in its place. Its scratch buffers move with it: allocated
+    once per part."""
     name = symbol_name(fn)
     with loop.location:
         forked, mapping, ret = _forked_function(module_block, forked_name(name, number), uses)
@@ -211,9 +213,12 @@ def fork_loops(module) -> int:
             continue
         if symbol_name(fn).startswith(FORKED_PREFIX) or calls_threaded_library(fn):
             continue
-        for number, loop in enumerate(loop for loop in _outermost_loops(fn) if forkable(loop)):
-            fork(module_block, fn, loop, number)
-            count += 1
+        number = 0
+        for loop in _outermost_loops(fn):
+            if (uses := forkable(loop)) is not None:
+                fork(module_block, fn, loop, number, uses)
+                number += 1
+        count += number
     return count
 
 

@@ -111,6 +111,18 @@ def _prelude(element: str) -> str:
   %n = memref.dim %A, %c1 : {mat}"""
 
 
+def _block(name: str, size: str, limit: str, multiple: str) -> str:
+    """Tile ``%t``'s block of rows or columns: ``%<name>_first`` to ``%<name>_stop``
+    (``size`` long, clipped at ``limit``), and ``%<name>_full``, where its part made of
+    whole groups of ``multiple`` ends."""
+    return f"""    %{name}_first = arith.muli %t, {size} : index
+    %{name}_end = arith.addi %{name}_first, {size} : index
+    %{name}_stop = arith.minui %{name}_end, {limit} : index
+    %{name}_count = arith.subi %{name}_stop, %{name}_first : index
+    %{name}_rem = arith.remui %{name}_count, {multiple} : index
+    %{name}_full = arith.subi %{name}_stop, %{name}_rem : index"""
+
+
 def matvec_text(element: str) -> str:
     """``y = A @ x`` for A with contiguous rows and a contiguous ``x`` (see the module doc)."""
     mat = matrix_type(element)
@@ -124,16 +136,11 @@ func.func private @{helper_name("matvec", element)}(%A: {mat}, %x: {vector_type(
   %last = arith.subi %n, %c1 : index
   %tiles = arith.ceildivui %m, %cRB : index
   scf.forall (%t) in (%tiles) {{
-    %first = arith.muli %t, %cRB : index
-    %end = arith.addi %first, %cRB : index
-    %stop = arith.minui %end, %m : index
-    %count = arith.subi %stop, %first : index
-    %crem = arith.remui %count, %c4 : index
-    %full = arith.subi %stop, %crem : index
-    scf.for %r = %first to %full step %c4 {{
+{_block("rows", "%cRB", "%m", "%c4")}
+    scf.for %r = %rows_first to %rows_full step %c4 {{
 {_matvec_rows(element, 4)}
     }}
-    scf.for %r = %full to %stop step %c1 {{
+    scf.for %r = %rows_full to %rows_stop step %c1 {{
 {_matvec_rows(element, 1)}
     }}
   }}
@@ -153,7 +160,7 @@ def _vecmat_rows(element: str, rows: int) -> str:
         lines.append(f"      %b{k} = vector.broadcast %w{k} : {element} to {vec}")
         lines.append(f"      %ahead{k} = arith.addi %i{k}, %c{rows} : index")
         lines.append(f"      %q{k} = arith.minui %ahead{k}, %mlast : index")
-    lines.append("      scf.for %j = %c0b to %cvb step %cV {")
+    lines.append("      scf.for %j = %cols_first to %cols_full step %cV {")
     lines.append(f"        %yv = vector.load %y[%j] : {vector_type(element, True)}, {vec}")
     last = "%yv"
     for k in range(rows):
@@ -163,7 +170,7 @@ def _vecmat_rows(element: str, rows: int) -> str:
         last = f"%y{k}"
     lines.append(f"        vector.store {last}, %y[%j] : {vector_type(element, True)}, {vec}")
     lines.append("      }")
-    lines.append("      scf.for %j = %cvb to %c1b step %c1 {")
+    lines.append("      scf.for %j = %cols_full to %cols_stop step %c1 {")
     lines.append(f"        %yj = memref.load %y[%j] : {vector_type(element, True)}")
     last = "%yj"
     for k in range(rows):
@@ -204,16 +211,11 @@ func.func private @{helper_name("vecmat", element)}(%x: {vector_type(element, Fa
   %vectors = arith.ceildivui %even, %cV : index
   %width0 = arith.muli %vectors, %cV : index
   scf.forall (%t) in (%tiles) {{
-    %c0b = arith.muli %t, %width0 : index
-    %c1u = arith.addi %c0b, %width0 : index
-    %c1b = arith.minui %c1u, %n : index
-    %width = arith.subi %c1b, %c0b : index
-    %wrem = arith.remui %width, %cV : index
-    %cvb = arith.subi %c1b, %wrem : index
-    scf.for %j = %c0b to %cvb step %cV {{
+{_block("cols", "%width0", "%n", "%cV")}
+    scf.for %j = %cols_first to %cols_full step %cV {{
       vector.store %vzero, %y[%j] : {vector_type(element, True)}, vector<{lanes}x{element}>
     }}
-    scf.for %j = %cvb to %c1b step %c1 {{
+    scf.for %j = %cols_full to %cols_stop step %c1 {{
       memref.store %zero, %y[%j] : {vector_type(element, True)}
     }}
     scf.for %i = %c0 to %mfull step %c4 {{
@@ -359,9 +361,10 @@ class EmberMatvecLoops(EmberPass):
     define_helpers: bool = False
 
     def run(self, module):
-        found = [
-            (op, _target(op)) for fn in functions(module) for op in collect(fn, _target) if not _other_library_work(fn)
-        ]
+        found = []
+        for fn in functions(module):
+            if not _other_library_work(fn):  # asked once per function, not per product
+                found += [(op, _target(op)) for op in collect(fn, _target)]
         for element in sorted({element for _, (_, element) in found}):
             text = matvec_text(element) + vecmat_text(element)
             add_functions(module, text if self.define_helpers else declarations(text))

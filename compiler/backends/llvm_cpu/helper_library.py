@@ -97,8 +97,9 @@ def library_llvm_ir(library: str) -> str:
         run_pipeline(module, "builtin.module(loops-to-llvm)")
         if forks and has_512_bit_vectors():  # their 512-bit vectors kept whole on an AVX-512 host
             wide = ir.Attribute.parse('[["prefer-vector-width", "512"]]')
+            forked = {name for _, name, _ in forks}
             for op in module.body.operations:
-                if ir.StringAttr(op.attributes["sym_name"]).value in {forked for _, forked, _ in forks}:
+                if ir.StringAttr(op.attributes["sym_name"]).value in forked:
                     op.attributes["passthrough"] = wide
         llvm_ir = route_temporaries(translate_to_llvm_ir(module), temporaries.routed())
     if forks:
