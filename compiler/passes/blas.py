@@ -695,9 +695,11 @@ def zero_fill_before(op):
 def _is_gram(op, transposes, fill) -> bool:
     """``A.T @ A`` or ``A @ A.T`` into a zero-filled output: BLAS ``?syrk`` computes one
     triangle (half gemm's flops, as NumPy does), the helper mirrors it into the other.
-    Only into zeros: mirroring would lose a non-symmetric initial value."""
+    Only into zeros: mirroring would lose a non-symmetric initial value. Real only (the
+    complex helpers have no ``?syrk``): a complex one stays ``?gemm``."""
     a, b, _ = op.operands
-    return a == b and transposes in ((True, False), (False, True)) and fill is not None
+    real = str(a.type.element_type) not in _COMPLEX_PART
+    return real and a == b and transposes in ((True, False), (False, True)) and fill is not None
 
 
 def _replace_rows(op, kind: str, beta, fill) -> None:

@@ -511,8 +511,8 @@ def _lower_matmul(op, result: TensorType, attrs):
     else:
         dyn = [(lhs, i) for i in range(lt.rank - 1)] + [(rhs, rt.rank - 1)]
     # A 2-D operand that is a transpose is read in place (strided), not copied first.
-    lhs_t, rhs_t = _transposed_source(lhs), _transposed_source(rhs)
-    dyn = [(v, a) if (t := _transposed_source(v)) is None else (t, 1 - a) for v, a in dyn]
+    lhs_t, rhs_t = transposed_source(lhs), transposed_source(rhs)
+    dyn = [(v, a) if (t := transposed_source(v)) is None else (t, 1 - a) for v, a in dyn]
     sizes = [d if d is not DYN else _dim(v, a) for d, (v, a) in zip(result.shape, dyn)]
     if result.dtype == "f16":  # NumPy's half matmul/dot sum in float and round once
         acc = result.with_dtype("f32")
@@ -536,23 +536,30 @@ def _lower_matmul_into(lhs, rhs, lhs_t, rhs_t, init, lt: TensorType, rt: TensorT
     if rt.rank == 1:  # A.T @ y == y @ A
         return linalg.vecmat(rhs, lhs_t, outs=[init]) if lhs_t is not None else linalg.matvec(lhs, rhs, outs=[init])
     if lt.rank == 2:
-        if lhs_t is None and rhs_t is None:
-            return linalg.matmul(lhs, rhs, outs=[init])
-        m, n, k = (ir.AffineDimExpr.get(i) for i in range(3))
-        maps = [
-            _map(3, [k, m] if lhs_t is not None else [m, k]).value,
-            _map(3, [n, k] if rhs_t is not None else [k, n]).value,
-            _map(3, [m, n]).value,
-        ]
-        a = lhs_t if lhs_t is not None else lhs
-        b = rhs_t if rhs_t is not None else rhs
-        return linalg.matmul(a, b, outs=[init], indexing_maps=maps)
+        return matrix_product(lhs, rhs, lhs_t, rhs_t, init)
     if lt.rank == 3:
         return linalg.batch_matmul(lhs, rhs, outs=[init])
     return _batched_matmul_generic(lhs, rhs, init, lt.rank, dtype)
 
 
-def _transposed_source(value: ir.Value) -> ir.Value | None:
+def matrix_product(lhs, rhs, lhs_t, rhs_t, init):
+    """``linalg.matmul`` of two matrices into ``init``, reading an operand that is a
+    transpose (``lhs_t``/``rhs_t``: its source, from ``transposed_source``) in place
+    through transposed indexing maps: BLAS's transpose flag, no copy."""
+    if lhs_t is None and rhs_t is None:
+        return linalg.matmul(lhs, rhs, outs=[init])
+    m, n, k = (ir.AffineDimExpr.get(i) for i in range(3))
+    maps = [
+        _map(3, [k, m] if lhs_t is not None else [m, k]).value,
+        _map(3, [n, k] if rhs_t is not None else [k, n]).value,
+        _map(3, [m, n]).value,
+    ]
+    a = lhs_t if lhs_t is not None else lhs
+    b = rhs_t if rhs_t is not None else rhs
+    return linalg.matmul(a, b, outs=[init], indexing_maps=maps)
+
+
+def transposed_source(value: ir.Value) -> ir.Value | None:
     """``x`` when ``value`` is ``linalg.transpose`` of a 2-D ``x`` (``x.T``), else None.
 
     The matmul then reads ``x`` with swapped indices (BLAS's transpose flag, or a
@@ -814,14 +821,15 @@ def _lower_slice(op, result: TensorType, attrs):
     return _gather_slice(x, result, firsts, sizes, steps, xt)
 
 
-def _extract_slice(x, result, offsets, sizes, strides):
-    def split(values):
-        dynamic = [v for v in values if isinstance(v, ir.Value)]
-        static = [_DYNAMIC if isinstance(v, ir.Value) else v for v in values]
-        return dynamic, static
+def split_mixed(values) -> tuple[list, list]:
+    """Mixed offsets or sizes (ints and ``ir.Value``s) as a slice op takes them: the
+    values, and the static list with a dynamic marker in their places."""
+    return [v for v in values if isinstance(v, ir.Value)], [_DYNAMIC if isinstance(v, ir.Value) else v for v in values]
 
-    dyn_off, st_off = split(offsets)
-    dyn_size, st_size = split(sizes)
+
+def _extract_slice(x, result, offsets, sizes, strides):
+    dyn_off, st_off = split_mixed(offsets)
+    dyn_size, st_size = split_mixed(sizes)
     return tensor.ExtractSliceOp(result.to_mlir(), x, dyn_off, dyn_size, [], st_off, st_size, strides).result
 
 
@@ -905,10 +913,8 @@ def _lower_concatenate(op, result: TensorType, attrs):
 
 def _insert_slice(source, dest, offsets, sizes, strides=None):
     strides = [1] * len(sizes) if strides is None else list(strides)
-    dyn_off = [v for v in offsets if isinstance(v, ir.Value)]
-    dyn_size = [v for v in sizes if isinstance(v, ir.Value)]
-    st_off = [_DYNAMIC if isinstance(v, ir.Value) else v for v in offsets]
-    st_size = [_DYNAMIC if isinstance(v, ir.Value) else v for v in sizes]
+    dyn_off, st_off = split_mixed(offsets)
+    dyn_size, st_size = split_mixed(sizes)
     return tensor.InsertSliceOp(source, dest, dyn_off, dyn_size, [], st_off, st_size, strides).result
 
 
@@ -1150,7 +1156,7 @@ def _signless(t: ir.Type) -> ir.Type:
 
 
 def _erase_dead_transposes(module) -> None:
-    """Transposes that matmuls read through (``_transposed_source``) and nothing else reads."""
+    """Transposes that matmuls read through (``transposed_source``) and nothing else reads."""
     for op in reversed(collect(module, lambda o: o.name == "linalg.transpose")):
         if not _has_uses(op.results[0]):
             init = operation_of(op.operands[1].owner)

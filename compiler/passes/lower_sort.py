@@ -10,8 +10,10 @@ loops over buffers:
   an i64 index tensor, and two scratch lines), filled line by line from the operand
   (and the positions) inside the loops: no linalg init that CSE could share between
   two sorts, which eliminate-empty-tensors would then place in one output buffer;
-* nested ``scf.for`` loops walk every line (every index of the other dims), carrying
-  the whole key (and index) tensor and two scratch lines of the axis' length;
+* an ``scf.forall`` walks the first other dim, each iteration sorting its slab of the
+  key (and index) tensor with two scratch lines of the axis' length of its own, and
+  nested ``scf.for`` loops walk the lines of the slab (every index of the remaining
+  dims), carrying the slab and the scratch lines;
 * per line, passes of widths 1, 2, 4, ... merge adjacent sorted runs: the even passes
   from the line into the scratch line, the odd ones back, two per iteration of an
   ``scf.for`` over at most 32 double passes (each guarded by ``width < n`` in an
@@ -20,9 +22,10 @@ loops over buffers:
 * ``n`` is read from the operand (static or ``tensor.dim``), so symbolic sizes need
   nothing else: ``O(n log n)`` compares per line and ``n`` extra elements of scratch.
 
-The loops are ``scf.for``, not linalg ops, so fusion and tiling leave them alone, and
-the kernel holding them runs on one thread (``ember-parallel-parts`` sees more than
-one loop nest at the top).
+The loops are not linalg ops, so fusion and tiling leave them alone; the forall is
+shared by the kernel's threads like a tile loop (``ember-parallel-parts``, or
+``ember-fork-loops`` beside other loops): a (256, 2048) float64 ``np.sort(x, axis=1)``
+went from 30 to 16 ms on two threads. A 1-d sort is one line, on one thread.
 """
 
 from __future__ import annotations
@@ -31,7 +34,17 @@ from compiler.dialects import ember
 from compiler.dialects.types import DYN, TensorType, mlir_element_type
 from compiler.mlir import arith, ir, scf, tensor
 from compiler.passes import scalar_semantics as scalar
-from compiler.passes.ember_to_linalg import _as_index, _dim, _empty, _filled, _index, _result_sizes, _type
+from compiler.passes.ember_to_linalg import (
+    _as_index,
+    _dim,
+    _empty,
+    _extract_slice,
+    _filled,
+    _index,
+    _result_sizes,
+    _type,
+    split_mixed,
+)
 from compiler.passes.scf_loops import for_loop
 
 CmpF = arith.CmpFPredicate
@@ -96,27 +109,69 @@ def _true() -> ir.Value:
 
 def _sort_lines(x: ir.Value, axis: int, with_indices: bool) -> list:
     """The keys of ``x`` with every line along ``axis`` sorted (and the positions they came
-    from, with ``with_indices``), as new tensors."""
+    from, with ``with_indices``), as new tensors.
+
+    The lines along the first other dim are an ``scf.forall``, each iteration sorting its
+    slab (nested ``scf.for`` over the remaining dims) with scratch lines of its own: the
+    lines are independent, so the kernel's threads share them."""
     xt = _type(x)
     rank = xt.rank
     sizes = [_as_index(_dim(x, d)) for d in range(rank)]
     n = sizes[axis]
     dynamic = [s for s, d in zip(sizes, xt.shape) if d is DYN]
-    line_size = [n]
     full = [_empty(xt, _result_sizes(xt, dynamic))]
-    scratch = [_empty(TensorType((xt.shape[axis],), xt.dtype), line_size)]
     if with_indices:
         full.append(_empty(xt.with_dtype("i64"), _result_sizes(xt, dynamic)))
-        scratch.append(_empty(TensorType((xt.shape[axis],), "i64"), line_size))
-    count = len(full)
+    others = [d for d in range(rank) if d != axis]
+    if not others:
+        return _sort_slab(x, full, [], [], axis, n, with_indices)
+    first = others[0]
+    loop = scf.ForallOp([0], [sizes[first]], [1], full)
+    with ir.InsertionPoint(loop.body):
+        (o,) = loop.induction_variables
+        offsets = [o if d == first else 0 for d in range(rank)]
+        extent = [1 if d == first else (xt.shape[d] if xt.shape[d] is not DYN else sizes[d]) for d in range(rank)]
+        slab_shape = tuple(1 if d == first else xt.shape[d] for d in range(rank))
+        slabs = [
+            _extract_slice(out, TensorType(slab_shape, t), offsets, extent, [1] * rank)
+            for out, t in zip(loop.inner_iter_args, [xt.dtype, "i64"])
+        ]
+        at_slab = {first: _index(0)}
+        done = _sort_slab(x, slabs, [o], [sizes[d] for d in others[1:]], axis, n, with_indices, at_slab)
+        in_parallel = scf.InParallelOp()
+        with ir.InsertionPoint(in_parallel.regions[0].blocks[0]):
+            dyn_off, st_off = split_mixed(offsets)
+            dyn_size, st_size = split_mixed(extent)
+            for value, out in zip(done, loop.inner_iter_args):
+                tensor.ParallelInsertSliceOp(value, out, dyn_off, dyn_size, [], st_off, st_size, [1] * rank)
+    return list(loop.results)
+
+
+def _sort_slab(x, state, fixed, sizes, axis, n, with_indices, at_slab=None) -> list:
+    """Sort every line of the tensors ``state`` (keys, and positions) along ``axis``,
+    filled from ``x``: ``fixed`` are the indices of the leading other dims already chosen
+    (the forall's), ``sizes`` the extents of the remaining ones to loop over; in
+    ``state`` the dims of ``at_slab`` are at those indices instead (a slab of size 1)."""
+    xt = _type(x)
+    rank = xt.rank
+    count = len(state)
     others = [d for d in range(rank) if d != axis]
     zero, one = _index(0), _index(1)
     i64 = mlir_element_type("i64")
+    scratch = [_empty(TensorType((xt.shape[axis],), xt.dtype), [n])]
+    if with_indices:
+        scratch.append(_empty(TensorType((xt.shape[axis],), "i64"), [n]))
 
     def sort_line(outer: list, *state):
-        def in_line(k):
+        def in_x(k):
             at = list(outer)
             at.insert(axis, k)
+            return at
+
+        def in_line(k):
+            at = in_x(k)
+            for d, index in (at_slab or {}).items():
+                at[d] = index
             return at
 
         def in_spare(k):
@@ -124,7 +179,7 @@ def _sort_lines(x: ir.Value, axis: int, with_indices: bool) -> list:
 
         def load(k, *line):  # the line's keys (and positions) from x: each sort owns its buffers
             at = in_line(k)
-            new = [tensor.insert(tensor.extract(x, at), line[0], at)]
+            new = [tensor.insert(tensor.extract(x, in_x(k)), line[0], at)]
             if with_indices:
                 new.append(tensor.insert(arith.index_cast(i64, k), line[1], at))
             return new
@@ -147,11 +202,12 @@ def _sort_lines(x: ir.Value, axis: int, with_indices: bool) -> list:
         return for_loop(zero, _index(MAX_DOUBLE_PASSES), one, [*line, *state[count:]], double_pass)
 
     def nest(level: int, outer: list, state: list):
-        if level == len(others):
+        if level == len(sizes):
             return sort_line(outer, *state)
-        return for_loop(zero, sizes[others[level]], one, state, lambda iv, *s: nest(level + 1, [*outer, iv], list(s)))
+        return for_loop(zero, sizes[level], one, state, lambda iv, *s: nest(level + 1, [*outer, iv], list(s)))
 
-    return nest(0, [], [*full, *scratch])[:count]
+    assert len(fixed) + len(sizes) == len(others)
+    return nest(0, list(fixed), [*state, *scratch])[:count]
 
 
 def _lower_sort(op, result: TensorType, attrs):

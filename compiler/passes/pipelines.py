@@ -28,6 +28,7 @@ PIPELINES: dict[str, tuple[str, str]] = {
                 "ember-nontemporal-stores",  # outputs larger than the cache: aligned streaming stores
                 "ember-opaque-identities",  # where(mask, x, -inf).max(): the -inf hidden from LLVM's folds
                 "ember-fork-loops",  # kernels of many loops: each parallel loop on the worker pool
+                "ember-free-early",  # temporaries freed after their last use: a long kernel reuses memory
             ]
         ),
         "Ember to scf loops over memrefs (for reading)",

@@ -29,6 +29,7 @@ _PASSES: dict[str, tuple[str, str]] = {
     "ember-matmul-to-blas": ("compiler.passes.blas", "EmberMatmulToBlas"),
     "ember-parallel-parts": ("compiler.passes.parallel", "EmberParallelParts"),
     "ember-fork-loops": ("compiler.passes.fork_loops", "EmberForkLoops"),
+    "ember-free-early": ("compiler.passes.early_free", "EmberFreeEarly"),
     "ember-parallel-reduction": ("compiler.passes.parallel_reduction", "EmberParallelReduction"),
     "ember-collapse-rows": ("compiler.passes.collapse_rows", "EmberCollapseRows"),
     "ember-fuse-loop-nests": ("compiler.passes.loop_nest_fusion", "EmberFuseLoopNests"),

@@ -27,8 +27,12 @@ import warnings
 
 import numpy as np
 import pytest
+from graph_building import captured_graph
 
 import compiler
+from compiler.dialects import ember
+from compiler.mlir import ir
+from compiler.passes.pass_manager import run_pipeline
 
 pytestmark = pytest.mark.usefixtures("fresh_compiler")
 
@@ -430,6 +434,32 @@ def test_matmul_and_dot(dtype):
             assert type(got) is type(want) and np.asarray(got).dtype == np.asarray(want).dtype
             scale = (np.abs(a).max(initial=0) * np.abs(b).max(initial=0)) * a.shape[-1]
             np.testing.assert_allclose(got, want, rtol=0, atol=rel * max(scale, 1))
+
+
+@pytest.mark.filterwarnings("error:ember:RuntimeWarning")  # a backend failure must fail, not run eagerly
+@pytest.mark.parametrize("dtype", CDTYPES, ids=lambda d: np.dtype(d).name)
+def test_transposed_matrices_are_read_in_place(dtype):
+    """``s @ W.T`` (a DFT's matrix product), ``W.T @ W`` and both at once: BLAS's
+    transpose flag reads the transposed operand, no transposed copy is made first."""
+    rng = np.random.default_rng(5)
+    W = (rng.standard_normal((7, 5)) + 1j * rng.standard_normal((7, 5))).astype(dtype)
+    s = rng.standard_normal((3, 5)).astype(np.float32 if dtype == np.complex64 else np.float64)
+    rel = 1e-5 if dtype == np.complex64 else 1e-12
+    for fn, args in (
+        (lambda s, W: s @ W.T, (s, W)),
+        (lambda s, W: W.T @ W, (s, W)),
+        (lambda s, W: W.T @ (s @ W.T).T, (s, W)),
+        (lambda s, W: s @ W[::-1].T, (s, W)),
+    ):
+        compiler.reset()
+        got, want = compiler.compile(fn, fullgraph=True)(*args), fn(*args)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=0, atol=rel * 30)
+    with ember.new_context():
+        module = ir.Module.parse(captured_graph(lambda s, W: s @ W.T, s, W))
+        run_pipeline(module, "builtin.module(ember-to-linalg)")
+        text = str(module)
+    assert "linalg.transpose" not in text and "linalg.matmul indexing_maps" in text, text
 
 
 # ----------------------------------------------------------------------------- creation, writes

@@ -121,6 +121,33 @@ def test_long_rows_and_many_rows():
     same(got, want)
 
 
+@pytest.mark.parametrize("threads_used", [1, 2])
+def test_lines_are_shared_between_threads(threads_used):
+    """The lines along the first other dim are an ``scf.forall`` (each with scratch of its
+    own), so the kernel's threads sort different lines: many lines, on one thread and on
+    two, in every axis of a 3-d array and of a transposed view, give NumPy's stable order."""
+    from graph_building import loops_of
+
+    from runtime import threads
+
+    threads.set_num_threads(threads_used)
+    try:
+        rng = np.random.default_rng(11)
+        x = rng.integers(-50, 50, (37, 9, 41)).astype(np.float64)
+        x[3, 4, :7] = np.nan
+        for a in (x, x.transpose(2, 0, 1)[::-1]):
+            for axis in (0, 1, 2):
+                got, want, _ = run(lambda v, axis=axis: (np.sort(v, axis), np.argsort(v, axis, kind="stable")), a)
+                same(got, want)
+        rows = rng.standard_normal((301, 67)).astype(np.float32)
+        got, want, _ = run(lambda v: (np.sort(v, axis=1), np.median(v, axis=1)), rows)
+        same(got, want)
+    finally:
+        threads.set_num_threads(None)
+    text = loops_of(lambda v: np.sort(v, axis=1), rows)
+    assert text.count("scf.forall") == 1 and "ember_fork" not in text  # the kernel's one parallel loop
+
+
 def test_zero_d():
     x = np.array(2.5)
     got, want, _ = run(lambda a: (np.sort(a, axis=None), np.argsort(a, axis=None)), x)

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import compiler
+from benchmarks.corpus.physics import wave_2d
 from compiler.dialects.builder import FunctionBuilder
 from compiler.dialects.types import TensorType
 from compiler.mlir import ir
@@ -122,3 +123,63 @@ def test_other_multi_step_updates_match_numpy(fn, dtype):
     rng = np.random.default_rng(7)
     arrays = [rng.standard_normal(TILED).astype(dtype) for _ in range(fn.__code__.co_argcount - 1)]
     assert_exact(*run_both(fn, arrays, 3))
+
+
+# ------------------------------------------------------------------ leapfrog: three grids, copies between steps
+
+
+# The corpus's wave equation: a third grid, and the two others copied into each step.
+leapfrog = wave_2d
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("steps", [1, 2, 5])
+def test_leapfrog_matches_numpy(steps, dtype):
+    rng = np.random.default_rng(steps)
+    for shape in [(3, 3), (9, 11), TILED]:
+        u, u_prev = (rng.standard_normal(shape).astype(dtype) for _ in range(2))
+        assert_exact(*run_both(leapfrog, [u, u_prev], 0.25, steps))
+
+
+def _top_level(function_text: str) -> list[str]:
+    """The lines of a function's body at its top level (not inside loops)."""
+    lines, depth = [], 0
+    for line in function_text.splitlines()[1:]:
+        if depth == 0:
+            lines.append(line.strip())
+        depth += line.count("{") - line.count("}")
+    return lines
+
+
+def _most_live_buffers(steps: int) -> tuple[int, int]:
+    """(allocations, the most alive at once) in the leapfrog kernel of ``steps`` steps."""
+    from graph_building import loops_of
+
+    u = np.zeros(TILED)
+    text = loops_of(leapfrog, u, u.copy(), 0.25, steps)
+    kernel = text[text.index("func.func @wave_2d") :]
+    kernel = kernel[: kernel.index("\n  }\n")]
+    live = most = allocs = 0
+    for line in _top_level(kernel):
+        if "memref.alloc(" in line:
+            allocs += 1
+            live += 1
+            most = max(most, live)
+        elif line.startswith("memref.dealloc"):
+            live -= 1
+    return allocs, most
+
+
+def test_each_steps_temporaries_are_freed_before_the_next_step():
+    """Every step's stencil is a parallel loop, and its temporaries are freed after their
+    last use (``ember-free-early``), not all at the return: with ``steps`` times more
+    allocations, the most buffers alive at once does not grow."""
+    from graph_building import loops_of
+
+    few, many = _most_live_buffers(4), _most_live_buffers(8)
+    assert many[0] >= few[0] + 4 * 4, (few, many)  # four or more temporaries a step
+    assert few[1] <= 7, few
+    assert many[1] == few[1], (few, many)
+    u = np.zeros(TILED)
+    text = loops_of(leapfrog, u, u.copy(), 0.25, 4)
+    assert text.count("ember_fork_wave_2d_") >= 2 * 4  # a declaration and a call per step, at least

@@ -1,17 +1,19 @@
 // RUN: ember-opt %s --pass-pipeline='builtin.module(ember-to-linalg)' | FileCheck %s
 // RUN: ember-opt %s -p lower-to-loops | FileCheck %s --check-prefix=LOOPS
 
-// A stable merge sort per line along axis 0 of a symbolic-size matrix: one loop over
-// the other dim, the line loaded from the operand, 32 double passes guarded by
-// width < n, and merges that take the right element only when it sorts strictly
-// before the left one (NaN last: olt, or the left is NaN and the right is not).
+// A stable merge sort per line along axis 0 of a symbolic-size matrix: a parallel
+// loop over the other dim, each iteration with its own scratch lines, the line loaded
+// from the operand, 32 double passes guarded by width < n, and merges that take the
+// right element only when it sorts strictly before the left one (NaN last: olt, or
+// the left is NaN and the right is not).
 // CHECK-LABEL: func.func @argsort_columns
 // CHECK: %[[N:.+]] = tensor.dim %{{.*}}, %c0
 // CHECK: tensor.empty(%[[N]]) : tensor<?x5xf32>
-// CHECK: tensor.empty(%[[N]]) : tensor<?xf32>
 // CHECK: tensor.empty(%[[N]]) : tensor<?x5xi64>
+// CHECK: scf.forall (%[[COL:.+]]) in (%c5) shared_outs
+// CHECK: tensor.extract_slice %{{.*}}[0, %[[COL]]] [%[[N]], 1] [1, 1] : tensor<?x5xf32> to tensor<?x1xf32>
+// CHECK: tensor.empty(%[[N]]) : tensor<?xf32>
 // CHECK: tensor.empty(%[[N]]) : tensor<?xi64>
-// CHECK: scf.for %[[COL:.+]] = %{{.*}} to %c5
 // CHECK: scf.for %[[K:.+]] = %{{.*}} to %[[N]]
 // CHECK: tensor.extract %{{.*}}[%[[K]], %[[COL]]] : tensor<?x5xf32>
 // CHECK: arith.index_cast %[[K]] : index to i64
@@ -25,6 +27,7 @@
 // CHECK: arith.select
 // CHECK: tensor.insert {{.*}} : tensor<?xf32>
 // CHECK: tensor.insert {{.*}} : tensor<?xi64>
+// CHECK: tensor.parallel_insert_slice %{{.*}} into %{{.*}}[0, %[[COL]]] [%[[N]], 1] [1, 1] : tensor<?x1xf32> into tensor<?x5xf32>
 // CHECK-NOT: ember.
 // CHECK: return
 func.func @argsort_columns(%x: tensor<?x5xf32>) -> tensor<?x5xi64> {
@@ -32,14 +35,17 @@ func.func @argsort_columns(%x: tensor<?x5xf32>) -> tensor<?x5xi64> {
   return %0 : tensor<?x5xi64>
 }
 
-// Integers compare signed, and bufferization keeps everything in place: the sorted
-// keys are the output buffer, with one scratch line allocated per call.
+// Integers compare signed, and bufferization keeps everything in place: each row is
+// sorted in its row of the output buffer, with one scratch line allocated per call
+// (per thread: the kernel is one parallel loop, which each thread runs a part of).
 // LOOPS-LABEL: func.func @sort_rows
 // LOOPS-SAME: %[[OUT:[a-z0-9_]+]]: memref<3x8xi32>
 // LOOPS: memref.alloc() {{.*}} : memref<8xi32>
 // LOOPS-NOT: memref.alloc
+// LOOPS: scf.forall (%[[ROW:.+]]) in (3)
+// LOOPS: %[[LINE:.+]] = memref.subview %[[OUT]][%[[ROW]], 0] [1, 8] [1, 1]
 // LOOPS: arith.cmpi slt, %{{.*}}, %{{.*}} : i32
-// LOOPS: memref.store %{{.*}}, %[[OUT]]
+// LOOPS: memref.store %{{.*}}, %[[LINE]]
 // LOOPS: memref.dealloc
 func.func @sort_rows(%x: tensor<3x8xi32>) -> tensor<3x8xi32> {
   %0 = "ember.sort"(%x) {axis = 1 : i64} : (tensor<3x8xi32>) -> tensor<3x8xi32>

@@ -53,3 +53,41 @@ func.func @total(%x: tensor<?xf32>, %init: tensor<f32>) -> tensor<f32> {
   } -> tensor<f32>
   return %0 : tensor<f32>
 }
+
+// Two steps of a stencil: step 2 reads step 1 directly and through the grid step 1
+// was inserted into. Step 1 is computed in full before step 2's loop (fused, the loop
+// would recompute it), and it is tiled too, in a loop of its own: a root of the next
+// round once its readers are in loops.
+// CHECK-LABEL: func.func @two_steps
+// CHECK: %[[S1:.*]] = scf.forall (%{{.*}}) in (3)
+// CHECK: linalg.generic
+// CHECK: tensor.insert_slice %[[S1]] into %arg0[1] [1022] [1]
+// CHECK: scf.forall (%{{.*}}) in (4)
+// CHECK: tensor.extract_slice %[[S1]]
+// CHECK: linalg.generic
+// CHECK-NOT: linalg.generic
+// CHECK: return
+#id = affine_map<(d0) -> (d0)>
+func.func @two_steps(%x: tensor<1024xf32>) -> tensor<1022xf32> {
+  %l0 = tensor.extract_slice %x[0] [1022] [1] : tensor<1024xf32> to tensor<1022xf32>
+  %r0 = tensor.extract_slice %x[2] [1022] [1] : tensor<1024xf32> to tensor<1022xf32>
+  %e0 = tensor.empty() : tensor<1022xf32>
+  %s1 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%l0, %r0 : tensor<1022xf32>, tensor<1022xf32>) outs(%e0 : tensor<1022xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<1022xf32>
+  %g1 = tensor.insert_slice %s1 into %x[1] [1022] [1] : tensor<1022xf32> into tensor<1024xf32>
+  %l1 = tensor.extract_slice %g1[0] [1022] [1] : tensor<1024xf32> to tensor<1022xf32>
+  %r1 = tensor.extract_slice %g1[2] [1022] [1] : tensor<1024xf32> to tensor<1022xf32>
+  %e1 = tensor.empty() : tensor<1022xf32>
+  %s2 = linalg.generic {indexing_maps = [#id, #id, #id, #id], iterator_types = ["parallel"]}
+      ins(%s1, %l1, %r1 : tensor<1022xf32>, tensor<1022xf32>, tensor<1022xf32>) outs(%e1 : tensor<1022xf32>) {
+  ^bb0(%c: f32, %a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    %t = arith.subf %s, %c : f32
+    linalg.yield %t : f32
+  } -> tensor<1022xf32>
+  return %s2 : tensor<1022xf32>
+}
