@@ -57,12 +57,55 @@ _FUSE = """
 """
 
 
-def tile_rows(op, tile_bytes: int) -> int:
-    """Loop iterations per tile so that one tile's operands fit ``tile_bytes``.
+def slice_bytes(op, loop: int) -> int:
+    """Bytes of one iteration of ``op``'s loop ``loop``: each operand's elements at one
+    value of it (``?`` sizes counted as 1024). An operand the loop does not index (a
+    broadcast row: read once, not per iteration) and a named op's operand count as if
+    the loop walked their dim 0."""
+    per_slice = 0
+    for number, value in enumerate(op.operands):
+        t = value.type
+        if not isinstance(t, ir.ShapedType) or t.rank == 0:
+            continue
+        walked = _walked_dims(op, number, loop) or {0}
+        inner = 1
+        for i in range(t.rank):
+            if i not in walked:
+                inner *= 1024 if t.is_dynamic_dim(i) else max(t.get_dim_size(i), 1)
+        per_slice += inner * max(getattr(t.element_type, "width", 32) // 8, 1)
+    return per_slice
 
-    A cache model, not an exact count: each operand contributes one slice along its
-    first dimension (``?`` sizes counted as 1024) per iteration of the tiled loop.
-    """
+
+def _walked_dims(op, number: int, loop: int) -> set:
+    """The dims of operand ``number`` that ``op``'s loop ``loop`` walks (from its indexing
+    map; a ``linalg.transpose``'s from its permutation; empty for other named ops)."""
+    if "indexing_maps" in op.attributes:
+        results = ir.AffineMapAttr(ir.ArrayAttr(op.attributes["indexing_maps"])[number]).value.results
+        return {i for i, e in enumerate(results) if isinstance(e, ir.AffineDimExpr) and e.position == loop}
+    if op.name == "linalg.transpose":
+        permutation = list(ir.DenseI64ArrayAttr(op.attributes["permutation"]))
+        return {permutation[loop]} if number == 0 else {loop}  # output dim i is input dim perm[i]
+    return set()
+
+
+def tile_loop(op, tile_bytes: int) -> int:
+    """The parallel loop to tile: the first, unless one iteration of it overflows
+    ``tile_bytes`` and one of a later parallel loop fits. ``(X - mu).T`` of a (100000,
+    16) ``X`` is 16 rows of 100000: tiled by row, each tile read a column of ``X``, and
+    the 16 tiles read all of ``X`` 16 times, one element per cache line; tiled by
+    column, each tile reads rows of ``X``. A (4, 10**6) array gets more tiles than 4."""
+    kinds = iterator_types(op)
+    parallel = [i for i, kind in enumerate(kinds) if kind == "parallel"]
+    if slice_bytes(op, parallel[0]) <= tile_bytes or not _walked_dims(op, 0, parallel[0]):
+        return parallel[0]
+    return next((d for d in parallel[1:] if slice_bytes(op, d) <= tile_bytes), parallel[0])
+
+
+def _leading_slice_bytes(op) -> int:
+    """Bytes of one slice of each operand along its first dimension (``?`` sizes counted
+    as 1024): the tile model of the first parallel loop, as if it walked every
+    operand's dim 0. For a column reduction (its only parallel loop walks dim 1) that
+    keeps the reduction one vectorized pass over the rows instead of a tile per column."""
     per_slice = 0
     for value in op.operands:
         t = value.type
@@ -72,6 +115,15 @@ def tile_rows(op, tile_bytes: int) -> int:
         for i in range(1, t.rank):
             inner *= 1024 if t.is_dynamic_dim(i) else max(t.get_dim_size(i), 1)
         per_slice += inner * max(getattr(t.element_type, "width", 32) // 8, 1)
+    return per_slice
+
+
+def tile_rows(op, tile_bytes: int, loop: int | None = None) -> int:
+    """Iterations of ``loop`` (the tiled one by default) per tile so that one tile's
+    operands fit ``tile_bytes``: a cache model, not an exact count."""
+    loop = tile_loop(op, tile_bytes) if loop is None else loop
+    first = iterator_types(op).index("parallel")
+    per_slice = _leading_slice_bytes(op) if loop == first else slice_bytes(op, loop)
     return max(1, tile_bytes // max(per_slice, 1))
 
 
@@ -98,7 +150,7 @@ def _upstream(root) -> set:
     return seen
 
 
-def fusion_group(root, recompute: bool = True) -> list:
+def fusion_group(root, recompute: bool = True, loop: int | None = None) -> list:
     """Producers to compute inside ``root``'s tiles, consumers first.
 
     A producer joins when the group reads it and either it is elementwise (cheap to
@@ -117,7 +169,7 @@ def fusion_group(root, recompute: bool = True) -> list:
     block = root.parent.regions[0].blocks[0] if root.parent.name == "func.func" else None
     position = {op.operation: i for i, op in enumerate(block.operations)} if block else {}
     group, order = {root}, []
-    loops = {root: iterator_types(root).index("parallel")}
+    loops = {root: iterator_types(root).index("parallel") if loop is None else loop}
     before_loop = _upstream(root)
     for p in sorted(producers(root), key=lambda op: -position.get(op, 0)):
         if is_library_call(p):
@@ -218,13 +270,13 @@ def tile_and_fuse(op, tile_bytes: int, rows: int | None = None, recompute: bool 
     kinds = iterator_types(op)
     if "parallel" not in kinds:
         return False
-    loop = kinds.index("parallel")
+    loop = tile_loop(op, tile_bytes)
     sizes = [0] * len(kinds)
-    sizes[loop] = rows or tile_rows(op, tile_bytes)
+    sizes[loop] = rows or tile_rows(op, tile_bytes, loop)
     extent = static_extent(op, loop)
     if extent is not None and extent <= sizes[loop]:
         return False
-    group = fusion_group(op, recompute)
+    group = fusion_group(op, recompute, loop)
     if any(_has_empty_operand(o) for o in [op, *group]):
         return False  # no work, and upstream tiling crashed (segfault) on a loop of 0 iterations
     module = module_of(op)
@@ -260,7 +312,7 @@ def shared_tile_rows(ops, tile_bytes: int) -> dict:
     for op in ops:
         kinds = iterator_types(op)
         if "parallel" in kinds and len(op.results) == 1 and isinstance(op.results[0].type, ir.ShapedType):
-            groups.setdefault((tuple(op.results[0].type.shape), kinds.index("parallel")), []).append(op)
+            groups.setdefault((tuple(op.results[0].type.shape), tile_loop(op, tile_bytes)), []).append(op)
     rows = {}
     for members in groups.values():
         smallest = min(tile_rows(op, tile_bytes) for op in members)
@@ -280,11 +332,13 @@ class EmberTile(EmberPass):
         for fn in functions(module):
             tried: set = set()
             first = True
-            while found := [op for op in roots(fn) if op not in tried]:
+            while found := [op for op in roots(fn) if op not in tried and (first or not has_reduction(op))]:
                 # A producer left out of its readers' loops (computed once, before them)
                 # is a root of the next round, as its readers are in loops now. It takes
                 # in only the producers nothing else reads: recomputing shared ones
-                # would recompute a stencil's earlier steps.
+                # would recompute a stencil's earlier steps. Reductions stay whole: a
+                # column mean tiled by column read its matrix with a column's stride,
+                # not as one vectorized pass over the rows.
                 rows = shared_tile_rows(found, self.tile_bytes)
                 for root in found:
                     tried.add(root)

@@ -148,6 +148,36 @@ def test_gram_matrices(dtype, shape):
         np.testing.assert_array_equal(got, got.T)  # exactly symmetric, as NumPy's
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("shape", [(10, 8), (40, 6), (6, 40), (0, 3), (33, 1), (70, 65)])
+def test_gram_matrices_added_to_an_initial_value(dtype, shape):
+    """``X.T @ X + lam * I`` (ridge regression's normal equations): the ``lam * I`` is
+    the product's initial value, so ``?syrk`` computes the product into scratch and it is
+    added (``ember_gram_add``); with fewer than 32 terms it is ``?gemm`` onto the init.
+    Either way NumPy's values, and for a symmetric init a symmetric result."""
+    rng = np.random.default_rng(8)
+    X = rng.standard_normal(shape).astype(dtype)
+    C = rng.standard_normal((shape[0], shape[0])).astype(dtype)
+    cases = [
+        (lambda X: X.T @ X + 0.5 * np.eye(X.shape[1], dtype=X.dtype), (X,)),
+        (lambda X, C: X @ X.T + C, (X, C)),
+        (lambda X: X[::-1].T @ X[::-1] + 2.0, (X,)),
+    ]
+    tol = {"rtol": 1e-5, "atol": 1e-4} if dtype == np.float32 else {"rtol": 1e-12, "atol": 1e-12}
+    for fn, args in cases:
+        compiler.reset()
+        got = compiler.compile(fn, options={"strict": True})(*args)
+        want = fn(*args)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_allclose(got, want, **tol)
+    got = compiler.compile(cases[0][0], options={"strict": True})(X)
+    np.testing.assert_array_equal(got, got.T)
+    modules = []
+    compiler.compile(cases[0][0], backend=lambda m, ex: modules.append(m) or EagerGraph(m))(X)
+    run_pipeline(modules[0], "builtin.module(lower-to-loops)")
+    assert "call @ember_gram_add_" in str(modules[0]) or 0 in shape
+
+
 @pytest.mark.parametrize("k", [1, 2, 3, 4, 5])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_products_of_few_terms(k, dtype):

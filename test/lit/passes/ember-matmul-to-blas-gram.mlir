@@ -24,9 +24,11 @@ func.func @gram(%a: memref<10x8xf64>, %c: memref<8x8xf64>) {
   return
 }
 
-// Into anything but zeros (mirroring would lose a non-symmetric start): gemm.
+// Into anything but zeros (mirroring in place would lose a non-symmetric start): the
+// product into scratch and added (gemm onto the start when the sum is short, at run
+// time), in a helper of its own.
 // CHECK-LABEL: func.func @accumulating
-// CHECK: call @ember_matmul_f64(
+// CHECK: call @ember_gram_add_f64(
 func.func @accumulating(%a: memref<10x8xf64>, %c: memref<8x8xf64>) {
   linalg.matmul indexing_maps = [#at, #b, #c] ins(%a, %a : memref<10x8xf64>, memref<10x8xf64>) outs(%c : memref<8x8xf64>)
   return

@@ -91,3 +91,25 @@ func.func @two_steps(%x: tensor<1024xf32>) -> tensor<1022xf32> {
   } -> tensor<1022xf32>
   return %s2 : tensor<1022xf32>
 }
+
+// A transposing elementwise op whose rows overflow the tile budget (a row of the
+// result is a column of the input): tiled along its second loop instead, so each tile
+// reads whole rows of the input rather than one column of every row.
+// CHECK-LABEL: func.func @transposed_rows
+// CHECK: scf.forall (%[[J:.*]]) in (32)
+// CHECK: %[[OFF:.*]] = affine.apply #{{.*}}(%[[J]])
+// CHECK: tensor.extract_slice %arg0[%[[OFF]], 0] [32, 16] [1, 1]
+// CHECK: linalg.generic
+// CHECK: tensor.parallel_insert_slice {{.*}}[0, %[[OFF]]] [16, 32] [1, 1]
+#t = affine_map<(d0, d1) -> (d1, d0)>
+#i = affine_map<(d0, d1) -> (d0, d1)>
+func.func @transposed_rows(%x: tensor<1024x16xf32>) -> tensor<16x1024xf32> {
+  %e = tensor.empty() : tensor<16x1024xf32>
+  %r = linalg.generic {indexing_maps = [#t, #i], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<1024x16xf32>) outs(%e : tensor<16x1024xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %a, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<16x1024xf32>
+  return %r : tensor<16x1024xf32>
+}
