@@ -13,6 +13,10 @@ says which). That gives:
   later round, as a root of its own once its readers are in loops: a time-stepped
   stencil's earlier steps ran as single-threaded untiled loop nests, and the corpus's
   ``wave_2d`` (600x600, 20 steps) took 28 ms where it now takes 20;
+* the loop tiled is the first parallel one, unless one iteration of it overflows the
+  tile budget and one of a later parallel loop fits (``tile_loop``): ``(X - mu).T`` of
+  a (100000, 16) ``X`` is 16 rows of 100000, tiled by columns so that each tile reads
+  rows of ``X``, not a column of every row;
 * tiles sized for cache: the tile size is the number of outer-dimension slices whose
   operands fit in ``tile_bytes`` (default 256 KiB, about half an L2), so the
   temporaries a fused kernel keeps per tile stay cached; roots with results of one
