@@ -279,7 +279,15 @@ def _argsort(x, attrs, out):
     return np.argsort(x, axis=attrs["axis"], kind="stable").astype(np.int64)
 
 
-SORTING: dict[str, Callable] = {"sort": _sort, "argsort": _argsort}
+def _partition(x, kth, attrs, out):
+    """NumPy's ``np.partition`` (the parts' order is unspecified: any arrangement with the
+    kth elements in place is an answer)."""
+    if x.shape[attrs["axis"]] == 0 or kth.size == 0:
+        return x.copy()
+    return np.partition(x, kth, axis=attrs["axis"])
+
+
+SORTING: dict[str, Callable] = {"sort": _sort, "argsort": _argsort, "partition": _partition}
 
 
 # ----------------------------------------------------------------------------- advanced indexing

@@ -468,7 +468,7 @@ def _scan_rule(x, attrs, result=None):
 
 
 # ----------------------------------------------------------------------------- sorting
-# (sort/argsort: lowered in passes/lower_sort.py, frontend in frontend/numpy_sorting.py)
+# (sort/argsort/partition: lowered in passes/lower_sort.py, frontend in frontend/numpy_sorting.py)
 
 
 def _sort_rule(x, attrs, result=None):
@@ -482,6 +482,18 @@ def _sort_rule(x, attrs, result=None):
 def _argsort_rule(x, attrs, result=None):
     """``argsort``: the i64 indices along ``axis`` that sort ``x`` as ``sort`` does."""
     return _sort_rule(x, attrs).with_dtype("i64")
+
+
+def _partition_rule(x, kth, attrs, result=None):
+    """``partition``: each line of ``x`` along ``axis`` rearranged so that at every
+    position of the 1-d i64 ``kth`` (ascending, each in ``[0, n)``) is the element that
+    ``sort`` would put there, with no greater one before it and no smaller one after it
+    (``np.partition``, NaN last); the order within the parts is unspecified. What
+    ``np.median``/``np.percentile`` need, in ``O(n)`` per position instead of a sort."""
+    _require(x.rank > 0, "partition needs an operand of rank 1 or more")
+    _check_axes([attrs["axis"]], x.rank, "axis")
+    _require(kth.rank == 1 and kth.dtype == "i64", f"partition's kth must be a 1-d i64 tensor, got {kth}")
+    return x
 
 
 # ----------------------------------------------------------------------------- LAPACK
@@ -631,6 +643,7 @@ def _table() -> dict[str, OpSpec]:
     specs += [
         OpSpec("sort", "sort", ("x",), _sort_rule, {"axis": "i64"}),
         OpSpec("argsort", "sort", ("x",), _argsort_rule, {"axis": "i64"}),
+        OpSpec("partition", "sort", ("x", "kth"), _partition_rule, {"axis": "i64"}),
     ]
     # --- end of sorting
     # --- LAPACK (np.linalg): rules above, lowered in passes/lower_lapack.py, frontend in

@@ -1,4 +1,5 @@
-"""Lowerings of ``ember.sort`` and ``ember.argsort``: a stable bottom-up merge sort per row.
+"""Lowerings of ``ember.sort`` and ``ember.argsort`` (a stable bottom-up merge sort per
+line) and of ``ember.partition`` (Hoare's selection per line and position).
 
 Both ops sort every 1-d line of their operand along ``axis`` (ascending, NumPy's order:
 NaN after everything else, ``-0.0`` and ``0.0`` equal, bools ``False < True``), stably;
@@ -26,6 +27,15 @@ The loops are not linalg ops, so fusion and tiling leave them alone; the forall 
 shared by the kernel's threads like a tile loop (``ember-parallel-parts``, or
 ``ember-fork-loops`` beside other loops): a (256, 2048) float64 ``np.sort(x, axis=1)``
 went from 30 to 16 ms on two threads. A 1-d sort is one line, on one thread.
+
+``partition`` (what ``np.median`` and ``np.percentile`` read: a few positions of each
+sorted line) walks the lines the same way. Each line is loaded, then for each position
+``k`` of ``kth`` (ascending) Hoare's partition around the middle element of ``[lo, hi)``
+(two scans that stop at elements out of place, in sort's order, and a swap) splits the
+range in two non-empty parts, and the part holding ``k`` is split again until it is one
+element wide; the next position searches past ``k``. ``O(n)`` compares a position on
+average, against ``O(n log n)`` for the sort: the median of each row of a (256, 2048)
+float64 array went from 15 to 3.6 ms (NumPy: 5.2).
 """
 
 from __future__ import annotations
@@ -45,7 +55,7 @@ from compiler.passes.ember_to_linalg import (
     _type,
     split_mixed,
 )
-from compiler.passes.scf_loops import for_loop
+from compiler.passes.scf_loops import for_loop, while_loop
 
 CmpF = arith.CmpFPredicate
 CmpI = arith.CmpIPredicate
@@ -107,24 +117,24 @@ def _true() -> ir.Value:
     return scalar.const("i1", True)
 
 
-def _sort_lines(x: ir.Value, axis: int, with_indices: bool) -> list:
-    """The keys of ``x`` with every line along ``axis`` sorted (and the positions they came
-    from, with ``with_indices``), as new tensors.
+def _each_line(x: ir.Value, axis: int, dtypes: list, scratch: list, line) -> list:
+    """New tensors shaped like ``x`` (one per ``dtypes``), each line along ``axis`` made by
+    ``line(n, in_x, in_line, *state)``: ``n`` is the line's length, ``in_x(k)``/``in_line(k)``
+    the indices of its element ``k`` in ``x`` and in the state's tensors, ``state`` those
+    tensors and the ``scratch`` lines (element types; of the axis' length, made per
+    slab), and it returns them updated.
 
-    The lines along the first other dim are an ``scf.forall``, each iteration sorting its
-    slab (nested ``scf.for`` over the remaining dims) with scratch lines of its own: the
-    lines are independent, so the kernel's threads share them."""
+    The lines along the first other dim are an ``scf.forall``, each iteration walking
+    its slab (nested ``scf.for`` over the remaining dims) with scratch lines of its own:
+    the lines are independent, so the kernel's threads share them."""
     xt = _type(x)
     rank = xt.rank
     sizes = [_as_index(_dim(x, d)) for d in range(rank)]
-    n = sizes[axis]
     dynamic = [s for s, d in zip(sizes, xt.shape) if d is DYN]
-    full = [_empty(xt, _result_sizes(xt, dynamic))]
-    if with_indices:
-        full.append(_empty(xt.with_dtype("i64"), _result_sizes(xt, dynamic)))
+    full = [_empty(xt.with_dtype(t), _result_sizes(xt, dynamic)) for t in dtypes]
     others = [d for d in range(rank) if d != axis]
     if not others:
-        return _sort_slab(x, full, [], [], axis, n, with_indices)
+        return _each_slab_line(x, axis, sizes[axis], full, [], [], scratch, line)
     first = others[0]
     loop = scf.ForallOp([0], [sizes[first]], [1], full)
     with ir.InsertionPoint(loop.body):
@@ -134,10 +144,10 @@ def _sort_lines(x: ir.Value, axis: int, with_indices: bool) -> list:
         slab_shape = tuple(1 if d == first else xt.shape[d] for d in range(rank))
         slabs = [
             _extract_slice(out, TensorType(slab_shape, t), offsets, extent, [1] * rank)
-            for out, t in zip(loop.inner_iter_args, [xt.dtype, "i64"])
+            for out, t in zip(loop.inner_iter_args, dtypes)
         ]
-        at_slab = {first: _index(0)}
-        done = _sort_slab(x, slabs, [o], [sizes[d] for d in others[1:]], axis, n, with_indices, at_slab)
+        remaining = [sizes[d] for d in others[1:]]
+        done = _each_slab_line(x, axis, sizes[axis], slabs, [o], remaining, scratch, line, {first: _index(0)})
         in_parallel = scf.InParallelOp()
         with ir.InsertionPoint(in_parallel.regions[0].blocks[0]):
             dyn_off, st_off = split_mixed(offsets)
@@ -147,22 +157,17 @@ def _sort_lines(x: ir.Value, axis: int, with_indices: bool) -> list:
     return list(loop.results)
 
 
-def _sort_slab(x, state, fixed, sizes, axis, n, with_indices, at_slab=None) -> list:
-    """Sort every line of the tensors ``state`` (keys, and positions) along ``axis``,
-    filled from ``x``: ``fixed`` are the indices of the leading other dims already chosen
-    (the forall's), ``sizes`` the extents of the remaining ones to loop over; in
-    ``state`` the dims of ``at_slab`` are at those indices instead (a slab of size 1)."""
+def _each_slab_line(x, axis, n, state, fixed, sizes, scratch, line, at_slab=None) -> list:
+    """``line`` over every line of the tensors ``state``: ``fixed`` are the indices of the
+    leading other dims already chosen (the forall's), ``sizes`` the extents of the
+    remaining ones to loop over; in ``state`` the dims of ``at_slab`` are at those indices
+    instead (a slab of size 1)."""
     xt = _type(x)
-    rank = xt.rank
     count = len(state)
-    others = [d for d in range(rank) if d != axis]
     zero, one = _index(0), _index(1)
-    i64 = mlir_element_type("i64")
-    scratch = [_empty(TensorType((xt.shape[axis],), xt.dtype), [n])]
-    if with_indices:
-        scratch.append(_empty(TensorType((xt.shape[axis],), "i64"), [n]))
+    spare = [_empty(TensorType((xt.shape[axis],), t), [n]) for t in scratch]
 
-    def sort_line(outer: list, *state):
+    def each(outer: list, *state):
         def in_x(k):
             at = list(outer)
             at.insert(axis, k)
@@ -174,6 +179,26 @@ def _sort_slab(x, state, fixed, sizes, axis, n, with_indices, at_slab=None) -> l
                 at[d] = index
             return at
 
+        return line(n, in_x, in_line, *state)
+
+    def nest(level: int, outer: list, state: list):
+        if level == len(sizes):
+            return each(outer, *state)
+        return for_loop(zero, sizes[level], one, state, lambda iv, *s: nest(level + 1, [*outer, iv], list(s)))
+
+    assert len(fixed) + len(sizes) == xt.rank - 1
+    return nest(0, list(fixed), [*state, *spare])[:count]
+
+
+def _sort_lines(x: ir.Value, axis: int, with_indices: bool) -> list:
+    """The keys of ``x`` with every line along ``axis`` sorted (and the positions they came
+    from, with ``with_indices``), as new tensors."""
+    xt = _type(x)
+    zero, one = _index(0), _index(1)
+    i64 = mlir_element_type("i64")
+    count = 2 if with_indices else 1
+
+    def sort_line(n, in_x, in_line, *state):
         def in_spare(k):
             return [k]
 
@@ -201,13 +226,88 @@ def _sort_slab(x, state, fixed, sizes, axis, n, with_indices, at_slab=None) -> l
 
         return for_loop(zero, _index(MAX_DOUBLE_PASSES), one, [*line, *state[count:]], double_pass)
 
-    def nest(level: int, outer: list, state: list):
-        if level == len(sizes):
-            return sort_line(outer, *state)
-        return for_loop(zero, sizes[level], one, state, lambda iv, *s: nest(level + 1, [*outer, iv], list(s)))
+    dtypes = [xt.dtype, "i64"][:count]
+    return _each_line(x, axis, dtypes, dtypes, sort_line)
 
-    assert len(fixed) + len(sizes) == len(others)
-    return nest(0, list(fixed), [*state, *scratch])[:count]
+
+def _partition_lines(x: ir.Value, kth: ir.Value, axis: int) -> ir.Value:
+    """``x`` with every line along ``axis`` partitioned at each position of ``kth``
+    (ascending): Hoare's selection per position, within what the previous one left."""
+    xt = _type(x)
+    zero, one = _index(0), _index(1)
+    count = _as_index(_dim(kth, 0))
+
+    def partition_line(n, in_x, in_line, line):
+        def load(k, line):
+            return [tensor.insert(tensor.extract(x, in_x(k)), line, in_line(k))]
+
+        (line,) = for_loop(zero, n, one, [line], load)
+
+        def place(q, lo, line):  # kth[q] in place, searching from lo (past the previous one)
+            k = arith.index_cast(ir.IndexType.get(), tensor.extract(kth, [q]))
+            line = _select(line, in_line, lo, n, k, xt.dtype)
+            return [arith.maxsi(lo, arith.addi(k, one)), line]
+
+        return [for_loop(zero, count, one, [zero, line], place)[1]]
+
+    return _each_line(x, axis, [xt.dtype], [], partition_line)[0]
+
+
+def _select(line, at, lo, hi, k, dtype: str) -> ir.Value:
+    """``line`` with its ``[lo, hi)`` rearranged so that position ``k`` holds the element a
+    sort would put there, none greater before it, none smaller after it (nothing done
+    when ``k < lo``). Hoare's partition around the middle element, repeated on the part
+    holding ``k``: each round leaves both parts non-empty, so ``[lo, hi)`` shrinks."""
+    one = _index(1)
+
+    def searching(lo, hi, line):
+        wide = arith.cmpi(CmpI.sgt, arith.subi(hi, lo), one)
+        return arith.andi(wide, arith.cmpi(CmpI.sle, lo, k))
+
+    def round_(lo, hi, line):
+        mid = arith.addi(lo, arith.divsi(arith.subi(arith.subi(hi, lo), one), _index(2)))
+        pivot = tensor.extract(line, at(mid))
+
+        def crossing(
+            i, j, line
+        ):  # i: first not before the pivot from i + 1; j: last the pivot is not before, from j - 1
+            (i,) = while_loop(
+                [arith.addi(i, one)],
+                lambda i: _before(tensor.extract(line, at(i)), pivot, dtype),
+                lambda i: [arith.addi(i, one)],
+            )
+            (j,) = while_loop(
+                [arith.subi(j, one)],
+                lambda j: _before(pivot, tensor.extract(line, at(j)), dtype),
+                lambda j: [arith.subi(j, one)],
+            )
+            return i, j
+
+        def swap(i, j, line):
+            a, b = tensor.extract(line, at(i)), tensor.extract(line, at(j))
+            return [i, j, tensor.insert(a, tensor.insert(b, line, at(i)), at(j))]
+
+        _, j, line = _hoare(arith.subi(lo, one), hi, line, crossing, swap)
+        left = arith.cmpi(CmpI.sle, k, j)
+        after = arith.addi(j, one)
+        return [arith.select(left, lo, after), arith.select(left, after, hi), line]
+
+    return while_loop([lo, hi, line], searching, round_)[2]
+
+
+def _hoare(i, j, line, crossing, swap) -> list:
+    """Hoare's partition loop: ``crossing`` moves ``i`` and ``j`` to the next pair out of
+    place; while they have not crossed, ``swap`` exchanges it. Returns ``(i, j, line)``."""
+    types = [i.type, j.type, line.type]
+    loop = scf.WhileOp(types, [i, j, line])
+    before = loop.before.blocks.append(*types)
+    with ir.InsertionPoint(before):
+        bi, bj = crossing(*before.arguments)
+        scf.ConditionOp(arith.cmpi(CmpI.slt, bi, bj), [bi, bj, before.arguments[2]])
+    after = loop.after.blocks.append(*types)
+    with ir.InsertionPoint(after):
+        scf.YieldOp(swap(*after.arguments))
+    return list(loop.results)
 
 
 def _lower_sort(op, result: TensorType, attrs):
@@ -228,6 +328,14 @@ def _lower_argsort(op, result: TensorType, attrs):
     return _sort_lines(x, axis, True)[1]
 
 
+def _lower_partition(op, result: TensorType, attrs):
+    x, kth = ember.tensor_operands(op)
+    xt = _type(x)
+    if 0 in xt.shape or xt.shape[attrs["axis"]] == 1:
+        return x  # nothing to reorder
+    return _partition_lines(x, kth, attrs["axis"])
+
+
 # Ember op name -> lowering function (op, result TensorType, attrs) -> ir.Value, merged
 # into ember_to_linalg.lowerings().
-LOWERINGS: dict = {"sort": _lower_sort, "argsort": _lower_argsort}
+LOWERINGS: dict = {"sort": _lower_sort, "argsort": _lower_argsort, "partition": _lower_partition}

@@ -1,5 +1,6 @@
-"""Building ``scf.for`` loops from Python: the loop nests of the lowerings that are not
-linalg ops and GPU kernels (sort's merge passes, scan's running values, scatter's ordered writes)."""
+"""Building ``scf.for``/``scf.while`` loops from Python: the loop nests of the lowerings
+that are not linalg ops and GPU kernels (sort's merge passes, partition's selection, scan's
+running values, scatter's ordered writes)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,20 @@ def for_loop(lower, upper, step, iter_args, body) -> list:
     loop = scf.ForOp(lower, upper, step, list(iter_args))
     with ir.InsertionPoint(loop.body):
         scf.YieldOp(list(body(loop.induction_variable, *loop.inner_iter_args)))
+    return list(loop.results)
+
+
+def while_loop(values, condition, body) -> list:
+    """``scf.while`` carrying ``values``: ``condition(*values)`` gives the i1 that keeps it
+    going, ``body(*values)`` the next values. Returns the values it stopped with."""
+    types = [v.type for v in values]
+    loop = scf.WhileOp(types, list(values))
+    before = loop.before.blocks.append(*types)
+    with ir.InsertionPoint(before):
+        scf.ConditionOp(condition(*before.arguments), list(before.arguments))
+    after = loop.after.blocks.append(*types)
+    with ir.InsertionPoint(after):
+        scf.YieldOp(list(body(*after.arguments)))
     return list(loop.results)
 
 

@@ -369,6 +369,32 @@ def g_sort(p, name):
     p.emit(name, [v], fn(v.ref, axis=axis, kind="stable"), axis=axis)
 
 
+def g_partition(p, name):
+    """partition at drawn positions along an axis. Where the other elements go is
+    unspecified (np.partition's rule), so its result is read only through what is
+    pinned: the element at each position (a slice of width 1: the sorted line's) and
+    the line's values (its sort: the input's)."""
+    v = p.pick(lambda v: v.type.is_static and v.type.rank > 0 and 0 not in v.type.shape and v.type.dtype in DTYPES)
+    if v is None:
+        shape = tuple(p.draw(st.lists(st.integers(1, 6), min_size=1, max_size=3)))
+        c = random_array(p.draw, p.draw(st.sampled_from(DTYPES)), shape)
+        p.vals.append(Val(p.b.constant(c), c, TensorType.of_array(c)))
+        v = p.vals[-1]
+    axis = p.draw(st.integers(0, v.type.rank - 1))
+    n = v.type.shape[axis]
+    kth = np.array(sorted(set(p.draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=3)))), np.int64)
+    positions = Val(p.b.constant(kth), kth, TensorType.of_array(kth))
+    in_order = np.sort(v.ref, axis=axis, kind="stable")
+    p.emit("partition", [v, positions], in_order, axis=axis)
+    part = p.vals.pop()  # its own order is not NumPy's: no later op reads it whole
+    for k in kth:
+        starts = tuple(int(k) if d == axis else 0 for d in range(v.type.rank))
+        shape = tuple(1 if d == axis else size for d, size in enumerate(v.type.shape))
+        at_k = np.take(in_order, [int(k)], axis=axis)
+        p.emit("slice", [part], at_k, result=v.type.with_shape(shape), starts=starts, steps=(1,) * v.type.rank)
+    p.emit("sort", [part], in_order, axis=axis)
+
+
 def g_scan(p, name):
     """cumsum/cumprod along an axis, in the value's own dtype (NumPy's sequential loop)."""
     v = at_least_1d(p, p.value_of(DTYPES))
@@ -422,6 +448,7 @@ GENERATORS = {
     **{n: g_complex for n in ("real", "imag", "cabs", "conj", "reciprocal", "powi", "complex")},
     "sort": g_sort,
     "argsort": g_sort,
+    "partition": g_partition,
     "scan": g_scan,
 }
 # LAPACK's packed results have no NumPy expression but np.linalg's own, which the

@@ -208,6 +208,11 @@ BAD_OPS = {
         '"ember.sort"(%f) {axis = 2 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>',
         "axis [2] out of range for rank 2",
     ),
+    "partition kth": (
+        "partition",
+        '"ember.partition"(%f, %f) {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>',
+        "partition's kth must be a 1-d i64 tensor, got tensor<2x3xf32>",
+    ),
     "scan kind": (
         "scan",
         '"ember.scan"(%f) {axis = 0 : i64, kind = "max"} : (tensor<2x3xf32>) -> tensor<2x3xf32>',

@@ -361,15 +361,18 @@ def gather_scatter_case():
 
 
 def sort_scan_case():
-    """``np.sort``/``np.argsort`` (stable: ties keep their order) and ``cumsum``/``cumprod``
+    """``np.sort``/``np.argsort`` (stable: ties keep their order), a partition at the first
+    position (its parts' order unspecified: read through a sort) and ``cumsum``/``cumprod``
     along each axis of a matrix with ``?`` sizes."""
 
     def body(b, x, f):
+        first = b.constant(np.array([0], np.int64))
         return [
             b.op("sort", x, axis=1),
             b.op("argsort", x, axis=0),
             b.op("scan", x, axis=0, kind="sum"),
             b.op("scan", f, axis=1, kind="prod"),
+            b.op("sort", b.op("partition", f, first, axis=0), axis=0),
         ]
 
     def ref(x, f):
@@ -378,6 +381,7 @@ def sort_scan_case():
             np.argsort(x, axis=0, kind="stable").astype(np.int64),
             np.cumsum(x, axis=0),
             np.cumprod(f, axis=1, dtype=f.dtype),
+            np.sort(f, axis=0),
         ]
 
     def inputs(s, rng):

@@ -227,6 +227,37 @@ def test_median_matches_numpy(dtype, shape):
             same(got, want, signs=False)
 
 
+def test_median_and_percentile_partition_instead_of_sorting():
+    """``np.median``/``np.percentile`` read a few positions of each sorted line: the graph
+    partitions at those (and at the last, where a NaN would be) as NumPy does, ``O(n)`` a
+    position, instead of sorting. Lines that are hard for a selection: equal values,
+    sorted, reversed, organ pipes, NaN in every line, and long ones."""
+    from graph_building import captured_graph
+
+    x = np.random.default_rng(2).standard_normal((6, 40))
+    for fn in (lambda a: np.median(a, axis=1), lambda a: np.percentile(a, [5, 50, 95], axis=1)):
+        graph = captured_graph(fn, x)
+        assert '"ember.partition"' in graph and '"ember.sort"' not in graph, graph
+    n = 1001
+    ramp = np.arange(n, dtype=np.float64)
+    lines = np.stack(
+        [
+            np.full(n, 2.5),
+            ramp,
+            ramp[::-1],
+            np.concatenate([ramp[: n // 2], ramp[n // 2 :: -1]])[:n],
+            np.where(ramp % 7 == 0, np.nan, ramp),
+            np.random.default_rng(3).integers(0, 3, n).astype(np.float64),
+        ]
+    )
+    for a in (lines, lines[:, :-1], lines.T.copy()):
+        axis = 0 if a.shape[0] > 6 else 1
+        got, want, _ = run(
+            lambda v, axis=axis: (np.median(v, axis=axis), np.quantile(v, [0.0, 0.37, 1.0], axis=axis)), a
+        )
+        same(got, want, signs=False)
+
+
 def test_median_nan_slices_and_empty():
     x = np.array([[1.0, np.nan, 3.0, 2.0], [4.0, 1.0, 2.0, 3.0], [np.nan] * 4])
     got, want, _ = run(lambda a: (np.median(a, axis=1), np.median(a), np.median(a.T, axis=0)), x)

@@ -51,3 +51,32 @@ func.func @sort_rows(%x: tensor<3x8xi32>) -> tensor<3x8xi32> {
   %0 = "ember.sort"(%x) {axis = 1 : i64} : (tensor<3x8xi32>) -> tensor<3x8xi32>
   return %0 : tensor<3x8xi32>
 }
+
+// Partition (median's and percentile's): each row loaded, then for each position of kth
+// (ascending) Hoare's selection within what the previous position left: rounds of a
+// partition around the middle element (two scans that stop at elements out of place,
+// compared in sort's order, and swaps) until the part holding the position is one
+// element wide.
+// CHECK-LABEL: func.func @partition_rows
+// CHECK: scf.forall (%[[ROW:.+]]) in (%c4) shared_outs
+// CHECK: scf.for %[[K:.+]] = %{{.*}} to %c9
+// CHECK: tensor.extract %arg0[%[[ROW]], %[[K]]] : tensor<4x9xf32>
+// CHECK: scf.for %[[Q:.+]] = %{{.*}} to %c2
+// CHECK: tensor.extract %arg1[%[[Q]]] : tensor<2xi64>
+// CHECK: scf.while
+// CHECK: arith.divsi
+// CHECK: scf.while
+// CHECK: scf.while
+// CHECK: arith.cmpf olt
+// CHECK: arith.cmpf uno
+// CHECK: scf.condition
+// CHECK: scf.while
+// CHECK: scf.condition
+// CHECK: scf.condition
+// CHECK: tensor.insert
+// CHECK: tensor.insert
+// CHECK: tensor.parallel_insert_slice
+func.func @partition_rows(%x: tensor<4x9xf32>, %kth: tensor<2xi64>) -> tensor<4x9xf32> {
+  %0 = "ember.partition"(%x, %kth) {axis = 1 : i64} : (tensor<4x9xf32>, tensor<2xi64>) -> tensor<4x9xf32>
+  return %0 : tensor<4x9xf32>
+}
