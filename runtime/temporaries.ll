@@ -4,7 +4,11 @@
 ; knows it. Blocks of at least THRESHOLD bytes are kept on free, in up to SLOTS slots
 ; and LIMIT bytes in all, and handed out again to a request of the same size: a kernel
 ; called in a loop allocates the same temporaries every call, and a fresh large block
-; is a fresh mmap, whose first touch costs page faults and zeroing. Blocks of at least
+; is a fresh mmap, whose first touch costs page faults and zeroing. A block freed into
+; a full cache takes the place of the one freed longest ago (each slot's stamp is when
+; it was filled): the kernels running now keep their blocks, where a cache filled by
+; earlier kernels had refused every new size (a program of many kernels then paid
+; fresh memory on every call of the later ones). Blocks of at least
 ; HUGE bytes get madvise(MADV_HUGEPAGE) on their page-aligned interior, as NumPy asks
 ; for its own arrays. A spin lock guards the slots: kernels on worker threads allocate too.
 ; ember_temp_trim gives every cached block back to the system (compiler.reset(), and a
@@ -16,6 +20,8 @@
 @sizes = internal global [SLOTS x i64] zeroinitializer
 @blocks = internal global [SLOTS x ptr] zeroinitializer
 @cached = internal global i64 0
+@stamps = internal global [SLOTS x i64] zeroinitializer
+@clock = internal global i64 0
 
 declare ptr @malloc(i64)
 declare void @free(ptr)
@@ -119,6 +125,67 @@ out_of_memory:
   ret ptr null
 }
 
+define internal i64 @empty_slot() {
+entry:
+  br label %scan
+scan:
+  %i = phi i64 [ 0, %entry ], [ %next, %taken ]
+  %end = icmp eq i64 %i, SLOTS
+  br i1 %end, label %done, label %check
+check:
+  %sp = getelementptr [SLOTS x i64], ptr @sizes, i64 0, i64 %i
+  %s = load i64, ptr %sp
+  %empty = icmp eq i64 %s, 0
+  br i1 %empty, label %done, label %taken
+taken:
+  %next = add i64 %i, 1
+  br label %scan
+done:
+  ret i64 %i
+}
+
+define internal void @evict_oldest() {
+entry:
+  br label %scan
+scan:
+  %i = phi i64 [ 0, %entry ], [ %next, %step ]
+  %best = phi i64 [ SLOTS, %entry ], [ %best2, %step ]
+  %best_stamp = phi i64 [ -1, %entry ], [ %best_stamp2, %step ]
+  %end = icmp eq i64 %i, SLOTS
+  br i1 %end, label %evict, label %check
+check:
+  %sp = getelementptr [SLOTS x i64], ptr @sizes, i64 0, i64 %i
+  %s = load i64, ptr %sp
+  %tp = getelementptr [SLOTS x i64], ptr @stamps, i64 0, i64 %i
+  %t = load i64, ptr %tp
+  %used = icmp ne i64 %s, 0
+  %older = icmp ult i64 %t, %best_stamp
+  %better = and i1 %used, %older
+  %best2 = select i1 %better, i64 %i, i64 %best
+  %best_stamp2 = select i1 %better, i64 %t, i64 %best_stamp
+  br label %step
+step:
+  %next = add i64 %i, 1
+  br label %scan
+evict:
+  %none = icmp eq i64 %best, SLOTS
+  br i1 %none, label %done, label %give_back
+give_back:
+  %bsp = getelementptr [SLOTS x i64], ptr @sizes, i64 0, i64 %best
+  %size = load i64, ptr %bsp
+  %bp = getelementptr [SLOTS x ptr], ptr @blocks, i64 0, i64 %best
+  %b = load ptr, ptr %bp
+  call void @free(ptr %b)
+  store i64 0, ptr %bsp
+  store ptr null, ptr %bp
+  %c = load i64, ptr @cached
+  %c2 = sub i64 %c, %size
+  store i64 %c2, ptr @cached
+  br label %done
+done:
+  ret void
+}
+
 define void @ember_temp_free(ptr %q) {
 entry:
   %isnull = icmp eq ptr %q, null
@@ -130,26 +197,29 @@ header:
   br i1 %big, label %keep, label %drop
 keep:
   call void @acquire()
+  %too_big = icmp ugt i64 %n, LIMIT
+  br i1 %too_big, label %full, label %room
+room:
   %c = load i64, ptr @cached
   %c2 = add i64 %c, %n
   %fits = icmp ule i64 %c2, LIMIT
-  br i1 %fits, label %scan, label %full
-scan:
-  %i = phi i64 [ 0, %keep ], [ %next, %taken ]
-  %end = icmp eq i64 %i, SLOTS
-  br i1 %end, label %full, label %check
-check:
-  %sp = getelementptr [SLOTS x i64], ptr @sizes, i64 0, i64 %i
-  %s = load i64, ptr %sp
-  %empty = icmp eq i64 %s, 0
-  br i1 %empty, label %store, label %taken
-taken:
-  %next = add i64 %i, 1
-  br label %scan
+  %slot = call i64 @empty_slot()
+  %has_slot = icmp ult i64 %slot, SLOTS
+  %ok = and i1 %fits, %has_slot
+  br i1 %ok, label %store, label %evict
+evict:
+  call void @evict_oldest()
+  br label %room
 store:
-  %bp = getelementptr [SLOTS x ptr], ptr @blocks, i64 0, i64 %i
+  %sp = getelementptr [SLOTS x i64], ptr @sizes, i64 0, i64 %slot
+  %bp = getelementptr [SLOTS x ptr], ptr @blocks, i64 0, i64 %slot
+  %tp = getelementptr [SLOTS x i64], ptr @stamps, i64 0, i64 %slot
   store i64 %n, ptr %sp
   store ptr %p, ptr %bp
+  %t = load i64, ptr @clock
+  %t2 = add i64 %t, 1
+  store i64 %t2, ptr @clock
+  store i64 %t2, ptr %tp
   store i64 %c2, ptr @cached
   call void @release()
   ret void

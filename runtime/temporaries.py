@@ -11,7 +11,9 @@ LLVM IR: ``compiler/backends/llvm_cpu/temporaries.py``), which keep freed blocks
 ``THRESHOLD`` bytes or more for the next request of the same size.
 
 Bounded: at most ``SLOTS`` blocks and ``limit_bytes()`` bytes in all (``EMBER_TEMP_CACHE``,
-default 256 MiB; ``0`` keeps none). Thread-safe (a spin lock: parallel parts allocate
+default 256 MiB; ``0`` keeps none); a block freed into a full cache replaces the one freed
+longest ago, so the kernels running now keep theirs (the corpus run's ``moving_average``,
+after 60 other programs had filled the slots, took 10.9 ms a call instead of 6.3). Thread-safe (a spin lock: parallel parts allocate
 too). Given back to the system by ``trim()`` (``compiler.reset()``), and by a failed
 ``malloc`` before it is tried again (memory pressure). Large blocks get huge pages, as
 NumPy's own arrays do (``madvise(MADV_HUGEPAGE)`` from 4 MiB).

@@ -66,6 +66,35 @@ def test_small_blocks_are_not_kept_and_the_limit_holds():
     cache.native.trim()
 
 
+def test_a_full_cache_keeps_the_newest_blocks():
+    """Blocks freed into a full cache (every slot taken, or the limit reached) take the
+    place of those freed longest ago: the sizes a program uses now are kept, where stale
+    ones from earlier kernels had refused them for good."""
+    size = temporaries.THRESHOLD
+    cache = _Cache(256 << 20)
+    stale = [cache.alloc(size + 64 * k) for k in range(temporaries.SLOTS)]
+    for b in stale:
+        cache.free(b)
+    total = sum(size + 64 * k for k in range(temporaries.SLOTS))
+    assert cache.native.cached() == total
+    new = cache.alloc(size * 2)
+    cache.free(new)  # every slot is full: the oldest stale block (the first) goes
+    assert cache.native.cached() == total - size + 2 * size
+    assert cache.alloc(size * 2) == new  # the new size is kept
+    assert cache.alloc(size + 64) == stale[1]  # and so are the other stale ones
+    assert cache.native.cached() == total - size - (size + 64)
+    cache.native.trim()
+    limited = _Cache(3 * size)
+    first, second = limited.alloc(size), limited.alloc(size + 64)
+    limited.free(first)
+    limited.free(second)
+    third = limited.alloc(2 * size - 128)
+    limited.free(third)  # over the limit: the oldest goes, the newer stays
+    assert limited.native.cached() == (size + 64) + (2 * size - 128)
+    assert limited.alloc(2 * size - 128) == third and limited.alloc(size + 64) == second
+    limited.native.trim()
+
+
 def test_threads_share_the_cache_safely():
     cache = _Cache(256 << 20)
     sizes = [temporaries.THRESHOLD * (1 + i % 3) for i in range(8)]
