@@ -6,7 +6,8 @@ unrolled by the frontend, an iterative solver's fixed number of sweeps) then hol
 every step's temporaries at once: the corpus's ``wave_2d`` (600x600 float64, 20
 steps) kept about a hundred 2.9 MB buffers alive until its return, each one fresh
 memory paying its page faults, and ran at half NumPy's speed, slower per step the
-more steps it had. Freed after their last use, the buffers go back to ``malloc``,
+more steps it had (20 ms now; it took 108). Freed after their last use, the buffers go
+back to the allocator (the runtime's cache of large blocks, ``runtime/temporaries.py``),
 which hands the same memory to the next step's temporaries.
 
 The pass moves each ``memref.dealloc`` of a ``memref.alloc`` in the same block up to

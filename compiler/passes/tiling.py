@@ -159,8 +159,9 @@ def fusion_group(root, recompute: bool = True, loop: int | None = None) -> list:
 
     A producer joins when the group reads it and either it is elementwise (cheap to
     recompute per tile, even if other linalg ops read it too; not when ``recompute``
-    is false) or only the group reads it. A reduction or matmul that something outside also reads is computed
-    once, before the loop, instead of once per consumer; so is an elementwise op
+    is false) or only the group reads it. ``loop`` is the root's tiled loop (its
+    first parallel one by default). A reduction or matmul that something outside also
+    reads is computed once, before the loop, instead of once per consumer; so is an elementwise op
     that something outside the group needs before the loop (a reader ``root``
     itself depends on): it is computed in full there anyway, and a copy in the loop
     would repeat it and its whole producer chain. A multi-step stencil is such a
@@ -263,9 +264,9 @@ def static_extent(op, loop: int) -> int | None:
 
 
 def tile_and_fuse(op, tile_bytes: int, rows: int | None = None, recompute: bool = True) -> bool:
-    """Tile ``op`` along its first parallel loop into an scf.forall (``rows`` slices
-    per tile, else as many as ``tile_bytes`` holds); fuse its group in (``recompute``:
-    see ``fusion_group``).
+    """Tile ``op`` along the loop ``tile_loop`` picks into an scf.forall (``rows``
+    slices per tile, else as many as ``tile_bytes`` holds); fuse its group in
+    (``recompute``: see ``fusion_group``).
 
     An op that fits in one tile is left alone: a single-iteration loop is folded
     away by canonicalization, and that folding (upstream ``scf.forall``) swaps the
