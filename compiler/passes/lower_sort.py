@@ -268,9 +268,10 @@ def _select(line, at, lo, hi, k, dtype: str) -> ir.Value:
         mid = arith.addi(lo, arith.divsi(arith.subi(arith.subi(hi, lo), one), _index(2)))
         pivot = tensor.extract(line, at(mid))
 
-        def crossing(
-            i, j, line
-        ):  # i: first not before the pivot from i + 1; j: last the pivot is not before, from j - 1
+        def crossing(i, j, line):
+            """The next pair out of place: ``i`` the first element from ``i + 1`` not
+            before the pivot, ``j`` the last one to ``j - 1`` the pivot is not before;
+            while they have not crossed, they are swapped."""
             (i,) = while_loop(
                 [arith.addi(i, one)],
                 lambda i: _before(tensor.extract(line, at(i)), pivot, dtype),
@@ -281,33 +282,18 @@ def _select(line, at, lo, hi, k, dtype: str) -> ir.Value:
                 lambda j: _before(pivot, tensor.extract(line, at(j)), dtype),
                 lambda j: [arith.subi(j, one)],
             )
-            return i, j
+            return arith.cmpi(CmpI.slt, i, j), [i, j, line]
 
         def swap(i, j, line):
             a, b = tensor.extract(line, at(i)), tensor.extract(line, at(j))
             return [i, j, tensor.insert(a, tensor.insert(b, line, at(i)), at(j))]
 
-        _, j, line = _hoare(arith.subi(lo, one), hi, line, crossing, swap)
+        _, j, line = while_loop([arith.subi(lo, one), hi, line], crossing, swap)
         left = arith.cmpi(CmpI.sle, k, j)
         after = arith.addi(j, one)
         return [arith.select(left, lo, after), arith.select(left, after, hi), line]
 
     return while_loop([lo, hi, line], searching, round_)[2]
-
-
-def _hoare(i, j, line, crossing, swap) -> list:
-    """Hoare's partition loop: ``crossing`` moves ``i`` and ``j`` to the next pair out of
-    place; while they have not crossed, ``swap`` exchanges it. Returns ``(i, j, line)``."""
-    types = [i.type, j.type, line.type]
-    loop = scf.WhileOp(types, [i, j, line])
-    before = loop.before.blocks.append(*types)
-    with ir.InsertionPoint(before):
-        bi, bj = crossing(*before.arguments)
-        scf.ConditionOp(arith.cmpi(CmpI.slt, bi, bj), [bi, bj, before.arguments[2]])
-    after = loop.after.blocks.append(*types)
-    with ir.InsertionPoint(after):
-        scf.YieldOp(swap(*after.arguments))
-    return list(loop.results)
 
 
 def _lower_sort(op, result: TensorType, attrs):

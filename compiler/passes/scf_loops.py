@@ -18,12 +18,16 @@ def for_loop(lower, upper, step, iter_args, body) -> list:
 
 def while_loop(values, condition, body) -> list:
     """``scf.while`` carrying ``values``: ``condition(*values)`` gives the i1 that keeps it
-    going, ``body(*values)`` the next values. Returns the values it stopped with."""
+    going (or ``(i1, values)``: what it computed on the way, handed to ``body`` and
+    returned instead), ``body(*values)`` the next values. Returns the values it stopped
+    with."""
     types = [v.type for v in values]
     loop = scf.WhileOp(types, list(values))
     before = loop.before.blocks.append(*types)
     with ir.InsertionPoint(before):
-        scf.ConditionOp(condition(*before.arguments), list(before.arguments))
+        checked = condition(*before.arguments)
+        flag, passed = checked if isinstance(checked, tuple) else (checked, list(before.arguments))
+        scf.ConditionOp(flag, list(passed))
     after = loop.after.blocks.append(*types)
     with ir.InsertionPoint(after):
         scf.YieldOp(list(body(*after.arguments)))

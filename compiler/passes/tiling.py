@@ -37,6 +37,7 @@ from compiler.passes.linalg_utils import (
     is_elementwise,
     is_library_call,
     iterator_types,
+    linalg_ops,
     producers,
     roots,
 )
@@ -44,6 +45,9 @@ from compiler.passes.sibling_loops import fuse_sibling_loops
 from compiler.passes.transform_scripts import apply, clear_marks, module_of, script
 
 ROOT_MARK = "ember.tile_root"
+TRIED_MARK = "ember.tile_tried"  # a root of an earlier round (tiled, or left whole)
+PENDING_MARK = "ember.tile_pending"  # a root of this round not tiled yet
+ROWS_MARK = "ember.tile_rows"  # its tile size, shared with its siblings
 LOOP_MARK = "ember.tile_loop"
 PRODUCER_MARK = "ember.fuse_producer"
 
@@ -325,6 +329,12 @@ def shared_tile_rows(ops, tile_bytes: int) -> dict:
     return rows
 
 
+def _next_root(fn):
+    """The first root of this round still to tile (top level: a copy fused into a loop
+    is not one)."""
+    return next((op for op in linalg_ops(fn) if PENDING_MARK in op.attributes), None)
+
+
 @dataclass
 class EmberTile(EmberPass):
     """Tile every remaining root along its outermost parallel dimension (see module doc)."""
@@ -335,9 +345,10 @@ class EmberTile(EmberPass):
 
     def run(self, module):
         for fn in functions(module):
-            tried: set = set()
             first = True
-            while found := [op for op in roots(fn) if op not in tried and (first or not has_reduction(op))]:
+            while found := [
+                op for op in roots(fn) if TRIED_MARK not in op.attributes and (first or not has_reduction(op))
+            ]:
                 # A producer left out of its readers' loops (computed once, before them)
                 # is a root of the next round, as its readers are in loops now. It takes
                 # in only the producers nothing else reads: recomputing shared ones
@@ -345,10 +356,19 @@ class EmberTile(EmberPass):
                 # column mean tiled by column read its matrix with a column's stride,
                 # not as one vectorized pass over the rows.
                 rows = shared_tile_rows(found, self.tile_bytes)
-                for root in found:
-                    tried.add(root)
-                    if root.parent is None:  # erased by an earlier root's tiling (fused into its loop)
-                        continue
-                    tile_and_fuse(root, self.tile_bytes, rows.get(root), recompute=first)
+                sizes = [rows.get(op) for op in found]  # before marking: an op's hash covers its attributes
+                for op, size in zip(found, sizes):
+                    op.attributes[TRIED_MARK] = ir.UnitAttr.get()
+                    op.attributes[PENDING_MARK] = ir.UnitAttr.get()
+                    if size is not None:
+                        op.attributes[ROWS_MARK] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), size)
+                # One at a time, each found again in the IR: tiling a root erases the
+                # roots fused into its loop, and a handle to an erased op is not safe
+                # to touch (the frontend tests crashed on one).
+                while (root := _next_root(fn)) is not None:
+                    size = ir.IntegerAttr(root.attributes[ROWS_MARK]).value if ROWS_MARK in root.attributes else None
+                    del root.attributes[PENDING_MARK]
+                    tile_and_fuse(root, self.tile_bytes, size, recompute=first)
                 first = False
+            clear_marks(fn, TRIED_MARK, PENDING_MARK, ROWS_MARK)  # fused copies carry them too
             fuse_sibling_loops(fn)
