@@ -52,24 +52,20 @@ def _in_block(op: ir.Operation, block: ir.Block) -> ir.Operation | None:
     return None
 
 
-def _last_op(block: ir.Block) -> ir.Operation:
-    ops = list(block.operations)
-    return ops[-1].operation
-
-
 def free_early(dealloc: ir.Operation) -> bool:
     """Move ``dealloc`` to just after its buffer's last use in its block; whether it moved."""
     alloc = operation_of(dealloc.operands[0].owner)
     if alloc is None or alloc.name != "memref.alloc" or alloc.block != dealloc.block:
         return False
     block = dealloc.block
-    position = {op: i for i, op in enumerate(o.operation for o in block.operations)}
+    ops = [o.operation for o in block.operations]
+    position = {op: i for i, op in enumerate(ops)}
     last = alloc
     for user in _users(alloc.results[0]):
         if user == dealloc:
             continue
         mine = _in_block(user, block)
-        if mine is None or mine.parent != alloc.parent or mine == _last_op(block):
+        if mine is None or mine.parent != alloc.parent or mine == ops[-1]:
             return False  # used outside the block, or by its terminator: left where upstream put it
         if position[mine] > position[last]:
             last = mine

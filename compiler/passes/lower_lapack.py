@@ -257,6 +257,17 @@ func.func private @ember_la_buffer_P(%n: index) -> VEC {
 _FLOAT_ZERO = "%zf = arith.constant 0.0 : f64\n  %zero = func.call @ember_la_from_real_P(%zf) : (f64) -> ELEM"
 _INT_BUFFERS = _BUFFERS.replace("ZERO", "%zero = arith.constant 0 : i64").replace("_P", "_i").replace("VEC", "IVEC")
 
+# The two block loops of a 32 x 32 blocked walk of a (%rows, %cols) matrix: the blocks'
+# rows [%ib, %ie) and columns [%jb, %je) for the loops between BLOCKS_BEGIN and BLOCKS_END.
+_BLOCKS_BEGIN = """  scf.for %ib = %c0 to %rows step %c32 {
+    %ie0 = arith.addi %ib, %c32 : index
+    %ie = arith.minsi %ie0, %rows : index
+    scf.for %jb = %c0 to %cols step %c32 {
+      %je0 = arith.addi %jb, %c32 : index
+      %je = arith.minsi %je0, %cols : index"""
+_BLOCKS_END = """    }
+  }"""
+
 _TYPED = (
     _BUFFERS.replace("ZERO", _FLOAT_ZERO)
     + """
@@ -268,12 +279,7 @@ func.func private @ember_la_load_P(%a: A3, %b: index, %w: VEC, %ld: index) {
   %rows = memref.dim %a, %c1 : A3
   %cols = memref.dim %a, %c2 : A3
   // in 32 x 32 blocks: a row-major operand's lines stay cached while its columns are read
-  scf.for %ib = %c0 to %rows step %c32 {
-    %ie0 = arith.addi %ib, %c32 : index
-    %ie = arith.minsi %ie0, %rows : index
-    scf.for %jb = %c0 to %cols step %c32 {
-      %je0 = arith.addi %jb, %c32 : index
-      %je = arith.minsi %je0, %cols : index
+BLOCKS_BEGIN
       scf.for %j = %jb to %je step %c1 {
         %col = arith.muli %j, %ld : index
         scf.for %i = %ib to %ie step %c1 {
@@ -282,8 +288,7 @@ func.func private @ember_la_load_P(%a: A3, %b: index, %w: VEC, %ld: index) {
           memref.store %x, %w[%k] : VEC
         }
       }
-    }
-  }
+BLOCKS_END
   return
 }
 func.func private @ember_la_put_P(%x: f64, %out: OUT, %b: index, %part: index, %i: index) {
@@ -305,12 +310,7 @@ func.func private @ember_la_store_P(%w: VEC, %ld: index, %rows: index, %cols: in
   %c32 = arith.constant 32 : index
   // in 32 x 32 blocks: a pass per row would read the whole column-major buffer once per
   // row, one element per cache line (solve's 100000 right-hand sides: 16 passes of 12.8 MB)
-  scf.for %ib = %c0 to %rows step %c32 {
-    %ie0 = arith.addi %ib, %c32 : index
-    %ie = arith.minsi %ie0, %rows : index
-    scf.for %jb = %c0 to %cols step %c32 {
-      %je0 = arith.addi %jb, %c32 : index
-      %je = arith.minsi %je0, %cols : index
+BLOCKS_BEGIN
       scf.for %i = %ib to %ie step %c1 {
         %row = arith.muli %i, %cols : index
         scf.for %j = %jb to %je step %c1 {
@@ -328,8 +328,7 @@ func.func private @ember_la_store_P(%w: VEC, %ld: index, %rows: index, %cols: in
           memref.store %v, %out[%b, %part, %at] : OUT
         }
       }
-    }
-  }
+BLOCKS_END
   return
 }
 func.func private @ember_la_store_vec_P(%w: RVEC, %len: index, %out: OUT, %b: index, %part: index) {
@@ -390,7 +389,7 @@ func.func private @ember_la_query_P(%w: VEC) -> i64 {
   %n = arith.fptosi %r : f64 to i64
   return %n : i64
 }
-"""
+""".replace("BLOCKS_BEGIN", _BLOCKS_BEGIN).replace("BLOCKS_END", _BLOCKS_END)
 )
 
 # One helper per routine. Shared names: %batch, %m, %n (sizes of A), %lda = max(1, m).

@@ -65,17 +65,20 @@ _FUSE = """
 """
 
 
-def slice_bytes(op, loop: int) -> int:
+def slice_bytes(op, loop: int | None) -> int:
     """Bytes of one iteration of ``op``'s loop ``loop``: each operand's elements at one
     value of it (``?`` sizes counted as 1024). An operand the loop does not index (a
     broadcast row: read once, not per iteration) and a named op's operand count as if
-    the loop walked their dim 0."""
+    the loop walked their dim 0. ``loop`` None: as if it walked every operand's dim 0,
+    the model of the first parallel loop; for a column reduction (its only parallel loop
+    walks dim 1) that keeps the reduction one vectorized pass over the rows instead of
+    a tile per column."""
     per_slice = 0
     for number, value in enumerate(op.operands):
         t = value.type
         if not isinstance(t, ir.ShapedType) or t.rank == 0:
             continue
-        walked = _walked_dims(op, number, loop) or {0}
+        walked = {0} if loop is None else _walked_dims(op, number, loop) or {0}
         inner = 1
         for i in range(t.rank):
             if i not in walked:
@@ -109,30 +112,12 @@ def tile_loop(op, tile_bytes: int) -> int:
     return next((d for d in parallel[1:] if slice_bytes(op, d) <= tile_bytes), parallel[0])
 
 
-def _leading_slice_bytes(op) -> int:
-    """Bytes of one slice of each operand along its first dimension (``?`` sizes counted
-    as 1024): the tile model of the first parallel loop, as if it walked every
-    operand's dim 0. For a column reduction (its only parallel loop walks dim 1) that
-    keeps the reduction one vectorized pass over the rows instead of a tile per column."""
-    per_slice = 0
-    for value in op.operands:
-        t = value.type
-        if not isinstance(t, ir.ShapedType) or t.rank == 0:
-            continue
-        inner = 1
-        for i in range(1, t.rank):
-            inner *= 1024 if t.is_dynamic_dim(i) else max(t.get_dim_size(i), 1)
-        per_slice += inner * max(getattr(t.element_type, "width", 32) // 8, 1)
-    return per_slice
-
-
 def tile_rows(op, tile_bytes: int, loop: int | None = None) -> int:
     """Iterations of ``loop`` (the tiled one by default) per tile so that one tile's
     operands fit ``tile_bytes``: a cache model, not an exact count."""
     loop = tile_loop(op, tile_bytes) if loop is None else loop
     first = iterator_types(op).index("parallel")
-    per_slice = _leading_slice_bytes(op) if loop == first else slice_bytes(op, loop)
-    return max(1, tile_bytes // max(per_slice, 1))
+    return max(1, tile_bytes // max(slice_bytes(op, None if loop == first else loop), 1))
 
 
 def _users(op) -> set:
@@ -158,13 +143,12 @@ def _upstream(root) -> set:
     return seen
 
 
-def fusion_group(root, recompute: bool = True, loop: int | None = None) -> list:
+def fusion_group(root, loop: int, recompute: bool = True) -> list:
     """Producers to compute inside ``root``'s tiles, consumers first.
 
     A producer joins when the group reads it and either it is elementwise (cheap to
     recompute per tile, even if other linalg ops read it too; not when ``recompute``
-    is false) or only the group reads it. ``loop`` is the root's tiled loop (its
-    first parallel one by default). A reduction or matmul that something outside also
+    is false) or only the group reads it. ``loop`` is the root's tiled loop. A reduction or matmul that something outside also
     reads is computed once, before the loop, instead of once per consumer; so is an elementwise op
     that something outside the group needs before the loop (a reader ``root``
     itself depends on): it is computed in full there anyway, and a copy in the loop
@@ -178,7 +162,7 @@ def fusion_group(root, recompute: bool = True, loop: int | None = None) -> list:
     block = root.parent.regions[0].blocks[0] if root.parent.name == "func.func" else None
     position = {op.operation: i for i, op in enumerate(block.operations)} if block else {}
     group, order = {root}, []
-    loops = {root: iterator_types(root).index("parallel") if loop is None else loop}
+    loops = {root: loop}
     before_loop = _upstream(root)
     for p in sorted(producers(root), key=lambda op: -position.get(op, 0)):
         if is_library_call(p):
@@ -285,7 +269,7 @@ def tile_and_fuse(op, tile_bytes: int, rows: int | None = None, recompute: bool 
     extent = static_extent(op, loop)
     if extent is not None and extent <= sizes[loop]:
         return False
-    group = fusion_group(op, recompute, loop)
+    group = fusion_group(op, loop, recompute)
     if any(_has_empty_operand(o) for o in [op, *group]):
         return False  # no work, and upstream tiling crashed (segfault) on a loop of 0 iterations
     module = module_of(op)
@@ -323,8 +307,8 @@ def shared_tile_rows(ops, tile_bytes: int) -> dict:
         if "parallel" in kinds and len(op.results) == 1 and isinstance(op.results[0].type, ir.ShapedType):
             groups.setdefault((tuple(op.results[0].type.shape), tile_loop(op, tile_bytes)), []).append(op)
     rows = {}
-    for members in groups.values():
-        smallest = min(tile_rows(op, tile_bytes) for op in members)
+    for (_, loop), members in groups.items():
+        smallest = min(tile_rows(op, tile_bytes, loop) for op in members)
         rows.update({op: smallest for op in members})
     return rows
 
