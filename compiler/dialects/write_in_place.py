@@ -11,24 +11,34 @@ marks a result when the graph itself shows the writes are safe, by this rule:
 
 *every value computed from the input's old contents maps index for index onto the
 input* — elementwise ops over same-shaped operands, a slice read back into the very
-region an ``update_slice`` writes, the update itself — *and is used only on the way
-to the new value, which nothing else reads either*. Then element ``i`` of the new
-value depends on element ``i`` of the old one alone, and nothing else reads either:
-in any loop order, fused or not, each element is read before (or as) it is written.
-(A reader of the new value is excluded because fusion may recompute a producer
-inside the reader's loop, which would then read the input after it was
-overwritten.) ``a[1:] += a[:-1]``, ``a -= a.mean()``, ``c = a * 2; a += 1; return c``
-or ``a += 1; return a.sum()`` fail the rule and keep the copy.
+region an ``update_slice`` writes, the update itself, or a reduction of such a value
+broadcast back over the axes it reduced (``a -= a.mean(axis=0)``, ``x /= x.sum(1,
+keepdims=True)``, ``a -= a.mean()``) — *and is used only on the way to the new value,
+which nothing else reads either*, except a product that is a library call
+(``library_products.py``). Then element ``i`` of the new value depends on element
+``i`` of the old one, and on reductions over the fibre through ``i`` along reduced
+axes. A loop tile either holds such a fibre whole (rows of a row sum: ``ember-tile``
+fuses the reduction into the tile, which reads its own rows and then writes them) or
+the reduction is computed in full before the loop (``tiling._tiled_loop``: a
+reduction a tile would read whole is never fused). Either way each element is read
+before it is written. (A reader of the new value is excluded because fusion may
+recompute a producer inside the reader's loop, which would then read the input after
+it was overwritten; a library call reads its operand's buffer once it is complete and
+is never fused into.) ``a[1:] += a[:-1]``, ``a -= a.sum(axis=1)`` (a row's sum
+broadcast along another axis), ``c = a * 2; a += 1; return c`` or ``a += 1; return
+a.sum()`` fail the rule and keep the copy.
 """
 
 from __future__ import annotations
 
+from compiler.dialects.library_products import reads_as_library_operand
 from compiler.dialects.ops import OPS
 from compiler.mlir import ir, operation_of
 from runtime.abi import INOUT_ATTR
 
 _ELEMENTWISE_FAMILIES = ("unary", "binary", "compare", "select", "cast")
 _IDENTITY = "identity"  # the value's index i is the input's index i
+_REDUCED = "reduced"  # (_REDUCED, axes, keepdims): a reduction of an identity value
 
 
 def _region(op) -> tuple | None:
@@ -41,7 +51,24 @@ def _region(op) -> tuple | None:
     return starts, steps, tuple(ir.RankedTensorType(shaped.type).shape)
 
 
-def _mapping(op, maps: dict):
+def _is_reduced(mapping) -> bool:
+    return isinstance(mapping, tuple) and mapping[0] == _REDUCED
+
+
+def _aligned(reduced: tuple, value, broadcast, shape_of_input: list) -> bool:
+    """Whether broadcasting ``value``, a reduction over ``axes``, to ``broadcast`` puts
+    each total back on the fibre it was summed over: the input's shape, and the kept
+    axes where they were (``keepdims``, or reduced axes leading, which NumPy's
+    broadcasting aligns from the right)."""
+    _, axes, keepdims = reduced
+    if ir.RankedTensorType(broadcast.type).shape != shape_of_input:
+        return False
+    if keepdims:
+        return ir.RankedTensorType(value.type).rank == len(shape_of_input)
+    return axes == tuple(range(len(axes)))
+
+
+def _mapping(op, maps: dict, shape_of_input: list):
     """How ``op``'s result maps onto the input, given its operands' ``maps`` (an entry
     per operand computed from the input); None when it does not map index for index."""
     name = op.name.removeprefix("ember.")
@@ -54,6 +81,14 @@ def _mapping(op, maps: dict):
         shape = ir.RankedTensorType(op.results[0].type).shape
         same = all(ir.RankedTensorType(o.type).shape == shape for o in operands if o in maps)
         return found[0] if same and len(set(found)) == 1 else None
+    if spec.family == "reduce" and found == [_IDENTITY]:
+        return (
+            _REDUCED,
+            tuple(ir.DenseI64ArrayAttr(op.attributes["axes"])),
+            ir.BoolAttr(op.attributes["keepdims"]).value,
+        )
+    if name == "broadcast_to" and found and _is_reduced(found[0]):
+        return _IDENTITY if _aligned(found[0], operands[0], op.results[0], shape_of_input) else None
     if name == "slice" and maps.get(operands[0]) == _IDENTITY:
         return _region(op)
     if name == "update_slice" and maps.get(operands[0]) == _IDENTITY:
@@ -70,6 +105,7 @@ def writable_in_place(func_op, result: int, argument: int) -> bool:
     ret = block.operations[len(block.operations) - 1]
     new_value = ret.operands[result]
     maps = {block.arguments[argument]: _IDENTITY}
+    shape_of_input = ir.RankedTensorType(block.arguments[argument].type).shape
     live = _ancestors(list(ret.operands), lambda value: True)  # the tracer leaves dead ops behind
     for op in block.operations:
         op = op.operation
@@ -77,7 +113,9 @@ def writable_in_place(func_op, result: int, argument: int) -> bool:
             continue
         if op.name == "ember.dim":
             continue  # reads the size, not the contents
-        mapping = _mapping(op, maps)
+        if reads_as_library_operand(op) and all(o == new_value for o in op.operands if o in maps):
+            continue  # reads the new value once it is complete (checked in _feeds_only)
+        mapping = _mapping(op, maps, shape_of_input)
         if mapping is None:
             return False
         maps[op.results[0]] = mapping
@@ -89,9 +127,12 @@ def writable_in_place(func_op, result: int, argument: int) -> bool:
 
 
 def _reads(use, live: set) -> bool:
-    """Whether a use is a live read of the value's contents (not the return, not a size)."""
+    """Whether a use is a live read of the value's contents (not the return, not a size,
+    not a library product's operand)."""
     user = operation_of(use.owner)
-    return user.name not in ("func.return", "ember.dim") and user.results[0] in live
+    return (
+        user.name not in ("func.return", "ember.dim") and user.results[0] in live and not reads_as_library_operand(user)
+    )
 
 
 def _ancestors(values: list, follow) -> set:
@@ -110,16 +151,20 @@ def _ancestors(values: list, follow) -> set:
 
 def _feeds_only(maps: dict, new_value, result: int, live: set) -> bool:
     """Every live value computed from the input is used only on the way to
-    ``new_value`` (which the function returns once, as result ``result``)."""
+    ``new_value`` (which the function returns once, as result ``result``, and library
+    products may read), or is a reduction's totals (which the function may return)."""
     ancestors = _ancestors([new_value], lambda value: value in maps)
     for value in maps:
         for use in value.uses:
             user = operation_of(use.owner)
             if user.name == "func.return":
+                if _is_reduced(maps[value]):
+                    continue  # a reduction's totals: read from its own buffer, never recomputed
                 if value != new_value or use.operand_number != result:
                     return False
             elif user.name != "ember.dim" and user.results[0] in live and user.results[0] not in ancestors:
-                return False
+                if value != new_value or not reads_as_library_operand(user):
+                    return False
     return True
 
 

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from compiler.dialects import ember, ops
+from compiler.dialects.library_products import SMALL_K
 from compiler.dialects.types import DYN, UNSIGNED, TensorType, bit_width, is_unsigned, mlir_element_type, signless_types
 from compiler.mlir import arith, collect, ir, linalg, math, operation_of, tensor
 from compiler.passes import scalar_semantics as scalar
@@ -593,9 +594,6 @@ def _rows_matmul(lhs, rhs, init, rank, rhs_rank, dtype):
     else:
         maps = [_map(loops, rows + [k]), _map(loops, [k]), _map(loops, rows)]
     return _contraction(lhs, rhs, init, maps, loops, dtype)
-
-
-SMALL_K = 4  # a float product summing this few terms: our loop, not a BLAS call
 
 
 def _unrolled_matmul(rhs, init, lhs, rank, rhs_rank, k, rhs_transposed):

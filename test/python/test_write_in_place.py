@@ -61,14 +61,16 @@ MARKED = {
     "def f(a, b):\n    a[...] = np.sin(b) * 2\n": 1,
     "def f(a, b):\n    np.multiply(a, b, out=a)\n    return b.sum()\n": 1,
     "def f(a, b):\n    a *= 2\n    b -= a[::-1]\n": 1,  # a marked; b reads a's new value reversed
+    "def f(a):\n    a -= a.mean()\n": 1,  # a total, computed before the loop that writes
+    "def f(a, b):\n    a -= a.mean()\n    a /= a.std()\n    return a @ b\n": 1,  # a product reads the new value
 }
 
 KEPT = (
     "def f(a):\n    a[1:] += a[:-1]\n",  # reads what the same loop writes
     "def f(a):\n    a[:] = a[::-1]\n",  # a gather from the written array
-    "def f(a):\n    a -= a.mean()\n",  # a reduction of the old value
     "def f(a, b):\n    c = a * 2\n    a += b\n    return c\n",  # the old value read by another result
     "def f(a, b):\n    a += b\n    return a.sum()\n",  # the new value read by another result
+    "def f(a, b):\n    c = a * 2\n    a -= a.mean()\n    return c @ b\n",  # the old value read by a product
 )
 
 
@@ -78,7 +80,8 @@ def test_aligned_updates_write_the_callers_array(source):
     args = (lambda: np.linspace(-3, 3, BIG), lambda: np.linspace(1, 2, BIG))[: fn.__code__.co_argcount]
     want, got, want_args, got_args, inout = _run_both(fn, *args)
     assert sum(i is not None for i in inout) == MARKED[source], inout
-    assert all(np.array_equal(g, w) for g, w in zip(got_args, want_args))
+    for g, w in zip(got_args, want_args):  # a total splits across threads: its sum rounds apart
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
     assert np.allclose(got, want, rtol=1e-9) if want is not None else got is None  # a split sum rounds apart
 
 
@@ -154,3 +157,51 @@ def test_two_updates_of_one_buffer_each_returned():
         np.testing.assert_array_equal(a, want_a)
         np.testing.assert_array_equal(b, want_b)
         assert compiled.entries[0].graph_module is not None
+
+
+SQUARE = 1024  # (1024, 1024) float64: 8 MiB, split across threads by rows or columns
+
+MARKED_2D = (
+    "def f(a):\n    a -= a.mean(axis=0)\n",  # column means: computed before the rows' loop
+    "def f(a):\n    a /= a.sum(axis=1, keepdims=True)\n",  # row sums: a tile's own rows
+    "def f(a):\n    a -= a.max(axis=1, keepdims=True)\n    np.exp(a, out=a)\n    a /= a.sum(1, keepdims=True)\n",
+    "def f(a):\n    a -= a.mean(axis=0)\n    a /= np.sqrt((a * a).mean(axis=0))\n    return a.T @ a\n",
+    "def f(a):\n    s = a.std(axis=0)\n    s[s < 0.5] = 1.0\n    a -= a.mean(axis=0)\n    a /= s\n",
+    "def f(a):\n    m = a.mean(axis=1, keepdims=True)\n    a -= m\n    return m\n",  # the totals returned
+)
+
+KEPT_2D = (
+    "def f(a):\n    a -= a.sum(axis=1)\n",  # row i's sum broadcast along column i: another tile's data
+    "def f(a):\n    a -= a.mean(axis=0)\n    return a @ a[::-1]\n",  # a reversed view of the new value
+    "def f(a):\n    a -= a.mean(axis=0)\n    return a[:, :3] @ a[:3, :]\n",  # a 3-term product: a loop
+    "def f(a):\n    a -= a.mean(axis=0)[::-1]\n",  # the sums reach other columns
+    "def f(a):\n    c = a - a.mean(axis=0)\n    a -= a.mean(axis=0)\n    return c\n",  # c reads the old a
+)
+
+
+def _matrix():
+    return np.random.default_rng(0).standard_normal((SQUARE, SQUARE)) + np.linspace(0, 4, SQUARE)
+
+
+@pytest.mark.parametrize("source", MARKED_2D)
+def test_reductions_broadcast_back_along_their_axes_write_in_place(source):
+    """A reduction's totals, broadcast back over the axes they summed, let the new value be
+    written into the caller's array: the loop tiles over rows or columns, and each tile
+    reads what it writes only (row sums) or totals computed before the loop (column
+    sums). A product may read the new value (a library call, never fused into)."""
+    fn = _define(source)
+    want, got, want_args, got_args, inout = _run_both(fn, _matrix)
+    assert inout[0] == 0, inout
+    np.testing.assert_allclose(got_args[0], want_args[0], rtol=1e-12, atol=1e-12)
+    if want is not None:
+        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("source", KEPT_2D)
+def test_reductions_read_across_tiles_keep_the_copy(source):
+    fn = _define(source)
+    want, got, want_args, got_args, inout = _run_both(fn, _matrix)
+    assert all(i is None for i in inout), inout
+    np.testing.assert_allclose(got_args[0], want_args[0], rtol=1e-12, atol=1e-12)
+    if want is not None:
+        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-9)
