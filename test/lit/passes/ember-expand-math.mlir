@@ -150,18 +150,30 @@ func.func @pow_f32(%x: f32, %y: f32) -> f32 {
   return %r : f32
 }
 
+// pow f64: log and exp in double-double: the quotient's residual, the product's error and
+// the reduced argument's by FMAs (math.fma, never contracted away), 1 + r by a TwoSum,
+// then C99's table by floor; no powf call left.
+// CHECK-LABEL: func.func @pow_f64
+// CHECK-NOT: math.powf
+// CHECK: arith.divf %{{.*}} : f64
+// CHECK: math.fma %{{.*}} : f64
+// CHECK: math.floor %{{.*}} : f64
+// CHECK: return %{{.*}} : f64
+func.func @pow_f64(%x: f64, %y: f64) -> f64 {
+  %r = math.powf %x, %y : f64
+  return %r : f64
+}
+
 // erf f64 stays for libm; other math ops and other float types are left alone.
 // CHECK-LABEL: func.func @left_alone
 // CHECK: math.erf %{{.*}} : f64
 // CHECK: math.sin %{{.*}} : f32
 // CHECK: math.exp %{{.*}} : f16
-// CHECK: math.powf %{{.*}} : f64
-func.func @left_alone(%a: f64, %b: f32, %c: f16) -> (f64, f32, f16, f64) {
+func.func @left_alone(%a: f64, %b: f32, %c: f16) -> (f64, f32, f16) {
   %0 = math.erf %a : f64
   %1 = math.sin %b : f32
   %2 = math.exp %c : f16
-  %3 = math.powf %a, %a : f64
-  return %0, %1, %2, %3 : f64, f32, f16, f64
+  return %0, %1, %2 : f64, f32, f16
 }
 
 // exp on a vector keeps the exponent bits either way (the LLVM dialect's ldexp takes a
