@@ -64,6 +64,20 @@ def defined_inside(value, op) -> bool:
     return False
 
 
+def clone_ops(ops, mapping: dict) -> dict:
+    """Copy ``ops`` (in order) at the insertion point, each reading the copies of what
+    it read where ``mapping`` (old value -> new value) has them; returns ``mapping``
+    with every copied result added."""
+    for op in ops:
+        copy = op.clone()
+        for k, operand in enumerate(op.operands):
+            if operand in mapping:
+                copy.operands[k] = mapping[operand]
+        for old, new in zip(op.results, copy.results):
+            mapping[old] = new
+    return mapping
+
+
 def walk_ops(op) -> list[ir.Operation]:
     """Every op nested in ``op`` and ``op`` itself, in the order of MLIR's walk
     (post-order); collected first, so the caller may change or erase them."""

@@ -59,7 +59,7 @@ _LOOPS = {"scf.for", "scf.yield"}  # their bodies are looked at op by op
 _ALLOCATIONS = {"memref.alloc", "memref.alloca"}  # new memory: no other op's reads or writes
 
 
-def _pure(op: ir.Operation) -> bool:
+def pure(op: ir.Operation) -> bool:
     return op.name in _PURE or op.name.startswith(_PURE_PREFIXES)
 
 
@@ -80,7 +80,7 @@ def effects(op: ir.Operation) -> _Effects | None:
             reads.add(root_buffer(access_buffer(inner)))
         elif inner.name == "memref.store":
             writes.add(root_buffer(access_buffer(inner)))
-        elif not (inner.name in _LOOPS or inner.name in _ALLOCATIONS or _pure(inner)):
+        elif not (inner.name in _LOOPS or inner.name in _ALLOCATIONS or pure(inner)):
             return None
     if not all(distinct_memory(r) for r in reads | writes):
         return None
@@ -100,7 +100,7 @@ def _nest(loop: ir.Operation) -> list | None:
         inner = [op for op in body if op.name == "scf.for"]
         if not inner:
             return loops
-        if len(inner) != 1 or any(op.name != "scf.yield" and op != inner[0] and not _pure(op) for op in body):
+        if len(inner) != 1 or any(op.name != "scf.yield" and op != inner[0] and not pure(op) for op in body):
             return None
         loops.append(inner[0])
 

@@ -32,6 +32,7 @@ _PASSES: dict[str, tuple[str, str]] = {
     "ember-free-early": ("compiler.passes.early_free", "EmberFreeEarly"),
     "ember-parallel-reduction": ("compiler.passes.parallel_reduction", "EmberParallelReduction"),
     "ember-collapse-rows": ("compiler.passes.collapse_rows", "EmberCollapseRows"),
+    "ember-invariant-division": ("compiler.passes.invariant_division", "EmberInvariantDivision"),
     "ember-fuse-loop-nests": ("compiler.passes.loop_nest_fusion", "EmberFuseLoopNests"),
     "ember-fuse-row-loops": ("compiler.passes.row_fusion", "EmberFuseRowLoops"),
     "ember-nontemporal-stores": ("compiler.passes.nontemporal_stores", "EmberNontemporalStores"),

@@ -19,7 +19,7 @@ Only for graphs whose results are arrays and 0-d values, none written into an in
 from __future__ import annotations
 
 from compiler.dialects.write_in_place import inout_results
-from compiler.mlir import func, function_named, ir, operation_of
+from compiler.mlir import clone_ops, func, function_named, ir, operation_of
 
 
 def _rank(value) -> int:
@@ -67,13 +67,7 @@ def _function(fn, inputs, taken, outputs):
         body = new.add_entry_block()
         mapping = dict(zip(inputs + taken, body.arguments))
         with ir.InsertionPoint(body):
-            for op in _cone_stopping(outputs, set(taken)):
-                clone = op.clone()
-                for i, operand in enumerate(op.operands):
-                    if operand in mapping:
-                        clone.operands[i] = mapping[operand]
-                for old, fresh in zip(op.results, clone.results):
-                    mapping[old] = fresh
+            clone_ops(_cone_stopping(outputs, set(taken)), mapping)
             func.ReturnOp([mapping[v] for v in outputs])
         for attr in ("ember.guards", "ember.symbols"):
             if attr in fn.attributes:
