@@ -15,7 +15,9 @@ region an ``update_slice`` writes, the update itself, or a reduction of such a v
 broadcast back over the axes it reduced (``a -= a.mean(axis=0)``, ``x /= x.sum(1,
 keepdims=True)``, ``a -= a.mean()``) — *and is used only on the way to the new value,
 which nothing else reads either*, except a product that is a library call
-(``library_products.py``). Then element ``i`` of the new value depends on element
+(``library_products.py``). A library product of a region may also be written back
+into that very region (``A[r] = A[r] @ C``): the call reads the region whole, into a
+buffer of its own, before the update writes it. Then element ``i`` of the new value depends on element
 ``i`` of the old one, and on reductions over the fibre through ``i`` along reduced
 axes. A loop tile either holds such a fibre whole (rows of a row sum: ``ember-tile``
 fuses the reduction into the tile, which reads its own rows and then writes them) or
@@ -31,7 +33,7 @@ a.sum()`` fail the rule and keep the copy.
 
 from __future__ import annotations
 
-from compiler.dialects.library_products import reads_as_library_operand
+from compiler.dialects.library_products import is_library_product, reads_as_library_operand
 from compiler.dialects.ops import OPS
 from compiler.mlir import ir, operation_of
 from runtime.abi import INOUT_ATTR
@@ -39,6 +41,9 @@ from runtime.abi import INOUT_ATTR
 _ELEMENTWISE_FAMILIES = ("unary", "binary", "compare", "select", "cast")
 _IDENTITY = "identity"  # the value's index i is the input's index i
 _REDUCED = "reduced"  # (_REDUCED, axes, keepdims): a reduction of an identity value
+_RESHAPED = "reshaped"  # (_RESHAPED, region): a region's elements, in order, in another shape
+_PRODUCT = "product"  # (_PRODUCT, region): computed from a library product of a region
+_SHAPE_OPS = ("squeeze", "expand_dims", "reshape")
 
 
 def _region(op) -> tuple | None:
@@ -51,8 +56,46 @@ def _region(op) -> tuple | None:
     return starts, steps, tuple(ir.RankedTensorType(shaped.type).shape)
 
 
+def _tagged(mapping, tag: str) -> bool:
+    return isinstance(mapping, tuple) and mapping[0] == tag
+
+
 def _is_reduced(mapping) -> bool:
-    return isinstance(mapping, tuple) and mapping[0] == _REDUCED
+    return _tagged(mapping, _REDUCED)
+
+
+def _is_region(mapping) -> bool:
+    return isinstance(mapping, tuple) and len(mapping) == 3 and isinstance(mapping[0], tuple)
+
+
+def _region_read(mapping):
+    """The region a value reads in order (a slice, or a slice reshaped), else None."""
+    if _tagged(mapping, _RESHAPED):
+        return mapping[1]
+    return mapping if _is_region(mapping) else None
+
+
+def _shape_mapping(op, mapping):
+    """A squeeze, expand_dims or reshape of a mapped value: a region stays itself where
+    the shape comes back, a product stays a product (it is read from its own buffer)."""
+    if _tagged(mapping, _PRODUCT):
+        return mapping
+    region = _region_read(mapping)
+    if region is None:
+        return None
+    shape = tuple(ir.RankedTensorType(op.results[0].type).shape)
+    return region if shape == region[2] else (_RESHAPED, region)
+
+
+def _product_mapping(op, maps: dict):
+    """``x[r] @ w`` of a region ``x[r]`` and something not read from the input, where
+    the product is a library call: it reads the region whole, into a buffer of its own,
+    before anything is written (``A[r] = A[r] @ C``: NumPy's doitgen)."""
+    lhs, rhs = op.operands
+    region = _region_read(maps.get(lhs))
+    if region is None or rhs in maps or not is_library_product(op):
+        return None
+    return (_PRODUCT, region)
 
 
 def _aligned(reduced: tuple, value, broadcast, shape_of_input: list) -> bool:
@@ -89,12 +132,18 @@ def _mapping(op, maps: dict, shape_of_input: list):
         )
     if name == "broadcast_to" and found and _is_reduced(found[0]):
         return _IDENTITY if _aligned(found[0], operands[0], op.results[0], shape_of_input) else None
+    if name in _SHAPE_OPS and len(found) == 1:
+        return _shape_mapping(op, found[0])
+    if name == "matmul":
+        return _product_mapping(op, maps)
     if name == "slice" and maps.get(operands[0]) == _IDENTITY:
         return _region(op)
     if name == "update_slice" and maps.get(operands[0]) == _IDENTITY:
         src = maps.get(operands[1])
         region = _region(op)
-        return _IDENTITY if src is None or (region is not None and src == region) else None
+        if src is None or (region is not None and src in (region, (_PRODUCT, region))):
+            return _IDENTITY
+        return None
     return None
 
 

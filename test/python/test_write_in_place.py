@@ -205,3 +205,41 @@ def test_reductions_read_across_tiles_keep_the_copy(source):
     np.testing.assert_allclose(got_args[0], want_args[0], rtol=1e-12, atol=1e-12)
     if want is not None:
         np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-9)
+
+
+BLOCKS = (
+    "def f(a, c):\n    for r in range(a.shape[0]):\n        a[r] = a[r] @ c\n",  # doitgen
+    "def f(a, c):\n    for r in range(a.shape[0]):\n        a[r] = np.tanh(a[r] @ c)\n",
+)
+
+BLOCKS_KEPT = (
+    "def f(a, c):\n    for r in range(a.shape[0] - 1):\n        a[r + 1] = a[r] @ c\n",  # another block's rows
+    "def f(a, c):\n    for r in range(1, a.shape[0]):\n        a[r] = a[r] @ (a[0].T @ a[0])\n",  # the input on both sides
+    "def f(a, c):\n    for r in range(a.shape[0]):\n        a[r] = a[r][:, :3] @ c[:3]\n",  # 3 terms: a loop
+)
+
+
+def _blocks():
+    return np.random.default_rng(1).standard_normal((6, 40, 160))
+
+
+def _square():
+    return np.random.default_rng(2).standard_normal((160, 160)) / 12
+
+
+@pytest.mark.parametrize("source", BLOCKS)
+def test_a_block_replaced_by_its_product_is_written_in_place(source):
+    """``A[r] = A[r] @ C``: BLAS reads block ``r`` whole into a buffer of its own before
+    the update writes it back, so the caller's array is written directly."""
+    fn = _define(source)
+    want, got, want_args, got_args, inout = _run_both(fn, _blocks, _square)
+    assert inout[0] == 0, inout
+    np.testing.assert_allclose(got_args[0], want_args[0], rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("source", BLOCKS_KEPT)
+def test_products_of_other_blocks_keep_the_copy(source):
+    fn = _define(source)
+    want, got, want_args, got_args, inout = _run_both(fn, _blocks, _square)
+    assert all(i is None for i in inout), inout
+    np.testing.assert_allclose(got_args[0], want_args[0], rtol=1e-10, atol=1e-12)
