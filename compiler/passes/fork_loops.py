@@ -33,6 +33,7 @@ from compiler.mlir import func, functions, ir, memref, operation_of, symbol_name
 from compiler.passes.base import EmberPass
 from compiler.passes.blas import calls_threaded_library
 from compiler.passes.parallel import guard_body, normalized, trip_count
+from compiler.passes.scf_loops import inside_forall
 from runtime.abi import FORKED_PREFIX, PARALLEL_ATTR, fork_name, forked_name
 
 C_INTERFACE = "llvm.emit_c_interface"
@@ -46,16 +47,7 @@ def passable(t: ir.Type) -> bool:
 
 def _outermost_loops(fn) -> list[ir.Operation]:
     """The ``scf.forall`` ops of ``fn`` not nested in another one."""
-
-    def nested(op) -> bool:
-        parent = op.parent
-        while parent is not None and parent.name != "func.func":
-            if parent.name == "scf.forall":
-                return True
-            parent = parent.parent
-        return False
-
-    return [op for op in walk_ops(fn) if op.name == "scf.forall" and not nested(op)]
+    return [op for op in walk_ops(fn) if op.name == "scf.forall" and not inside_forall(op)]
 
 
 def captures(loop, inner: list) -> list:

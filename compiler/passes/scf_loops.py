@@ -44,3 +44,13 @@ def if_then(condition, then, otherwise=None) -> None:
         with ir.InsertionPoint(op.else_block):
             otherwise()
             scf.YieldOp([])
+
+
+def inside_forall(op) -> bool:
+    """Whether ``op`` is nested in an ``scf.forall`` of its function."""
+    parent = op.parent
+    while parent is not None and parent.name != "func.func":
+        if parent.name == "scf.forall":
+            return True
+        parent = parent.parent
+    return False

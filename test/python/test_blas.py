@@ -88,6 +88,48 @@ def test_matches_numpy(dtype, shape):
     np.testing.assert_allclose(got, a @ w, rtol=rtol, atol=rtol * max(1, k))
 
 
+SMALL_SHAPES = [(64, 64, 64), (96, 40, 50), (200, 30, 40), (67, 61, 59), (128, 16, 32), (64, 512, 8)]
+
+
+@pytest.mark.parametrize("threads_", [1, 2, 3])
+@pytest.mark.parametrize("dtype", ["f32", "f64"])
+def test_small_products_split_into_row_blocks_are_numpys_bits(dtype, threads_):
+    """Products BLAS runs on one thread (m*n*k <= 2**18) but worth two run as blocks of
+    32 rows on the worker pool, one call each: the same bits as NumPy's one call, for
+    row- and column-major and transposed operands, however many threads."""
+    from runtime import threads
+
+    threads.set_num_threads(threads_)
+    try:
+        rng = np.random.default_rng(7)
+        np_dtype = np.float32 if dtype == "f32" else np.float64
+        for m, k, n in SMALL_SHAPES:
+            kernel = compile_module(matmul_module(dtype))
+            a = rng.standard_normal((m, k)).astype(np_dtype)
+            w = rng.standard_normal((k, n)).astype(np_dtype)
+            for x, y in ((a, w), (np.asfortranarray(a), w), (a, np.asfortranarray(w))):
+                (got,) = kernel(x, y)
+                np.testing.assert_array_equal(got, x @ y)
+    finally:
+        threads.set_num_threads(None)
+
+
+def test_the_row_blocks_run_on_the_worker_pool():
+    """The split is a forked loop of the helper library: its glue calls the pool."""
+    text = helper_library._text("blas_f64")
+    assert "scf.forall" in text and "ember_gemm_rows_f64" in text
+    from compiler.backends.llvm_cpu.forks import loop_forks
+    from compiler.dialects.ember import new_context
+    from compiler.mlir import ir
+    from compiler.passes.pass_manager import run_pipeline
+
+    with new_context():
+        module = ir.Module.parse(text)
+        run_pipeline(module, helper_library._PIPELINE)
+        assert "ember_fork_ember_gemm_rows_f64_0" in str(module)
+        assert loop_forks(module)
+
+
 @pytest.mark.parametrize("view", ["transposed", "every_other_column", "reversed_rows", "broadcast_row"])
 def test_views_match_numpy(view):
     """A column-major view (transposed) goes to BLAS with the transpose flag; the views
