@@ -311,15 +311,23 @@ class _Emitter:
 # ----------------------------------------------------------------------------- functions
 
 
-def expand_exp(e: _Emitter, x, keep_nan: bool = True):
+def _exp_reduction(e: _Emitter, x):
+    """``(below, xc, n)``: where exp rounds to 0, ``x`` clamped to where exp is finite
+    and not 0, and ``n = round(xc * log2(e))`` (``exp(x) = 2**n * exp(xc - n ln2)``).
+
+    Where exp rounds to 0 (a masked -inf score), exp(0) is computed and 0 selected: scaling
+    down into the subnormals costs a microcode assist per instruction on x86, and a
+    causal softmax's masked half ran 6x slower than its unmasked half."""
     f = e.fmt
-    # Where exp rounds to 0 (a masked -inf score), compute exp(0) and select 0: scaling
-    # down into the subnormals costs a microcode assist per instruction on x86, and a
-    # causal softmax's masked half ran 6x slower than its unmasked half.
     below = e.cmp("OLT", x, e.c(f.exp_lo))
     xc = e.clamp(e.select(below, e.c(0.0), x), f.exp_lo, f.exp_hi)
     shifted = e.fma(xc, e.c(1.0 / pymath.log(2.0)), e.c(f.round_magic))
-    n = e.sub(shifted, e.c(f.round_magic))  # round-to-nearest of x*log2(e)
+    return below, xc, e.sub(shifted, e.c(f.round_magic))
+
+
+def expand_exp(e: _Emitter, x, keep_nan: bool = True):
+    f = e.fmt
+    below, xc, n = _exp_reduction(e, x)
     r = e.fma(n, e.c(-f.ln2_hi), xc)  # exact
     r = e.fma(n, e.c(-f.ln2_lo), r)
     p = e.horner(r, _EXP_TAYLOR[f.bits])
@@ -327,17 +335,23 @@ def expand_exp(e: _Emitter, x, keep_nan: bool = True):
     return e.keep_nan(x, y) if keep_nan else y
 
 
-def expand_log(e: _Emitter, x):
+def _log_reduction(e: _Emitter, x):
+    """``(ek, g)`` with ``x = 2**ek * (1 + g)`` and ``1 + g`` in [sqrt(1/2), sqrt(2)):
+    subnormals scaled by 2**p first, the exponent and mantissa split from the bits by
+    subtracting those of sqrt(1/2); ``g`` is exact."""
     f = e.fmt
     tiny = e.cmp("OLT", x, e.c(f.min_normal))
     xs = e.select(tiny, e.mul(x, e.c(2.0**f.mantissa)), x)
     bits = e.to_bits(xs)
-    # exponent and mantissa, with the mantissa m in [sqrt(1/2), sqrt(2))
     k = arith.shrsi(arith.subi(bits, e.i(f.sqrt_half_bits)), e.i(f.mantissa))
     m = e.from_bits(arith.subi(bits, arith.shli(k, e.i(f.mantissa))))
     k = arith.subi(k, e.select(tiny, e.i(f.mantissa), e.i(0)))
-    ek = arith.sitofp(e.type, k)
-    g = e.sub(m, e.c(1.0))  # exact
+    return arith.sitofp(e.type, k), e.sub(m, e.c(1.0))
+
+
+def expand_log(e: _Emitter, x):
+    f = e.fmt
+    ek, g = _log_reduction(e, x)
     s = e.div(g, e.add(g, e.c(2.0)))
     z = e.mul(s, s)
     big_r = e.mul(z, e.horner(z, _LOG_ATANH[f.bits]))
@@ -387,18 +401,13 @@ def _two_sum(a, b):
 
 def _log_double_double(e: _Emitter, x):
     """``log(x)`` of a positive ``x`` as ``hi + lo`` to about 2**-62 relative (+-inf, NaN
-    for 0, inf, NaN in ``hi``; ``lo`` 0 there). The reduction is ``expand_log``'s; then
+    for 0, inf, NaN in ``hi``; ``lo`` 0 there). The reduction is ``_log_reduction``; then
     ``s = g / (2 + g)`` is carried to double-double (the quotient's exact residual by an
     FMA), and ``log(m) = 2s + (2/3) s**3 + s**5 * Q(s*s)`` with ``s**3`` and its product
     by 2/3 also carried (FMA error terms): the cubic term is up to 1 % of ``log(m)``, and
     rounded once it alone cost 2**-58, where ``e * ln2`` nearly cancels ``log(m)``."""
     f = e.fmt
-    tiny = e.cmp("OLT", x, e.c(f.min_normal))
-    bits = e.to_bits(e.select(tiny, arith.mulf(x, e.c(2.0**f.mantissa)), x))
-    k = arith.shrsi(arith.subi(bits, e.i(f.sqrt_half_bits)), e.i(f.mantissa))
-    m = e.from_bits(arith.subi(bits, arith.shli(k, e.i(f.mantissa))))
-    ek = arith.sitofp(e.type, arith.subi(k, e.select(tiny, e.i(f.mantissa), e.i(0))))
-    g = arith.subf(m, e.c(1.0))  # exact
+    ek, g = _log_reduction(e, x)
     d = arith.addf(g, e.c(2.0))
     d_lo = arith.addf(arith.subf(e.c(2.0), d), g)  # exact: |g| < 2
     inverse = arith.divf(e.c(1.0), d)  # one division: s and its correction multiply by it
@@ -437,15 +446,12 @@ def _scaled(e: _Emitter, p, n):
 
 def _exp_double_double(e: _Emitter, x, x_lo):
     """``exp(x + x_lo)`` for a small ``x_lo``, rounded once (about 0.05 ulp before it):
-    ``expand_exp``'s reduction carried to double-double (``n * ln2_lo`` reaches 2e-7,
+    ``_exp_reduction`` carried to double-double (``n * ln2_lo`` reaches 2e-7,
     and its square alone was 80 ulp), then ``1 + r`` by an exact TwoSum and everything
     smaller (``r**2 P(r)``, and ``exp(r)`` times what is left of the reduced argument)
     added to its error term."""
     f = e.fmt
-    below = e.cmp("OLT", x, e.c(f.exp_lo))
-    xc = e.clamp(e.select(below, e.c(0.0), x), f.exp_lo, f.exp_hi)
-    shifted = e.fma(xc, e.c(1.0 / pymath.log(2.0)), e.c(f.round_magic))
-    n = arith.subf(shifted, e.c(f.round_magic))
+    below, xc, n = _exp_reduction(e, x)
     r, r_err = _two_sum(math_ops.fma(n, e.c(-f.ln2_hi), xc), arith.mulf(n, e.c(-f.ln2_lo)))  # the fma is exact
     correction = arith.addf(r_err, x_lo)  # below 2**-43: its square is negligible
     square = e.mul(e.mul(r, r), e.estrin(r, _EXP_TAYLOR_LONG))  # exp(r) - 1 - r

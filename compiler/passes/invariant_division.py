@@ -109,16 +109,13 @@ def _rewrite(division: ir.Operation, reciprocal: ir.Value) -> None:
     division.erase()
 
 
-def rewrite_loop(loop: ir.Operation) -> int:
-    """Rewrite the invariant float32 divisions of one ``scf.for``; returns how many."""
+def _rewrite_loop(loop: ir.Operation) -> None:
+    """Rewrite the invariant float32 divisions of one ``scf.for``."""
     divisions = _divisions(loop)
-    if not divisions:
-        return 0
-    found = effects(loop)
+    found = effects(loop) if divisions else None
     if found is None:
-        return 0
+        return
     reciprocals: dict = {}  # the divisor -> its reciprocal, one per distinct divisor
-    count = 0
     for division in divisions:
         divisor = division.operands[1]
         if _power_of_two(divisor):
@@ -129,8 +126,6 @@ def rewrite_loop(loop: ir.Operation) -> int:
                 continue
             reciprocals[divisor] = _reciprocal_before(loop, divisor, chain)
         _rewrite(division, reciprocals[divisor])
-        count += 1
-    return count
 
 
 @dataclass
@@ -143,4 +138,4 @@ class EmberInvariantDivision(EmberPass):
 
     def run(self, module):
         for loop in collect(module, lambda op: op.name == "scf.for"):
-            rewrite_loop(loop)
+            _rewrite_loop(loop)
