@@ -97,8 +97,11 @@ def test_random_programs_with_graph_breaks_match_plain_python():
     STATS.clear()
     _fuzz()
     print("\n" + "\n".join(f"{k}: {v}" for k, v in sorted(STATS.items())))
-    # The count must be checked in earnest, not skipped: most programs are checkable.
-    assert STATS["count checked"] >= STATS["programs"] // 4, STATS
+    # The count must be checked in earnest, not skipped. Over 600 programs about half
+    # are checkable, but Hypothesis draws a fresh sample on every run and 120 programs
+    # gave 28 on one CI run (a quarter would be 30): the bound is an eighth, far below
+    # what a sample gives and far above the nothing that systematic skipping gives.
+    assert STATS["count checked"] >= STATS["programs"] // 8, STATS
     assert STATS["segments with work"] > 0, STATS
 
 
