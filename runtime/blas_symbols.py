@@ -1,6 +1,6 @@
 """The BLAS that NumPy links, found and handed to Ember's kernels.
 
-Ember's float matmuls call ``?gemm``, ``?gemv``, ``?syrk`` and ``?dot``, its complex ones ``?gemm`` (``compiler/passes/blas.py``
+Ember's float matmuls call ``?gemm``, ``?gemv``, ``?syrk`` and ``?dot``, its complex ones ``?gemm`` (``compiler/passes/blas_library.py``
 emits the calls) rather than generated loops: tiling and packing for the cache hierarchy is a
 library's life work, and NumPy ships one. NumPy 2 wheels bundle OpenBLAS as
 ``numpy.libs/libscipy_openblas64_-*.so``, with ILP64 CBLAS entry points named

@@ -1,4 +1,4 @@
-"""The BLAS, LAPACK and matrix-vector helpers (``passes/blas.py``,
+"""The BLAS, LAPACK and matrix-vector helpers (``passes/blas_library.py``,
 ``passes/lower_lapack.py``, ``passes/matvec.py``) compiled once per process, not into
 every kernel.
 
@@ -31,7 +31,7 @@ from compiler.backends.llvm_cpu.forks import loop_forks
 from compiler.backends.llvm_cpu.temporaries import route_temporaries
 from compiler.dialects.ember import new_context
 from compiler.mlir import bindings_version, ir, translate_to_llvm_ir
-from compiler.passes import blas, lower_lapack, matvec
+from compiler.passes import blas_library, lower_lapack, matvec
 from compiler.passes.pass_manager import run_pipeline
 from runtime import blas_symbols, entry_glue, temporaries, threads
 from runtime.cache import ARTIFACTS, Artifact, artifact_key
@@ -42,11 +42,11 @@ from runtime.version import __version__
 # library name -> (the MLIR text of its definitions, the functions kernels call)
 LIBRARIES = {
     **{
-        f"blas_{blas.element_name(element)}": (
-            functools.partial(blas.library_text, element),
-            blas.entry_points(element),
+        f"blas_{blas_library.element_name(element)}": (
+            functools.partial(blas_library.library_text, element),
+            blas_library.entry_points(element),
         )
-        for element in blas.ELEMENTS
+        for element in blas_library.ELEMENTS
     },
     **{
         f"matvec_{element}": (functools.partial(matvec.library_text, element), matvec.entry_points(element))
