@@ -182,6 +182,14 @@ def load_python_dialect(dialect: type, context: ir.Context) -> None:
             cls._attach_traits()
             _cext.register_operation(dialect, replace=True)(cls)
     _cext.globals._register_dialect_impl(dialect.DIALECT_NAMESPACE, dialect, replace=True)
+    # Each time an op of the dialect is handed to Python (every walk over a module), the
+    # bindings import its dialect's module ``<search prefix>.<namespace>`` unless one was
+    # imported before; a failed import is not remembered and costs ~35 us. The package of
+    # the dialect's own module is a search prefix: the import succeeds once, and a
+    # compile of tanh-GELU no longer runs ~90 failed imports (6 ms of 80).
+    package, _, leaf = dialect.__module__.rpartition(".")
+    if leaf == dialect.DIALECT_NAMESPACE and package not in _cext.globals.dialect_search_modules:
+        _cext.globals.append_dialect_search_prefix(package)
 
 
 def capi_library_path() -> str:
