@@ -159,11 +159,15 @@ def accumulate_into_products(fn) -> int:
     written to a temporary and an elementwise pass adding it. Only where the product's
     init is a zero fill and the sum is its one reader. The rounding is NumPy's where
     BLAS does not split the summed dimension into blocks (and in the last bit otherwise,
-    as between BLAS builds)."""
+    as between BLAS builds).
+
+    Not where the sum's one reader is itself elementwise (``relu(A @ B + bias)``): that
+    reader is a pass over the product anyway, and the sum fuses into it, so accumulating
+    would only add the pass that writes ``x`` (a broadcast bias) into the output first."""
     count = 0
     for op in linalg_ops(fn):
         terms = _plain_sum(op)
-        if terms is None:
+        if terms is None or _feeds_elementwise(op):
             continue
         for i, term in enumerate(terms):
             product = operation_of(term.owner)
@@ -180,6 +184,21 @@ def accumulate_into_products(fn) -> int:
             count += 1
             break
     return count
+
+
+def _feeds_elementwise(op) -> bool:
+    """Whether ``op``'s one result has one reader, an elementwise ``linalg.generic`` that is
+    not a library call (upstream elementwise fusion merges ``op`` into it)."""
+    uses = list(op.results[0].uses)
+    if len(uses) != 1:
+        return False
+    reader = operation_of(uses[0].owner)
+    return (
+        reader is not None
+        and reader.name == "linalg.generic"
+        and is_elementwise(reader)
+        and not is_library_call(reader)
+    )
 
 
 def _shield(value: ir.Value) -> ir.Value:

@@ -299,3 +299,25 @@ def test_a_product_added_to_an_array_accumulates_into_it():
     run_pipeline(modules[0], "builtin.module(ember-to-linalg,ember-fuse)")
     text = str(modules[0])
     assert "linalg.fill" not in text and "linalg.generic" not in text and "linalg.matmul" in text
+
+
+def test_a_bias_read_by_an_elementwise_epilogue_is_added_there_not_accumulated():
+    """``relu(a @ b + bias)``: the sum's one reader is elementwise, so the bias is added in
+    that pass (the product's init stays a zero fill, BLAS's ``beta = 0``) rather than
+    broadcast into the output first; the values are NumPy's bits (its order: product,
+    then sum). ``a @ b + c`` with no reader still accumulates (the test above)."""
+    rng = np.random.default_rng(10)
+    a, b, bias = rng.standard_normal((60, 40)), rng.standard_normal((40, 30)), rng.standard_normal(30)
+
+    def layer(a, b, bias):
+        return np.maximum(a @ b + bias, 0.0)
+
+    np.testing.assert_array_equal(compiler.compile(layer, options={"strict": True})(a, b, bias), layer(a, b, bias))
+    modules = []
+    compiler.compile(layer, backend=lambda m, ex: modules.append(m) or EagerGraph(m))(a, b, bias)
+    run_pipeline(modules[0], "builtin.module(ember-to-linalg,ember-fuse)")
+    text = str(modules[0])
+    matmul = next(line for line in text.splitlines() if "linalg.matmul" in line)
+    fill = next(line for line in text.splitlines() if "linalg.fill" in line)
+    assert fill.split(" = ")[0].strip() in matmul.split("outs(")[1]  # accumulates into the zero fill
+    assert text.count("linalg.generic") == 1  # bias and relu: one pass over the product

@@ -177,3 +177,32 @@ func.func @accumulate(%a: tensor<6x5xf64>, %b: tensor<5x4xf64>, %c: tensor<6x4xf
   } -> tensor<6x4xf64>
   return %s : tensor<6x4xf64>
 }
+
+// relu(x + A @ B): the sum's one reader is elementwise, so x is added in that pass
+// (fused with the relu); the product keeps its zero init (BLAS's beta = 0).
+// CHECK-LABEL: func.func @accumulate_not_into_an_epilogue
+// CHECK: %[[F:.*]] = linalg.fill
+// CHECK: %[[P:.*]] = linalg.matmul ins(%arg0, %arg1 : tensor<6x5xf64>, tensor<5x4xf64>) outs(%[[F]] : tensor<6x4xf64>)
+// CHECK: linalg.generic {{.*}} ins(%arg2, %[[P]] : tensor<6x4xf64>, tensor<6x4xf64>)
+// CHECK: arith.addf
+// CHECK: arith.maximumf
+// CHECK-NOT: linalg.generic
+func.func @accumulate_not_into_an_epilogue(%a: tensor<6x5xf64>, %b: tensor<5x4xf64>, %c: tensor<6x4xf64>) -> tensor<6x4xf64> {
+  %zero = arith.constant 0.0 : f64
+  %e = tensor.empty() : tensor<6x4xf64>
+  %init = linalg.fill ins(%zero : f64) outs(%e : tensor<6x4xf64>) -> tensor<6x4xf64>
+  %p = linalg.matmul ins(%a, %b : tensor<6x5xf64>, tensor<5x4xf64>) outs(%init : tensor<6x4xf64>) -> tensor<6x4xf64>
+  %e2 = tensor.empty() : tensor<6x4xf64>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%c, %p : tensor<6x4xf64>, tensor<6x4xf64>) outs(%e2 : tensor<6x4xf64>) {
+  ^bb0(%x: f64, %y: f64, %o: f64):
+    %t = arith.addf %x, %y : f64
+    linalg.yield %t : f64
+  } -> tensor<6x4xf64>
+  %e3 = tensor.empty() : tensor<6x4xf64>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%s : tensor<6x4xf64>) outs(%e3 : tensor<6x4xf64>) {
+  ^bb0(%x: f64, %o: f64):
+    %m = arith.maximumf %x, %zero : f64
+    linalg.yield %m : f64
+  } -> tensor<6x4xf64>
+  return %r : tensor<6x4xf64>
+}
