@@ -23,9 +23,10 @@ CPU backend compiles once per process (``helper_library.py``), as the BLAS helpe
 * ``x @ A``: an ``scf.forall`` over blocks of about 20 KiB of columns, at least one per
   thread when A is large (``ember_pool_parts``: blocks of 64 columns or more), the
   columns dealt evenly to the blocks (a block's part of each row is a long stream, and
-  its part of ``y`` stays in the L1 cache; blocks of 4 KiB ran 10 % slower); four rows
-  at a time add ``x[i] * A[i, cols]`` into the block's vectors of ``y``, the next four
-  rows' lines prefetched. A tall, narrow A (under 128 columns, 384 KiB or more) stays
+  its part of ``y`` stays in the L1 cache; blocks of 4 KiB ran 10 % slower); eight rows
+  at a time add ``x[i] * A[i, cols]`` into the block's vectors of ``y`` (four: 5-10 %
+  slower, each vector of ``y`` loaded and stored twice as often), the next eight rows'
+  lines prefetched. A tall, narrow A (under 128 columns, 384 KiB or more) stays
   with BLAS, which splits its rows across threads: the columns cannot be split.
 
 The sums are in another order than BLAS's (each vector lane sums its own columns,
@@ -46,6 +47,7 @@ from runtime.threads import PARALLEL_MIN_BYTES
 _LANES = {"f32": 16, "f64": 8}  # one 64-byte vector
 _BYTES = {"f32": 4, "f64": 8}
 ROWS_PER_TILE = 16
+VECMAT_ROWS = 8  # rows added into a column block's y per pass over it (4: 5-10 % slower)
 PREFETCH_BYTES = 2048
 COLUMN_TILE_BYTES = 20480
 MIN_COLUMNS = 64  # a narrower column block is not worth a thread
@@ -103,7 +105,7 @@ def _matvec_rows(element: str, rows: int) -> str:
 def _prelude(element: str) -> str:
     """What both helpers start with: index constants, a zero vector, A's sizes."""
     lanes, mat = _LANES[element], matrix_type(element)
-    constants = "\n".join(f"  %c{k} = arith.constant {k} : index" for k in range(5))
+    constants = "\n".join(f"  %c{k} = arith.constant {k} : index" for k in range(max(5, VECMAT_ROWS + 1)))
     return f"""{constants}
   %cV = arith.constant {lanes} : index
   %vzero = arith.constant dense<0.0> : vector<{lanes}x{element}>
@@ -195,7 +197,7 @@ func.func private @{helper_name("vecmat", element)}(%x: {vector_type(element, Fa
   %zero = arith.constant 0.0 : {element}
   %mlast0 = arith.subi %m, %c1 : index
   %mlast = arith.maxsi %mlast0, %c0 : index
-  %mrem = arith.remui %m, %c4 : index
+  %mrem = arith.remui %m, %c{VECMAT_ROWS} : index
   %mfull = arith.subi %m, %mrem : index
   %blocks = arith.ceildivui %n, %cCB : index
   %parts64 = func.call @{POOL_PARTS}() : () -> i64
@@ -218,8 +220,8 @@ func.func private @{helper_name("vecmat", element)}(%x: {vector_type(element, Fa
     scf.for %j = %cols_full to %cols_stop step %c1 {{
       memref.store %zero, %y[%j] : {vector_type(element, True)}
     }}
-    scf.for %i = %c0 to %mfull step %c4 {{
-{_vecmat_rows(element, 4)}
+    scf.for %i = %c0 to %mfull step %c{VECMAT_ROWS} {{
+{_vecmat_rows(element, VECMAT_ROWS)}
     }}
     scf.for %i = %mfull to %m step %c1 {{
 {_vecmat_rows(element, 1)}

@@ -14,6 +14,7 @@ import compiler
 from compiler.backends.llvm_cpu import helper_library, lower_to_object
 from compiler.dialects.builder import FunctionBuilder
 from compiler.dialects.types import TensorType
+from compiler.passes.matvec import VECMAT_ROWS
 from runtime import threads
 from runtime.target import has_512_bit_vectors
 
@@ -124,7 +125,8 @@ def test_kernel_calls_the_library_which_prefetches_and_forks():
     assert "ember_blas_dgemv" not in lowered.llvm_ir and "llvm.prefetch" not in lowered.llvm_ir
     assert lowered.libraries == ("matvec_f64",)
     library = helper_library.library_llvm_ir("matvec_f64").replace('"', "")
-    assert library.count("call void @llvm.prefetch") == 2 * (4 + 1)  # four-row and one-row bodies
+    # matvec's four-row and one-row bodies, vecmat's VECMAT_ROWS-row and one-row ones
+    assert library.count("call void @llvm.prefetch") == (4 + 1) + (VECMAT_ROWS + 1)
     assert library.count("call void @ember_pool_run(") == 2  # both helpers' loops fork
     assert '"prefer-vector-width"="512"' in helper_library.library_llvm_ir("matvec_f64") or not has_512_bit_vectors()
 
