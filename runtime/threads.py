@@ -7,8 +7,9 @@ is 7% of a 4096x1024 layernorm on two cores. So the pool is native code: LLVM IR
 ``runtime/worker_pool.ll``, which this module JIT-compiles once per process. Its
 workers spin for a while after each job (the next kernel call usually follows within
 microseconds), then sleep on a condition variable; a call hands out the job by
-storing one word per worker and runs part 0 itself, all without the GIL (ctypes
-released it).
+storing one word per worker, and the caller and the workers claim the parts one by one
+from a shared counter (a worker woken late finds them taken: the caller ran them), all
+without the GIL (ctypes released it).
 
 Each parallel kernel object gets ``ember_launch_<name>`` (see ``runtime/abi.py``),
 which packs its array pointers and calls ``ember_pool_run(task, args, parts)``;
@@ -38,7 +39,7 @@ from runtime import abi
 from runtime.target import host_target, new_target_machine
 
 PARALLEL_MIN_BYTES = 384 << 10  # one and a half tiles of ember-tile's default size
-MAX_WORKERS = 255  # worker ids 1..MAX_WORKERS (worker_pool.ll's slot arrays); part 0 runs on the caller
+MAX_WORKERS = 255  # worker ids 1..MAX_WORKERS (worker_pool.ll's slot arrays); the caller is id 0
 SPIN_NS = 1_000_000  # a worker spins this long for the next job before it sleeps
 
 _num_threads: int | None = None  # set_num_threads(); None: the environment, else the cores
@@ -119,7 +120,8 @@ def pool_ir(triple: str, max_workers: int = MAX_WORKERS, spin_ns: int = SPIN_NS)
 
 class NativePool:
     """One compiled pool: ``run(task, args, parts)`` calls the C function
-    ``task(args, part, parts)`` once for every part, part 0 on the calling thread.
+    ``task(args, part, parts)`` once for every part, on the calling thread and the
+    workers, each taking the next part left.
 
     A pool is never freed: its workers run (or sleep) in its code until the process
     exits, so its engine must outlive every reference Python holds, interpreter

@@ -1,10 +1,15 @@
 ; Ember's native worker pool: runs task(args, part, parts) for every part of a
-; parallel kernel call, part 0 on the calling thread (see runtime/threads.py).
+; parallel kernel call, on the calling thread and its workers (see runtime/threads.py).
 ;
 ; Job hand-out per worker i (one cache line each): the caller stores the job number
-; in want[i]; the worker runs part i and stores it in ack[i]. @sleepers and the
-; seq_cst order of want and @sleepers (stored by one side, loaded by the other) rule
-; out a lost wake-up.
+; in want[i]; @sleepers and the seq_cst order of want and @sleepers (stored by one
+; side, loaded by the other) rule out a lost wake-up. The parts are not assigned to
+; threads: the caller and each woken worker claim the next unclaimed one from
+; @ticket (the job number, 32 bits, above the next part) until none is left, and the
+; caller returns when @done counts them all. Why: a worker woken late (its core busy
+; with another library's spinning thread, as BLAS's are for ~0.1 s after each call)
+; no longer holds up the caller, who runs the part itself; a late worker finds the
+; job's parts gone (or a later job's number) and claims nothing.
 ;
 ; This file is valid IR as it stands (the default parameters, no spin hint).
 ; runtime/threads.py:pool_ir() fills in a process's parameters by rewriting exactly
@@ -15,7 +20,7 @@
 ; The slot arrays hold 256 workers (ids 0..255, 0 being the caller): max_workers
 ; is at most 255.
 
-; Worker ids 1..@max_workers; part 0 runs on the calling thread.
+; Worker ids 1..@max_workers; the calling thread takes parts too.
 @max_workers = internal constant i64 255
 ; A worker spins this long (ns) for the next job before it sleeps.
 @spin_ns = internal constant i64 1000000
@@ -29,6 +34,8 @@
 @args = internal global ptr null
 @parts = internal global i64 0
 @want = internal global [256 x [8 x i64]] zeroinitializer, align 64
+@ticket = internal global [8 x i64] zeroinitializer, align 64
+@done = internal global [8 x i64] zeroinitializer, align 64
 @ack = internal global [256 x [8 x i64]] zeroinitializer, align 64
 @mutex = internal global [128 x i8] zeroinitializer, align 64
 @cond = internal global [128 x i8] zeroinitializer, align 64
@@ -116,12 +123,39 @@ entry:
 loop:
   %seen = phi i64 [%seen0, %entry], [%g, %loop]
   %g = call i64 @next_job(i64 %id, i64 %seen)
-  %task = load ptr, ptr @task, align 8
-  %args = load ptr, ptr @args, align 8
-  %parts = load i64, ptr @parts, align 8
-  call void %task(ptr %args, i64 %id, i64 %parts)
+  %task = load atomic ptr, ptr @task monotonic, align 8
+  %args = load atomic ptr, ptr @args monotonic, align 8
+  %parts = load atomic i64, ptr @parts monotonic, align 8
+  call void @run_parts(i64 %g, ptr %task, ptr %args, i64 %parts)
   store atomic i64 %g, ptr %ackp release, align 8
   br label %loop
+}
+
+; Claim and run parts of job %j (its low 32 bits, as @ticket holds them) while the
+; ticket still names that job and parts are left, counting each one run in @done.
+define internal void @run_parts(i64 %j, ptr %task, ptr %args, i64 %parts) {
+entry:
+  %jm = and i64 %j, 4294967295
+  br label %claim
+claim:
+  %t = load atomic i64, ptr @ticket acquire, align 64
+  %tj = lshr i64 %t, 32
+  %p = and i64 %t, 4294967295
+  %same = icmp eq i64 %tj, %jm
+  %left = icmp ult i64 %p, %parts
+  %go = and i1 %same, %left
+  br i1 %go, label %try, label %exit
+try:
+  %t1 = add i64 %t, 1
+  %r = cmpxchg ptr @ticket, i64 %t, i64 %t1 acq_rel acquire, align 64
+  %ok = extractvalue { i64, i1 } %r, 1
+  br i1 %ok, label %run, label %claim
+run:
+  call void %task(ptr %args, i64 %p, i64 %parts)
+  atomicrmw add ptr @done, i64 1 release, align 64
+  br label %claim
+exit:
+  ret void
 }
 
 ; Start workers until there are %n (at most @max_workers); returns how many there are.
@@ -179,7 +213,7 @@ exit:
   ret void
 }
 
-; task(args, part, parts) for every part in [0, parts); part 0 on this thread.
+; task(args, part, parts) for every part in [0, parts), on this thread and the workers.
 define void @ember_pool_run(ptr %task, ptr %args, i64 %parts) {
 entry:
   %split = icmp sgt i64 %parts, 1
@@ -199,11 +233,15 @@ handout:
   %have = call i64 @ensure_workers(i64 %others)
   %fewer = icmp slt i64 %have, %others
   %helpers = select i1 %fewer, i64 %have, i64 %others
-  store ptr %task, ptr @task, align 8
-  store ptr %args, ptr @args, align 8
-  store i64 %parts, ptr @parts, align 8
+  store atomic ptr %task, ptr @task monotonic, align 8
+  store atomic ptr %args, ptr @args monotonic, align 8
+  store atomic i64 %parts, ptr @parts monotonic, align 8
+  store atomic i64 0, ptr @done monotonic, align 64
   %j0 = atomicrmw add ptr @job, i64 1 seq_cst
   %j = add i64 %j0, 1
+  %jm = and i64 %j, 4294967295
+  %first = shl i64 %jm, 32
+  store atomic i64 %first, ptr @ticket seq_cst, align 64
   br label %signal
 signal:
   %i = phi i64 [1, %handout], [%i1, %signal]
@@ -222,19 +260,13 @@ broadcast:
   call i32 @pthread_mutex_unlock(ptr @mutex)
   br label %work
 work:
-  call void %task(ptr %args, i64 0, i64 %parts)
-  %rest = add i64 %helpers, 1
-  call void @run_serial(ptr %task, ptr %args, i64 %rest, i64 %parts)
-  br label %join
-join:
-  %k = phi i64 [1, %work], [%k1, %joined]
-  %ackp = getelementptr [256 x [8 x i64]], ptr @ack, i64 0, i64 %k, i64 0
+  call void @run_parts(i64 %j, ptr %task, ptr %args, i64 %parts)
   br label %poll
 poll:
-  %n = phi i64 [0, %join], [%n1, %spin], [0, %yield]
-  %a = load atomic i64, ptr %ackp acquire, align 8
-  %finished = icmp eq i64 %a, %j
-  br i1 %finished, label %joined, label %spin
+  %n = phi i64 [0, %work], [%n1, %spin], [0, %yield]
+  %d = load atomic i64, ptr @done acquire, align 64
+  %finished = icmp eq i64 %d, %parts
+  br i1 %finished, label %release, label %spin
 spin:
   call void @spin_hint()
   %n1 = add i64 %n, 1
@@ -243,10 +275,6 @@ spin:
 yield:
   call i32 @sched_yield()  ; more threads than cores: let the one we wait for run
   br label %poll
-joined:
-  %k1 = add i64 %k, 1
-  %left = icmp sle i64 %k1, %helpers
-  br i1 %left, label %join, label %release
 release:
   store atomic i32 0, ptr @busy release, align 4
   ret void

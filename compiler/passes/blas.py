@@ -64,10 +64,8 @@ _OPS = ("linalg.matmul", "linalg.matvec", "linalg.vecmat", "linalg.batch_matmul"
 def calls_threaded_library(fn, products: bool = True) -> bool:
     """Whether ``fn`` calls BLAS or LAPACK (the helpers of this pass, or LAPACK's from
     ``ember-to-linalg``), or holds a product this pass will make such a call: work that
-    runs on the library's own threads. Ember's worker pool stays out of such a kernel:
-    the library's threads spin for a while after each call, and on a 2-core machine a
-    forked loop between two calls ran its second part a scheduler quantum late (the
-    corpus's autocorrelation, ``x - x.mean()`` then dot products, 0.58 -> 3.9 ms)."""
+    runs on the library's own threads (``ember-matvec-loops`` then leaves the kernel's
+    matrix-vector products to BLAS too)."""
     for op in collect(fn, lambda o: o.name == "func.call" or (products and blas_op(o))):
         if inside_forall(op):
             continue  # one call per part, on the pool's threads (ember_gemm_rows_*)

@@ -63,18 +63,50 @@ def small_pool():
 
 
 @pytest.mark.parametrize("parts", [1, 2, 3, 4, 7])
-def test_every_part_runs_once_helpers_on_other_threads(small_pool, parts):
+def test_every_part_runs_once_on_the_caller_or_the_workers(small_pool, parts):
     rec = Recorder()
     me = threading.get_ident()
     run_with_deadline(lambda: small_pool.run(rec.address, None, parts))
     assert rec.parts() == list(range(parts))
     assert {n for _, n, _ in rec.calls} == {parts}
-    by_part = {part: ident for part, _, ident in rec.calls}
-    caller = by_part[0]
-    helpers = {by_part[p] for p in (1, 2) if p < parts}
-    assert len(helpers) == min(parts - 1, 2) and caller not in helpers and me not in helpers
-    # parts beyond the pool's two workers run on the calling thread, after part 0
-    assert all(by_part[p] == caller for p in range(3, parts))
+    assert me not in {ident for _, _, ident in rec.calls}  # run_with_deadline's thread called
+    assert len({ident for _, _, ident in rec.calls}) <= min(parts, 3)  # the caller and two workers
+
+
+def test_slow_parts_are_shared_with_the_workers(small_pool):
+    """Parts taking 50 ms each: the workers wake and claim parts long before the caller
+    is through with its first one, so three parts run on three threads."""
+    rec = Recorder(on_part=lambda part: time.sleep(0.05))
+    run_with_deadline(lambda: small_pool.run(rec.address, None, 3))
+    assert rec.parts() == [0, 1, 2]
+    assert len({ident for _, _, ident in rec.calls}) == 3
+
+
+def test_back_to_back_jobs_never_run_a_part_twice_or_of_another_job(small_pool):
+    """Thousands of jobs in a row, each part recording its job: workers that wake late
+    (or are still spinning on the previous job) must claim nothing of a finished job
+    and never run a part of one job with another's task."""
+    counts = {}
+    lock = threading.Lock()
+    tasks = []
+    for job in range(2):
+
+        def run(_args, part, parts, job=job):
+            with lock:
+                counts[(job, part)] = counts.get((job, part), 0) + 1
+
+        tasks.append(TASK(run))
+
+    def jobs():
+        for i in range(3000):
+            small_pool.run(ctypes.cast(tasks[i % 2], ctypes.c_void_p).value, None, 1 + i % 4)
+
+    run_with_deadline(jobs)
+    want = {}
+    for i in range(3000):
+        for part in range(1 + i % 4):
+            want[(i % 2, part)] = want.get((i % 2, part), 0) + 1
+    assert counts == want
 
 
 def test_sleeping_workers_wake_for_the_next_job(small_pool):
