@@ -36,7 +36,8 @@
 @want = internal global [256 x [8 x i64]] zeroinitializer, align 64
 @ticket = internal global [8 x i64] zeroinitializer, align 64
 @done = internal global [8 x i64] zeroinitializer, align 64
-@ack = internal global [256 x [8 x i64]] zeroinitializer, align 64
+; The job number when worker i was started: the first one it waits to see change.
+@started_at = internal global [256 x [8 x i64]] zeroinitializer, align 64
 @mutex = internal global [128 x i8] zeroinitializer, align 64
 @cond = internal global [128 x i8] zeroinitializer, align 64
 
@@ -117,8 +118,8 @@ found:
 define internal ptr @worker(ptr %arg) {
 entry:
   %id = ptrtoint ptr %arg to i64
-  %ackp = getelementptr [256 x [8 x i64]], ptr @ack, i64 0, i64 %id, i64 0
-  %seen0 = load atomic i64, ptr %ackp acquire, align 8
+  %startp = getelementptr [256 x [8 x i64]], ptr @started_at, i64 0, i64 %id, i64 0
+  %seen0 = load atomic i64, ptr %startp acquire, align 8
   br label %loop
 loop:
   %seen = phi i64 [%seen0, %entry], [%g, %loop]
@@ -127,7 +128,6 @@ loop:
   %args = load atomic ptr, ptr @args monotonic, align 8
   %parts = load atomic i64, ptr @parts monotonic, align 8
   call void @run_parts(i64 %g, ptr %task, ptr %args, i64 %parts)
-  store atomic i64 %g, ptr %ackp release, align 8
   br label %loop
 }
 
@@ -182,9 +182,9 @@ spawn:
   %id = add i64 %w, 1
   %j = load i64, ptr @job, align 8
   %wantp = getelementptr [256 x [8 x i64]], ptr @want, i64 0, i64 %id, i64 0
-  %ackp = getelementptr [256 x [8 x i64]], ptr @ack, i64 0, i64 %id, i64 0
+  %startp = getelementptr [256 x [8 x i64]], ptr @started_at, i64 0, i64 %id, i64 0
   store i64 %j, ptr %wantp, align 8
-  store i64 %j, ptr %ackp, align 8
+  store i64 %j, ptr %startp, align 8
   %arg = inttoptr i64 %id to ptr
   %rc = call i32 @pthread_create(ptr %tid, ptr null, ptr @worker, ptr %arg)
   %failed = icmp ne i32 %rc, 0

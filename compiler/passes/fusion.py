@@ -187,18 +187,13 @@ def accumulate_into_products(fn) -> int:
 
 
 def _feeds_elementwise(op) -> bool:
-    """Whether ``op``'s one result has one reader, an elementwise ``linalg.generic`` that is
-    not a library call (upstream elementwise fusion merges ``op`` into it)."""
-    uses = list(op.results[0].uses)
-    if len(uses) != 1:
+    """Whether ``op``'s result is read once, by an elementwise ``linalg.generic`` taking it
+    as an input (``_readers``: upstream elementwise fusion merges ``op`` into it)."""
+    readers = _readers(op)
+    if not readers or len(readers) != 1:
         return False
-    reader = operation_of(uses[0].owner)
-    return (
-        reader is not None
-        and reader.name == "linalg.generic"
-        and is_elementwise(reader)
-        and not is_library_call(reader)
-    )
+    ((reader, numbers),) = readers.items()
+    return len(numbers) == 1 and is_elementwise(reader)
 
 
 def _shield(value: ir.Value) -> ir.Value:
