@@ -61,16 +61,14 @@ from runtime import blas_symbols
 _OPS = ("linalg.matmul", "linalg.matvec", "linalg.vecmat", "linalg.batch_matmul", "linalg.dot")
 
 
-def calls_threaded_library(fn, products: bool = True) -> bool:
+def calls_threaded_library(fn) -> bool:
     """Whether ``fn`` calls BLAS or LAPACK (the helpers of this pass, or LAPACK's from
-    ``ember-to-linalg``), or holds a product this pass will make such a call: work that
-    runs on the library's own threads (``ember-matvec-loops`` then leaves the kernel's
-    matrix-vector products to BLAS too)."""
-    for op in collect(fn, lambda o: o.name == "func.call" or (products and blas_op(o))):
+    ``ember-to-linalg``) outside an ``scf.forall``: work that runs on the library's own
+    threads (``ember-matvec-loops`` then leaves the kernel's matrix-vector products to
+    BLAS too; it asks about the products still to become calls itself)."""
+    for op in collect(fn, lambda o: o.name == "func.call"):
         if inside_forall(op):
             continue  # one call per part, on the pool's threads (ember_gemm_rows_*)
-        if op.name != "func.call":
-            return True
         callee = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
         if callee in HELPER_NAMES or callee.startswith("ember_lapack_"):
             return True

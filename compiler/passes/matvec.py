@@ -309,7 +309,7 @@ def _other_library_work(fn) -> bool:
     """Whether ``fn`` also has a product for BLAS or a LAPACK call: then its matrix-vector
     products go to BLAS too, whose threads, spinning after each call, would otherwise
     compete with the loops' for the whole of each product."""
-    return any(_target(op) is None for op in collect(fn, blas_op)) or calls_threaded_library(fn, products=False)
+    return any(_target(op) is None for op in collect(fn, blas_op)) or calls_threaded_library(fn)
 
 
 def _wide_or_small(matrix, element: str):
