@@ -226,7 +226,7 @@ def fork_glue(forks) -> ir.Module:
     (``"i64"``, ``"double"``, ...).
 
     ``_mlir_ciface_<fork>(values..., tiles)`` stores its values (the scalars on its
-    stack) in an array and asks the pool for one part per thread, at most one per tile;
+    stack) in an array and asks the pool for ``ember_pool_parts()`` parts (two per thread), at most one per tile;
     ``ember_forktask_...(argv, part, parts)`` passes them on to the forked function. The
     pool returns once every part is done."""
     module = ir.Module(name="ember_fork_glue")

@@ -280,8 +280,8 @@ release:
   ret void
 }
 
-; How many parts a forked loop (compiler/passes/fork_loops.py) splits into: the
-; threads configured in Python (runtime/threads.py sets it).
+; How many parts a forked loop (compiler/passes/fork_loops.py) splits into, as
+; runtime/threads.py's forked_parts() sets it (two per configured thread).
 @default_parts = internal global i64 1, align 8
 
 define i64 @ember_pool_parts() {

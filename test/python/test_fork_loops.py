@@ -168,12 +168,12 @@ def test_set_num_threads_reaches_the_forked_loops():
     parts = ctypes.CFUNCTYPE(ctypes.c_int64)(pool.parts_address)
     try:
         threads.set_num_threads(3)
-        assert parts() == 3
+        assert parts() == 3 * threads.FORK_PARTS_PER_THREAD
         threads.set_num_threads(1)
         assert parts() == 1
     finally:
         threads.set_num_threads(None)
-    assert parts() == threads.num_threads()
+    assert parts() == threads.forked_parts()
 
 
 @pytest.mark.parametrize("thread_count", [1, 2, 3])
