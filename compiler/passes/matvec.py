@@ -44,8 +44,8 @@ from compiler.passes.scf_loops import if_then
 from runtime.abi import POOL_PARTS
 from runtime.threads import PARALLEL_MIN_BYTES
 
-_LANES = {"f32": 16, "f64": 8}  # one 64-byte vector
-_BYTES = {"f32": 4, "f64": 8}
+LANES = {"f32": 16, "f64": 8}  # one 64-byte vector
+BYTES = {"f32": 4, "f64": 8}
 ROWS_PER_TILE = 16
 VECMAT_ROWS = 8  # rows added into a column block's y per pass over it (4: 5-10 % slower)
 PREFETCH_BYTES = 2048
@@ -68,7 +68,7 @@ def helper_name(kind: str, element: str) -> str:
 
 def _matvec_rows(element: str, rows: int) -> str:
     """The body handling ``rows`` rows from ``%r``: their dot products with ``x`` into ``y``."""
-    lanes = _LANES[element]
+    lanes = LANES[element]
     vec = f"vector<{lanes}x{element}>"
     mat = matrix_type(element)
     r = [f"%r{k}" for k in range(rows)]
@@ -102,9 +102,9 @@ def _matvec_rows(element: str, rows: int) -> str:
     return "\n".join(lines)
 
 
-def _prelude(element: str) -> str:
+def prelude(element: str) -> str:
     """What both helpers start with: index constants, a zero vector, A's sizes."""
-    lanes, mat = _LANES[element], matrix_type(element)
+    lanes, mat = LANES[element], matrix_type(element)
     constants = "\n".join(f"  %c{k} = arith.constant {k} : index" for k in range(max(5, VECMAT_ROWS + 1)))
     return f"""{constants}
   %cV = arith.constant {lanes} : index
@@ -113,7 +113,7 @@ def _prelude(element: str) -> str:
   %n = memref.dim %A, %c1 : {mat}"""
 
 
-def _block(name: str, size: str, limit: str, multiple: str) -> str:
+def tile_block(name: str, size: str, limit: str, multiple: str) -> str:
     """Tile ``%t``'s block of rows or columns: ``%<name>_first`` to ``%<name>_stop``
     (``size`` long, clipped at ``limit``), and ``%<name>_full``, where its part made of
     whole groups of ``multiple`` ends."""
@@ -130,15 +130,15 @@ def matvec_text(element: str) -> str:
     mat = matrix_type(element)
     return f"""
 func.func private @{helper_name("matvec", element)}(%A: {mat}, %x: {vector_type(element, True)}, %y: {vector_type(element, False)}) {{
-{_prelude(element)}
-  %cPF = arith.constant {PREFETCH_BYTES // _BYTES[element]} : index
+{prelude(element)}
+  %cPF = arith.constant {PREFETCH_BYTES // BYTES[element]} : index
   %cRB = arith.constant {ROWS_PER_TILE} : index
   %nrem = arith.remui %n, %cV : index
   %nv = arith.subi %n, %nrem : index
   %last = arith.subi %n, %c1 : index
   %tiles = arith.ceildivui %m, %cRB : index
   scf.forall (%t) in (%tiles) {{
-{_block("rows", "%cRB", "%m", "%c4")}
+{tile_block("rows", "%cRB", "%m", "%c4")}
     scf.for %r = %rows_first to %rows_full step %c4 {{
 {_matvec_rows(element, 4)}
     }}
@@ -153,7 +153,7 @@ func.func private @{helper_name("matvec", element)}(%A: {mat}, %x: {vector_type(
 
 def _vecmat_rows(element: str, rows: int) -> str:
     """The body adding rows ``%i..`` times their ``x`` into the column block's ``y``."""
-    lanes = _LANES[element]
+    lanes = LANES[element]
     vec = f"vector<{lanes}x{element}>"
     mat = matrix_type(element)
     lines = [f"      %i{k} = arith.addi %i, %c{k} : index" for k in range(rows)]
@@ -184,16 +184,14 @@ def _vecmat_rows(element: str, rows: int) -> str:
     return "\n".join(lines)
 
 
-def vecmat_text(element: str) -> str:
-    """``y = x @ A`` for A with contiguous rows and a contiguous ``y`` (see the module doc)."""
-    lanes, mat = _LANES[element], matrix_type(element)
-    return f"""
-func.func private @{POOL_PARTS}() -> i64
-func.func private @{helper_name("vecmat", element)}(%x: {vector_type(element, False)}, %A: {mat}, %y: {vector_type(element, True)}) {{
-{_prelude(element)}
-  %cCB = arith.constant {COLUMN_TILE_BYTES // _BYTES[element]} : index
+def column_tiles(element: str, block_bytes: int) -> str:
+    """How ``x @ A``'s helpers split A's columns: ``%tiles`` blocks of ``%width0``
+    columns (a multiple of the vector), about ``block_bytes`` of a row each, at least one
+    per thread when A is large (see the module doc); ``%mfull`` rows in whole groups of
+    ``VECMAT_ROWS``, ``%mlast`` the last row (for the prefetches)."""
+    return f"""  %cCB = arith.constant {block_bytes // BYTES[element]} : index
   %cNB = arith.constant {MIN_COLUMNS} : index
-  %cBig = arith.constant {SPLIT_MIN_BYTES // _BYTES[element]} : index
+  %cBig = arith.constant {SPLIT_MIN_BYTES // BYTES[element]} : index
   %zero = arith.constant 0.0 : {element}
   %mlast0 = arith.subi %m, %c1 : index
   %mlast = arith.maxsi %mlast0, %c0 : index
@@ -211,9 +209,19 @@ func.func private @{helper_name("vecmat", element)}(%x: {vector_type(element, Fa
   %some = arith.maxui %tiles, %c1 : index
   %even = arith.ceildivui %n, %some : index
   %vectors = arith.ceildivui %even, %cV : index
-  %width0 = arith.muli %vectors, %cV : index
+  %width0 = arith.muli %vectors, %cV : index"""
+
+
+def vecmat_text(element: str) -> str:
+    """``y = x @ A`` for A with contiguous rows and a contiguous ``y`` (see the module doc)."""
+    lanes, mat = LANES[element], matrix_type(element)
+    return f"""
+func.func private @{POOL_PARTS}() -> i64
+func.func private @{helper_name("vecmat", element)}(%x: {vector_type(element, False)}, %A: {mat}, %y: {vector_type(element, True)}) {{
+{prelude(element)}
+{column_tiles(element, COLUMN_TILE_BYTES)}
   scf.forall (%t) in (%tiles) {{
-{_block("cols", "%width0", "%n", "%cV")}
+{tile_block("cols", "%width0", "%n", "%cV")}
     scf.for %j = %cols_first to %cols_full step %cV {{
       vector.store %vzero, %y[%j] : {vector_type(element, True)}, vector<{lanes}x{element}>
     }}
@@ -238,7 +246,7 @@ _KINDS = {
 }
 
 
-def _unit_stride(value) -> tuple[bool, bool]:
+def unit_stride(value) -> tuple[bool, bool]:
     """(whether the type says the last dim has unit stride, whether it says it has not)."""
     strides, _ = value.type.get_strides_and_offset()
     last = strides[-1]
@@ -251,10 +259,10 @@ def _target(op):
     if op.name not in _KINDS or not all(isinstance(v.type, ir.MemRefType) for v in op.operands):
         return None
     elements = {str(v.type.element_type) for v in op.operands}
-    if len(elements) != 1 or next(iter(elements)) not in _LANES:
+    if len(elements) != 1 or next(iter(elements)) not in LANES:
         return None
     kind, contiguous = _KINDS[op.name]
-    if any(_unit_stride(op.operands[i])[1] for i in contiguous) or zero_fill_before(op) is None:
+    if any(unit_stride(op.operands[i])[1] for i in contiguous) or zero_fill_before(op) is None:
         return None
     if kind == "vecmat" and _narrow(op.operands[1]):
         return None
@@ -265,9 +273,33 @@ def _narrow(matrix) -> bool:
     """A tall matrix too narrow for ``x @ A``'s column split (see ``_wide_or_small``),
     by its static shape."""
     rows, cols = matrix.type.shape
-    limit = SPLIT_MIN_BYTES // _BYTES[str(matrix.type.element_type)]
+    limit = SPLIT_MIN_BYTES // BYTES[str(matrix.type.element_type)]
     dynamic = ir.ShapedType.get_dynamic_size()
     return dynamic not in (rows, cols) and cols < 2 * MIN_COLUMNS and rows * cols >= limit
+
+
+def checked_call(name: str, types, values, contiguous, split, fallback) -> None:
+    """At the insertion point: a call of the helper ``name`` with ``values`` cast to
+    ``types``, behind a run-time check of what the types do not fix (that each of
+    ``contiguous`` has unit stride; that ``split``, a matrix whose columns the helper
+    splits, is wide or small: None when it splits none); ``fallback()`` builds the
+    other branch."""
+    element = str(values[0].type.element_type)
+    checks = [_stride_is_one(v) for v in contiguous if not unit_stride(v)[0]]
+    if split is not None and (wide := _wide_or_small(split, element)) is not None:
+        checks.append(wide)
+
+    def call():
+        casts = [memref.cast(ir.Type.parse(t), v) for t, v in zip(types, values, strict=True)]
+        func.CallOp([], ir.FlatSymbolRefAttr.get(name), casts)
+
+    if not checks:
+        call()
+        return
+    ok = checks[0]
+    for check in checks[1:]:
+        ok = arith.andi(ok, check)
+    if_then(ok, call, fallback)
 
 
 def _replace(op, kind: str, element: str) -> None:
@@ -276,40 +308,30 @@ def _replace(op, kind: str, element: str) -> None:
     fill and the op stay as the other branch."""
     fill = zero_fill_before(op)
     _, contiguous = _KINDS[op.name]
-    a, b, c = op.operands
     types = {
         "matvec": (matrix_type(element), vector_type(element, True), vector_type(element, False)),
         "vecmat": (vector_type(element, False), matrix_type(element), vector_type(element, True)),
     }[kind]
+
+    def fallback():
+        fill.clone(ip=ir.InsertionPoint.current)
+        op.clone(ip=ir.InsertionPoint.current)
+
     with ir.InsertionPoint(op), op.location:
-        checks = [_stride_is_one(op.operands[i]) for i in contiguous if not _unit_stride(op.operands[i])[0]]
-        if kind == "vecmat" and (wide := _wide_or_small(b, element)) is not None:
-            checks.append(wide)
-
-        def call():
-            casts = [memref.cast(ir.Type.parse(t), v) for t, v in zip(types, (a, b, c), strict=True)]
-            func.CallOp([], ir.FlatSymbolRefAttr.get(helper_name(kind, element)), casts)
-
-        def fallback():
-            fill.clone(ip=ir.InsertionPoint.current)
-            op.clone(ip=ir.InsertionPoint.current)
-
-        if checks:
-            ok = checks[0]
-            for check in checks[1:]:
-                ok = arith.andi(ok, check)
-            if_then(ok, call, fallback)
-        else:
-            call()
+        split = op.operands[1] if kind == "vecmat" else None
+        checked_call(
+            helper_name(kind, element), types, list(op.operands), [op.operands[i] for i in contiguous], split, fallback
+        )
     op.erase()
     fill.erase()
 
 
-def _other_library_work(fn) -> bool:
-    """Whether ``fn`` also has a product for BLAS or a LAPACK call: then its matrix-vector
-    products go to BLAS too, whose threads, spinning after each call, would otherwise
-    compete with the loops' for the whole of each product."""
-    return any(_target(op) is None for op in collect(fn, blas_op)) or calls_threaded_library(fn)
+def other_library_work(fn, besides=frozenset()) -> bool:
+    """Whether ``fn`` also has a product for BLAS or a LAPACK call (``besides`` those
+    ops): then its matrix-vector products go to BLAS too, whose threads, spinning after
+    each call, would otherwise compete with the loops' for the whole of each product."""
+    products = [op for op in collect(fn, blas_op) if op not in besides]
+    return any(_target(op) is None for op in products) or calls_threaded_library(fn)
 
 
 def _wide_or_small(matrix, element: str):
@@ -319,7 +341,7 @@ def _wide_or_small(matrix, element: str):
     anyway: ``cols >= 128 or rows * cols < SPLIT_MIN_BYTES / itemsize``, folded to None
     (always) when the static shape says so, else the condition, read at run time."""
     rows, cols = matrix.type.shape
-    limit = SPLIT_MIN_BYTES // _BYTES[element]
+    limit = SPLIT_MIN_BYTES // BYTES[element]
     dynamic = ir.ShapedType.get_dynamic_size()
     if dynamic not in (rows, cols):
         return None  # _target took it: it is wide or small
@@ -339,7 +361,7 @@ def _stride_is_one(value):
     return arith.cmpi(arith.CmpIPredicate.eq, stride, one)
 
 
-ELEMENTS = tuple(_LANES)
+ELEMENTS = tuple(LANES)
 
 
 def library_text(element: str) -> str:
@@ -365,7 +387,7 @@ class EmberMatvecLoops(EmberPass):
     def run(self, module):
         found = []
         for fn in functions(module):
-            if not _other_library_work(fn):  # asked once per function, not per product
+            if not other_library_work(fn):  # asked once per function, not per product
                 found += [(op, _target(op)) for op in collect(fn, _target)]
         for element in sorted({element for _, (_, element) in found}):
             text = matvec_text(element) + vecmat_text(element)

@@ -19,3 +19,14 @@ def assert_product_equal(got, want) -> None:
     rtol = RTOL.get(want.dtype, 1e-12)
     scale = max(1.0, float(np.max(np.abs(want), initial=0.0)))
     np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol * scale)
+
+
+def assert_reordered_close(got, want, k: int) -> None:
+    """A product (or a tuple of them) Ember sums in another order than BLAS (its own
+    matrix-vector loops): NumPy's values up to the rounding of ``k``-term sums."""
+    got = got if isinstance(got, tuple) else (got,)
+    want = want if isinstance(want, tuple) else (want,)
+    for g, w in zip(got, want, strict=True):
+        assert g.shape == w.shape and g.dtype == w.dtype
+        rtol = 2e-5 if w.dtype == np.float32 else 1e-12
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=rtol * max(1, k) * (1 + np.abs(w).max(initial=0)))

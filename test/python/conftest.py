@@ -63,3 +63,13 @@ def two_threads():
     compiler.config.num_threads = 2
     yield
     compiler.config.num_threads = before
+
+
+@pytest.fixture(params=[1, 2], ids=["1-thread", "2-threads"])
+def thread_count(request):
+    """The test once on one thread and once on two; the setting restored after."""
+    from runtime import threads
+
+    threads.set_num_threads(request.param)
+    yield request.param
+    threads.set_num_threads(None)

@@ -31,7 +31,7 @@ from compiler.backends.llvm_cpu.forks import loop_forks
 from compiler.backends.llvm_cpu.temporaries import route_temporaries
 from compiler.dialects.ember import new_context
 from compiler.mlir import bindings_version, ir, translate_to_llvm_ir
-from compiler.passes import blas_library, lower_lapack, matvec
+from compiler.passes import blas_library, lower_lapack, matvec, matvec_pair
 from compiler.passes.pass_manager import run_pipeline
 from runtime import blas_symbols, entry_glue, temporaries, threads
 from runtime.cache import ARTIFACTS, Artifact, artifact_key
@@ -50,6 +50,13 @@ LIBRARIES = {
     },
     **{
         f"matvec_{element}": (functools.partial(matvec.library_text, element), matvec.entry_points(element))
+        for element in matvec.ELEMENTS
+    },
+    **{
+        f"matvec_pair_{element}": (
+            functools.partial(matvec_pair.library_text, element),
+            matvec_pair.entry_points(element),
+        )
         for element in matvec.ELEMENTS
     },
     **{
