@@ -120,10 +120,11 @@ def test_table_has_the_columns():
     row = dict(
         zip(
             run.HEADERS,
-            run.table_row(chain, cells(numpy=4.0, ember=1.0, numba=2.0, jax="FAIL", torch=3.0), 2e9, (100.0, 5.0)),
+            run.table_row(chain, cells(numpy=4.0, ember=1.0, numba=2.0, jax="FAIL", torch=3.0), 2e9, (100.0, 60.0, 5.0)),
         )
     )
     assert len(row) == len(run.HEADERS)
+    assert (row["1st call cold ms"], row["of which compile"], row["warm ms"]) == ("100", "60", "5.0")
     assert row["ember ms (x)"] == "1.00 (4.00x)"
     assert (row["jax ms"], row["torch ops ms"]) == ("FAIL", "-")
     assert (row["best anchor ms"], row["best/ember"]) == ("numba 2.00", "2.00x")
