@@ -66,7 +66,7 @@ def helper_name(kind: str, element: str) -> str:
     return f"ember_{kind}_loops_{element}"
 
 
-def _matvec_rows(element: str, rows: int) -> str:
+def matvec_rows(element: str, rows: int) -> str:
     """The body handling ``rows`` rows from ``%r``: their dot products with ``x`` into ``y``."""
     lanes = LANES[element]
     vec = f"vector<{lanes}x{element}>"
@@ -140,10 +140,10 @@ func.func private @{helper_name("matvec", element)}(%A: {mat}, %x: {vector_type(
   scf.forall (%t) in (%tiles) {{
 {tile_block("rows", "%cRB", "%m", "%c4")}
     scf.for %r = %rows_first to %rows_full step %c4 {{
-{_matvec_rows(element, 4)}
+{matvec_rows(element, 4)}
     }}
     scf.for %r = %rows_full to %rows_stop step %c1 {{
-{_matvec_rows(element, 1)}
+{matvec_rows(element, 1)}
     }}
   }}
   return
@@ -151,37 +151,48 @@ func.func private @{helper_name("matvec", element)}(%A: {mat}, %x: {vector_type(
 """
 
 
-def _vecmat_rows(element: str, rows: int) -> str:
+def vecmat_rows(element: str, rows: int, x: str = "%x", y: str = "%y") -> str:
     """The body adding rows ``%i..`` times their ``x`` into the column block's ``y``."""
     lanes = LANES[element]
     vec = f"vector<{lanes}x{element}>"
     mat = matrix_type(element)
     lines = [f"      %i{k} = arith.addi %i, %c{k} : index" for k in range(rows)]
     for k in range(rows):
-        lines.append(f"      %w{k} = memref.load %x[%i{k}] : {vector_type(element, False)}")
+        lines.append(f"      %w{k} = memref.load {x}[%i{k}] : {vector_type(element, False)}")
         lines.append(f"      %b{k} = vector.broadcast %w{k} : {element} to {vec}")
         lines.append(f"      %ahead{k} = arith.addi %i{k}, %c{rows} : index")
         lines.append(f"      %q{k} = arith.minui %ahead{k}, %mlast : index")
     lines.append("      scf.for %j = %cols_first to %cols_full step %cV {")
-    lines.append(f"        %yv = vector.load %y[%j] : {vector_type(element, True)}, {vec}")
+    lines.append(f"        %yv = vector.load {y}[%j] : {vector_type(element, True)}, {vec}")
     last = "%yv"
     for k in range(rows):
         lines.append(f"        memref.prefetch %A[%q{k}, %j], read, locality<3>, data : {mat}")
         lines.append(f"        %v{k} = vector.load %A[%i{k}, %j] : {mat}, {vec}")
         lines.append(f"        %y{k} = vector.fma %v{k}, %b{k}, {last} : {vec}")
         last = f"%y{k}"
-    lines.append(f"        vector.store {last}, %y[%j] : {vector_type(element, True)}, {vec}")
+    lines.append(f"        vector.store {last}, {y}[%j] : {vector_type(element, True)}, {vec}")
     lines.append("      }")
     lines.append("      scf.for %j = %cols_full to %cols_stop step %c1 {")
-    lines.append(f"        %yj = memref.load %y[%j] : {vector_type(element, True)}")
+    lines.append(f"        %yj = memref.load {y}[%j] : {vector_type(element, True)}")
     last = "%yj"
     for k in range(rows):
         lines.append(f"        %e{k} = memref.load %A[%i{k}, %j] : {mat}")
         lines.append(f"        %z{k} = math.fma %e{k}, %w{k}, {last} : {element}")
         last = f"%z{k}"
-    lines.append(f"        memref.store {last}, %y[%j] : {vector_type(element, True)}")
+    lines.append(f"        memref.store {last}, {y}[%j] : {vector_type(element, True)}")
     lines.append("      }")
     return "\n".join(lines)
+
+
+def parts_wanted(most: str) -> str:
+    """``%wanted``: the pool's parts (``ember_pool_parts``), at most ``most``, when A has
+    ``%cBig`` elements or more; else 1 (a small A is not worth a second thread)."""
+    return f"""  %parts64 = func.call @{POOL_PARTS}() : () -> i64
+  %parts = arith.index_cast %parts64 : i64 to index
+  %shared = arith.minui %parts, {most} : index
+  %mn = arith.muli %m, %n : index
+  %big = arith.cmpi uge, %mn, %cBig : index
+  %wanted = arith.select %big, %shared, %c1 : index"""
 
 
 def column_tiles(element: str, block_bytes: int) -> str:
@@ -198,13 +209,8 @@ def column_tiles(element: str, block_bytes: int) -> str:
   %mrem = arith.remui %m, %c{VECMAT_ROWS} : index
   %mfull = arith.subi %m, %mrem : index
   %blocks = arith.ceildivui %n, %cCB : index
-  %parts64 = func.call @{POOL_PARTS}() : () -> i64
-  %parts = arith.index_cast %parts64 : i64 to index
   %narrow = arith.ceildivui %n, %cNB : index
-  %shared = arith.minui %parts, %narrow : index
-  %mn = arith.muli %m, %n : index
-  %big = arith.cmpi uge, %mn, %cBig : index
-  %wanted = arith.select %big, %shared, %c1 : index
+{parts_wanted("%narrow")}
   %tiles = arith.maxui %blocks, %wanted : index
   %some = arith.maxui %tiles, %c1 : index
   %even = arith.ceildivui %n, %some : index
@@ -212,9 +218,20 @@ def column_tiles(element: str, block_bytes: int) -> str:
   %width0 = arith.muli %vectors, %cV : index"""
 
 
+def zero_columns(element: str, y: str) -> str:
+    """The column block's part of ``y`` (``%cols_first`` to ``%cols_stop``) zeroed."""
+    vec = f"vector<{LANES[element]}x{element}>"
+    return f"""    scf.for %j = %cols_first to %cols_full step %cV {{
+      vector.store %vzero, {y}[%j] : {vector_type(element, True)}, {vec}
+    }}
+    scf.for %j = %cols_full to %cols_stop step %c1 {{
+      memref.store %zero, {y}[%j] : {vector_type(element, True)}
+    }}"""
+
+
 def vecmat_text(element: str) -> str:
     """``y = x @ A`` for A with contiguous rows and a contiguous ``y`` (see the module doc)."""
-    lanes, mat = LANES[element], matrix_type(element)
+    mat = matrix_type(element)
     return f"""
 func.func private @{POOL_PARTS}() -> i64
 func.func private @{helper_name("vecmat", element)}(%x: {vector_type(element, False)}, %A: {mat}, %y: {vector_type(element, True)}) {{
@@ -222,17 +239,12 @@ func.func private @{helper_name("vecmat", element)}(%x: {vector_type(element, Fa
 {column_tiles(element, COLUMN_TILE_BYTES)}
   scf.forall (%t) in (%tiles) {{
 {tile_block("cols", "%width0", "%n", "%cV")}
-    scf.for %j = %cols_first to %cols_full step %cV {{
-      vector.store %vzero, %y[%j] : {vector_type(element, True)}, vector<{lanes}x{element}>
-    }}
-    scf.for %j = %cols_full to %cols_stop step %c1 {{
-      memref.store %zero, %y[%j] : {vector_type(element, True)}
-    }}
+{zero_columns(element, "%y")}
     scf.for %i = %c0 to %mfull step %c{VECMAT_ROWS} {{
-{_vecmat_rows(element, VECMAT_ROWS)}
+{vecmat_rows(element, VECMAT_ROWS)}
     }}
     scf.for %i = %mfull to %m step %c1 {{
-{_vecmat_rows(element, 1)}
+{vecmat_rows(element, 1)}
     }}
   }}
   return

@@ -1,32 +1,44 @@
-"""``A @ p`` and ``r @ A`` of one matrix in one pass over it (``ember-matvec-pairs``).
+"""Both products of one matrix in one pass over it (``ember-matvec-pairs``).
 
 Why: BiCG's step (``s = r @ A; q = A @ p``), PolyBench's mvt (``x1 + A @ y1``,
-``x2 + A.T @ y2``) and any code that takes both products of one matrix read it twice,
-as NumPy does, and each product runs at memory speed: the matrix's second read is
+``x2 + A.T @ y2``) and atax (``A.T @ (A @ x)``, also written ``(A @ x) @ A``) read the
+matrix twice, as NumPy does, and each product runs at memory speed: the second read is
 half the time. Read once, each element of A does both multiply-adds while it is in a
-register. Measured on a 2-core AVX-512 Xeon (median ms, the two helpers of
-``ember-matvec-loops`` one after the other -> the pair): benchmarks/run.py's ``bicg``
-(A 4000x5000 float64) 6.6 -> 3.5-4.3 (NumPy 7.2-7.6), the corpus's bicg (1900x2100)
-1.01 -> 0.60 and mvt (2000x2000) 0.95 -> 0.60 (NumPy 0.99-1.05).
+register, or (atax) a group of rows is read again from the cache. Measured on a 2-core
+AVX-512 Xeon (median ms, the two helpers of ``ember-matvec-loops`` one after the other
+-> one call): benchmarks/run.py's ``bicg`` (A 4000x5000 float64) 6.6 -> 3.5-4.3
+(NumPy 7.2-7.6) and ``matvec_chain`` (``(A @ x) @ A``) 6.2-6.7 -> 4.3-4.6 (NumPy
+7.2-8.2); the corpus's bicg (1900x2100) 1.01 -> 0.60, mvt (2000x2000) 0.95 -> 0.60
+and atax (1900x2100) 1.00-1.08 -> 0.78-0.80 (NumPy 0.88-1.06). A chain's groups of
+eight rows were fastest (four: 4.5-6.9 ms, two: 5.2-5.5).
 
-The helper is ``x @ A``'s (``matvec.py``): A's columns in blocks, at least one per
-thread, eight rows at a time added into the block's part of ``s``, with the rows' dot
-products with ``p``'s block in eight vector accumulators beside it. Each block's part
-of a row's dot product is stored in a scratch row of partials; after the blocks, each
-``q[i]`` gets its row's partials added, block after block, then added to it. So the
-products equal NumPy's up to rounding, as the single helpers' do. Like ``linalg.matvec``
-and ``linalg.vecmat`` the helper adds into ``q`` and ``s``: the zero fills before the
-products stay, and ``x1 + A @ y1`` (a product into a copy of ``x1``) is the same call.
+Two helpers, both forked loops on the worker pool:
 
-A pair is a ``linalg.matvec`` and a ``linalg.vecmat`` of one block, on the same matrix
+* **pair** (``q += A @ p`` and ``s += r @ A``, neither reading the other's output):
+  ``x @ A``'s helper (``matvec.py``), A's columns in blocks, eight rows at a time added
+  into the block's part of ``s``, with the rows' dot products with ``p``'s block in
+  eight vector accumulators beside it. Each block's part of a row's dot product goes
+  to a scratch row of partials; after the blocks each ``q[i]`` gets its row's partials
+  added, block after block, then added to it.
+* **chain** (``y = A @ x`` into zeros, then ``z += y @ A``): A's rows in one block per
+  part; eight rows at a time, their dot products with ``x`` (``A @ x``'s loop) stored
+  in ``y``, then the same eight rows, now in the cache, times their ``y`` added into
+  the part's scratch row; after the parts their rows are added up into ``z``.
+
+So the products equal NumPy's up to rounding, as the single helpers' do. Like
+``linalg.matvec`` and ``linalg.vecmat`` the helpers add into their outputs: the zero
+fills before the products stay, and ``x1 + A @ y1`` (a product into a copy of ``x1``)
+is the same call.
+
+The two are a ``linalg.matvec`` and a ``linalg.vecmat`` of one block on the same matrix
 value (``A.T @ y`` reaches here as a vecmat of A), whose outputs are memory of their
-own (no input or other output shares their root buffer: ``A.T @ (A @ x)`` is not a
-pair, its second product reads the first's output) and where nothing between them
-touches the first's output or writes its inputs: the call takes the second's place.
-Under the conditions of ``ember-matvec-loops`` (float32/float64, A's rows, ``p`` and
-``s`` contiguous, checked at run time where the types do not say; A wide enough to
-split its columns or small; no other BLAS work in the function), else both stay for
-that pass or BLAS.
+own (no input or other output shares their root buffer, but a chain's ``y`` that the
+vecmat reads), where nothing between them touches the first's output or writes its
+inputs: the call takes the second's place. Under the conditions of
+``ember-matvec-loops`` (float32/float64; A's rows and the vectors the loops read whole
+contiguous, checked at run time where the types do not say; for a pair, A wide enough
+to split its columns or small; no other BLAS work in the function), else both stay
+for that pass or BLAS.
 """
 
 from __future__ import annotations
@@ -35,28 +47,35 @@ from dataclasses import dataclass
 
 from compiler.mlir import add_functions, declarations, functions, ir, public_definitions
 from compiler.passes.base import EmberPass
+from compiler.passes.blas import zero_fill_before
 from compiler.passes.buffers import distinct_memory, root_buffer
 from compiler.passes.loop_nest_fusion import pure
 from compiler.passes.matvec import (
+    BYTES,
     COLUMN_TILE_BYTES,
     LANES,
+    PREFETCH_BYTES,
+    SPLIT_MIN_BYTES,
     VECMAT_ROWS,
     checked_call,
     column_tiles,
     matrix_type,
+    matvec_rows,
     other_library_work,
+    parts_wanted,
     prelude,
     tile_block,
     unit_stride,
+    vecmat_rows,
     vector_type,
+    zero_columns,
 )
 from runtime.abi import POOL_PARTS
 
-HELPER = "ember_matvec_pair_loops"
 
-
-def helper_name(element: str) -> str:
-    return f"{HELPER}_{element}"
+def helper_name(kind: str, element: str) -> str:
+    """``ember_matvec_pair_loops_<element>`` or ``ember_matvec_chain_loops_<element>``."""
+    return f"ember_matvec_{kind}_loops_{element}"
 
 
 def _sweep(element: str, rows: int, vector: bool) -> list[str]:
@@ -112,13 +131,30 @@ def _pair_rows(element: str, rows: int) -> str:
     return "\n".join(lines)
 
 
+def _add_partials(element: str, out: str, count: str) -> str:
+    """After the forked loop: each block's row of ``%partials`` (``count`` long) added up,
+    block after block, and the total added into ``out``; the scratch freed."""
+    scratch, strided = f"memref<?x?x{element}>", vector_type(element, False)
+    return f"""  scf.for %i = %c0 to {count} step %c1 {{
+    %first = memref.load %partials[%c0, %i] : {scratch}
+    %total = scf.for %b = %c1 to %tiles step %c1 iter_args(%sum = %first) -> ({element}) {{
+      %part = memref.load %partials[%b, %i] : {scratch}
+      %more = arith.addf %sum, %part : {element}
+      scf.yield %more : {element}
+    }}
+    %old = memref.load {out}[%i] : {strided}
+    %new = arith.addf %old, %total : {element}
+    memref.store %new, {out}[%i] : {strided}
+  }}
+  memref.dealloc %partials : {scratch}"""
+
+
 def pair_text(element: str) -> str:
     """``q += A @ p`` and ``s += r @ A`` in one pass over A (see the module doc)."""
     mat, unit, strided = matrix_type(element), vector_type(element, True), vector_type(element, False)
     scratch = f"memref<?x?x{element}>"
     return f"""
-func.func private @{POOL_PARTS}() -> i64
-func.func private @{helper_name(element)}(%A: {mat}, %p: {unit}, %q: {strided}, %r: {strided}, %s: {unit}) {{
+func.func private @{helper_name("pair", element)}(%A: {mat}, %p: {unit}, %q: {strided}, %r: {strided}, %s: {unit}) {{
 {prelude(element)}
 {column_tiles(element, COLUMN_TILE_BYTES)}
   %partials = memref.alloc(%tiles, %m) : {scratch}
@@ -131,31 +167,73 @@ func.func private @{helper_name(element)}(%A: {mat}, %p: {unit}, %q: {strided}, 
 {_pair_rows(element, 1)}
     }}
   }}
-  scf.for %i = %c0 to %m step %c1 {{
-    %first = memref.load %partials[%c0, %i] : {scratch}
-    %total = scf.for %b = %c1 to %tiles step %c1 iter_args(%sum = %first) -> ({element}) {{
-      %part = memref.load %partials[%b, %i] : {scratch}
-      %more = arith.addf %sum, %part : {element}
-      scf.yield %more : {element}
-    }}
-    %old = memref.load %q[%i] : {strided}
-    %new = arith.addf %old, %total : {element}
-    memref.store %new, %q[%i] : {strided}
-  }}
-  memref.dealloc %partials : {scratch}
+{_add_partials(element, "%q", "%m")}
   return
 }}
 """
 
 
+def chain_text(element: str) -> str:
+    """``y = A @ x`` and ``z += y @ A`` in one pass over A (see the module doc)."""
+    mat, unit, strided = matrix_type(element), vector_type(element, True), vector_type(element, False)
+    scratch, rows = f"memref<?x?x{element}>", VECMAT_ROWS
+    return f"""
+func.func private @{helper_name("chain", element)}(%A: {mat}, %x: {unit}, %y: {strided}, %z: {strided}) {{
+{prelude(element)}
+  %cPF = arith.constant {PREFETCH_BYTES // BYTES[element]} : index
+  %cBig = arith.constant {SPLIT_MIN_BYTES // BYTES[element]} : index
+  %zero = arith.constant 0.0 : {element}
+  %nrem = arith.remui %n, %cV : index
+  %nv = arith.subi %n, %nrem : index
+  %last = arith.subi %n, %c1 : index
+  %mlast0 = arith.subi %m, %c1 : index
+  %mlast = arith.maxsi %mlast0, %c0 : index
+  %cols_first = arith.constant 0 : index
+  %cols_full = arith.addi %nv, %c0 : index
+  %cols_stop = arith.addi %n, %c0 : index
+  %groups = arith.ceildivui %m, %c{rows} : index
+{parts_wanted("%groups")}
+  %some = arith.maxui %wanted, %c1 : index
+  %per0 = arith.ceildivui %groups, %some : index
+  %per = arith.maxui %per0, %c1 : index
+  %size = arith.muli %per, %c{rows} : index
+  %tiles0 = arith.ceildivui %groups, %per : index
+  %tiles = arith.maxui %tiles0, %c1 : index
+  %partials = memref.alloc(%tiles, %n) : {scratch}
+  scf.forall (%t) in (%tiles) {{
+{tile_block("rows", "%size", "%m", f"%c{rows}")}
+    %row = memref.subview %partials[%t, 0] [1, %n] [1, 1] : {scratch} to {unit}
+{zero_columns(element, "%row")}
+    scf.for %r = %rows_first to %rows_full step %c{rows} {{
+{matvec_rows(element, rows)}
+      %i = arith.addi %r, %c0 : index
+{vecmat_rows(element, rows, x="%y", y="%row")}
+    }}
+    scf.for %r = %rows_full to %rows_stop step %c1 {{
+{matvec_rows(element, 1)}
+      %i = arith.addi %r, %c0 : index
+{vecmat_rows(element, 1, x="%y", y="%row")}
+    }}
+  }}
+{_add_partials(element, "%z", "%n")}
+  return
+}}
+"""
+
+
+def helpers_text(element: str) -> str:
+    """Both helpers of ``element``, with the declaration of what they call."""
+    return f"func.func private @{POOL_PARTS}() -> i64\n" + pair_text(element) + chain_text(element)
+
+
 def library_text(element: str) -> str:
     """The helper of ``element`` as a library the CPU backend compiles once per process
     (``backends/llvm_cpu/helper_library.py``)."""
-    return public_definitions(pair_text(element))
+    return public_definitions(helpers_text(element))
 
 
 def entry_points(element: str) -> frozenset[str]:
-    return frozenset([helper_name(element)])
+    return frozenset(helper_name(kind, element) for kind in ("pair", "chain"))
 
 
 def _element(op) -> str | None:
@@ -215,44 +293,48 @@ def _blocks(fn) -> list[list]:
     return blocks
 
 
+def _kind(mv, vm, first, between) -> str | None:
+    """``"pair"`` when the products are independent, ``"chain"`` when the vecmat reads
+    the matvec's output, if they can be one call (see the module doc); else None."""
+    matrix, p, q = mv.operands
+    r, _, s = vm.operands
+    if vm.operands[1] != matrix or _element(mv) is None or _element(mv) != _element(vm):
+        return None
+    if not _movable_past(first, between) or unit_stride(matrix)[1] or unit_stride(p)[1]:
+        return None
+    if r == q and first == mv:
+        chain = zero_fill_before(mv) is not None and _own_memory([q, s], [matrix, p])
+        return "chain" if chain else None
+    pair = _own_memory([q, s], [matrix, p, r]) and not unit_stride(s)[1]
+    return "pair" if pair else None
+
+
 def _pairs(fn) -> list:
-    """``(matvec, vecmat, between-first-and-second)`` of ``fn`` that can become one call."""
+    """``(kind, matvec, vecmat, the second of them)`` of ``fn`` that can become one call."""
     found, taken = [], set()
     for block_ops in _blocks(fn):
         for n, first in enumerate(block_ops):
             if first.name not in ("linalg.matvec", "linalg.vecmat") or first in taken:
                 continue
-            matrix = first.operands[0] if first.name == "linalg.matvec" else first.operands[1]
             other = "linalg.vecmat" if first.name == "linalg.matvec" else "linalg.matvec"
             for m, second in enumerate(block_ops[n + 1 :], start=n + 1):
                 if second.name != other or second in taken:
                     continue
                 mv, vm = (first, second) if first.name == "linalg.matvec" else (second, first)
-                if (
-                    mv.operands[0] != matrix
-                    or vm.operands[1] != matrix
-                    or _element(mv) is None
-                    or _element(mv) != _element(vm)
-                ):
-                    continue
-                if not _own_memory([mv.operands[2], vm.operands[2]], [matrix, mv.operands[1], vm.operands[0]]):
-                    continue
-                if not _movable_past(first, block_ops[n + 1 : m]):
-                    continue
-                if unit_stride(matrix)[1] or unit_stride(mv.operands[1])[1] or unit_stride(vm.operands[2])[1]:
-                    continue
-                found.append((mv, vm, second))
-                taken |= {mv, vm}
-                break
+                if (kind := _kind(mv, vm, first, block_ops[n + 1 : m])) is not None:
+                    found.append((kind, mv, vm, second))
+                    taken |= {mv, vm}
+                    break
     return found
 
 
-def _replace(mv, vm, second, element: str) -> None:
-    """The pair becomes one call at ``second``'s place, behind a run-time check of what
-    the types do not fix; both products stay as the other branch."""
+def _replace(kind: str, mv, vm, second) -> None:
+    """The products become one call at ``second``'s place, behind a run-time check of
+    what the types do not fix; both stay as the other branch."""
+    element = _element(mv)
     matrix, p, q = mv.operands
     r, _, s = vm.operands
-    unit, strided = vector_type(element, True), vector_type(element, False)
+    mat, unit, strided = matrix_type(element), vector_type(element, True), vector_type(element, False)
     first = vm if second == mv else mv
 
     def fallback():
@@ -260,29 +342,38 @@ def _replace(mv, vm, second, element: str) -> None:
         second.clone(ip=ir.InsertionPoint.current)
 
     with ir.InsertionPoint(second), second.location:
-        types = (matrix_type(element), unit, strided, strided, unit)
-        checked_call(helper_name(element), types, [matrix, p, q, r, s], [matrix, p, s], matrix, fallback)
+        if kind == "pair":
+            types, values, contiguous, split = (
+                (mat, unit, strided, strided, unit),
+                [matrix, p, q, r, s],
+                [matrix, p, s],
+                matrix,
+            )
+        else:
+            types, values, contiguous, split = (mat, unit, strided, strided), [matrix, p, q, s], [matrix, p], None
+        checked_call(helper_name(kind, element), types, values, contiguous, split, fallback)
     mv.erase()
     vm.erase()
 
 
 @dataclass
 class EmberMatvecPairs(EmberPass):
-    """``A @ p`` and ``r @ A`` of one matrix as one helper call reading A once."""
+    """Both products of one matrix, side by side or chained, as one helper call reading
+    the matrix once."""
 
     name = "ember-matvec-pairs"
-    summary = "a linalg.matvec and a linalg.vecmat of one f32/f64 matrix -> one call of a helper reading it once"
-    # as ember-matvec-loops: define the helper in the module (to read it), else declare it
+    summary = "A @ p and r @ A (or (A @ x) @ A) of one f32/f64 matrix -> one call of a helper reading it once"
+    # as ember-matvec-loops: define the helpers in the module (to read them), else declare them
     define_helpers: bool = False
 
     def run(self, module):
         found = []
         for fn in functions(module):
             pairs = _pairs(fn)
-            if pairs and not other_library_work(fn, besides={op for mv, vm, _ in pairs for op in (mv, vm)}):
+            if pairs and not other_library_work(fn, besides={op for _, mv, vm, _ in pairs for op in (mv, vm)}):
                 found += pairs
-        for element in sorted({_element(mv) for mv, _, _ in found}):
-            text = pair_text(element)
+        for element in sorted({_element(mv) for _, mv, _, _ in found}):
+            text = helpers_text(element)
             add_functions(module, text if self.define_helpers else declarations(text))
-        for mv, vm, second in found:
-            _replace(mv, vm, second, _element(mv))
+        for kind, mv, vm, second in found:
+            _replace(kind, mv, vm, second)

@@ -120,7 +120,9 @@ def test_table_has_the_columns():
     row = dict(
         zip(
             run.HEADERS,
-            run.table_row(chain, cells(numpy=4.0, ember=1.0, numba=2.0, jax="FAIL", torch=3.0), 2e9, (100.0, 60.0, 5.0)),
+            run.table_row(
+                chain, cells(numpy=4.0, ember=1.0, numba=2.0, jax="FAIL", torch=3.0), 2e9, (100.0, 60.0, 5.0)
+            ),
         )
     )
     assert len(row) == len(run.HEADERS)

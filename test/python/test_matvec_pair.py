@@ -3,9 +3,9 @@
 The shapes reach every path of the helper: full groups of eight rows and the rows left
 over, full vectors and the columns past the last one, one column block or several (so
 the forked loop splits across threads, and each row's dot product is the sum of several
-blocks' partials). Pairs are found in either order and with what lies between them
-(``x1 + A @ y1``'s copy); products of one matrix that depend on each other, products of
-two matrices, and a matrix written between the products are not pairs."""
+blocks' partials; a chain's rows in one part or several). Pairs are found in either
+order and with what lies between them (``x1 + A @ y1``'s copy), chains (``A.T @ (A @ x)``)
+with the intermediate vector returned or not; products of two matrices are neither."""
 
 import numpy as np
 import pytest
@@ -20,6 +20,7 @@ pytestmark = pytest.mark.filterwarnings("error:ember:RuntimeWarning")
 RNG = np.random.default_rng(53)
 SHAPES = [(1, 1), (3, 7), (8, 16), (17, 9), (9, 17), (130, 257), (1031, 1029), (8, 6000)]
 CALL = "call @ember_matvec_pair_loops_"
+CHAIN = "call @ember_matvec_chain_loops_"
 
 PAIRS = {
     "bicg": lambda A, p, r: (r @ A, A @ p),
@@ -39,39 +40,47 @@ def _operands(shape, dtype):
     )
 
 
-@pytest.mark.parametrize("program", list(PAIRS))
+CHAINS = {
+    "atax": lambda A, p, r: A.T @ (A @ p),
+    "(A@p)@A": lambda A, p, r: (A @ p) @ A,
+    "both-returned": lambda A, p, r: (A @ p, (A @ p) @ A),
+    "np.dot-chain": lambda A, p, r: np.dot(np.dot(A, p), A),
+}
+PROGRAMS = {**{name: (fn, CALL) for name, fn in PAIRS.items()}, **{name: (fn, CHAIN) for name, fn in CHAINS.items()}}
+
+
+@pytest.mark.parametrize("program", list(PROGRAMS))
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_matches_numpy(program, shape, dtype, thread_count):
     A, p, r = _operands(shape, dtype)
-    fn = PAIRS[program]
-    assert_reordered_close(compiler.compile(fn)(A, p, r), fn(A, p, r), max(shape))
+    fn, _ = PROGRAMS[program]
+    assert_reordered_close(compiler.compile(fn)(A, p, r), fn(A, p, r), sum(shape))
 
 
-@pytest.mark.parametrize("program", list(PAIRS))
-def test_pairs_are_one_call(program):
+@pytest.mark.parametrize("program", list(PROGRAMS))
+def test_both_products_are_one_call(program):
     A, p, r = _operands((40, 40), np.float64)
-    loops = loops_of(PAIRS[program], A, p, r)
-    assert loops.count(CALL + "f64(") == 1
+    fn, call = PROGRAMS[program]
+    loops = loops_of(fn, A, p, r)
+    assert loops.count(call + "f64(") == 1 and loops.count("call @ember_matvec_") == 1
     assert "linalg.matvec" not in loops and "linalg.vecmat" not in loops
-    assert "ember_matvec_loops" not in loops and "ember_vecmat_loops" not in loops
 
 
 NOT_PAIRS = {
-    "atax": lambda A, B, p, r: A.T @ (A @ p),  # the second reads the first's output
-    "chain": lambda A, B, p, r: (A @ p) @ A,
     "two-matrices": lambda A, B, p, r: (A @ p, r @ B),
+    "chain-of-two": lambda A, B, p, r: (A @ p) @ B,
 }
 
 
 @pytest.mark.parametrize("program", list(NOT_PAIRS))
-def test_products_that_are_not_pairs(program):
+def test_products_of_two_matrices_are_not_pairs(program):
     A, p, r = _operands((60, 60), np.float64)
     B = RNG.standard_normal((60, 60))
     fn = NOT_PAIRS[program]
-    assert CALL not in loops_of(fn, A, B, p, r)
-    want, got = fn(A, B, p, r), compiler.compile(fn)(A, B, p, r)
-    assert_reordered_close(got, want, 60)
+    loops = loops_of(fn, A, B, p, r)
+    assert CALL not in loops and CHAIN not in loops
+    assert_reordered_close(compiler.compile(fn)(A, B, p, r), fn(A, B, p, r), 60)
 
 
 def test_a_matrix_written_between_the_products():
@@ -145,7 +154,7 @@ def test_changing_sizes(thread_count):
         assert_reordered_close(compiled(A, p, r), fn(A, p, r), max(shape))
 
 
-def test_kernel_links_the_pair_library_which_forks():
+def test_kernel_links_the_library_whose_helpers_fork():
     from compiler.backends.llvm_cpu import helper_library, lower_to_object
     from compiler.dialects.builder import FunctionBuilder
     from compiler.dialects.types import TensorType
@@ -157,5 +166,6 @@ def test_kernel_links_the_pair_library_which_forks():
     assert lowered.libraries == ("matvec_pair_f64",)
     assert "call void @ember_matvec_pair_loops_f64(" in lowered.llvm_ir.replace('"', "")
     library = helper_library.library_llvm_ir("matvec_pair_f64").replace('"', "")
-    assert library.count("call void @llvm.prefetch") == VECMAT_ROWS + 1  # the eight-row and one-row bodies
-    assert library.count("call void @ember_pool_run(") == 1  # the column blocks fork
+    # the pair's eight-row and one-row bodies; the chain's, each a dot-product sweep and an update sweep
+    assert library.count("call void @llvm.prefetch") == (VECMAT_ROWS + 1) + 2 * (VECMAT_ROWS + 1)
+    assert library.count("call void @ember_pool_run(") == 2  # both helpers' blocks fork

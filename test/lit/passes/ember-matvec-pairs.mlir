@@ -36,6 +36,25 @@
 // CHECK: memref.store %[[NEW]], %arg2[%[[I]]]
 // CHECK: memref.dealloc %[[PARTIALS]]
 
+// The chain's helper: A's rows in one block per part (whole groups of eight), each
+// part's scratch row zeroed; eight rows' dot products with x stored in y, then those
+// rows times their y added into the part's row, the next rows prefetched; after the
+// forked loop the parts' rows added up into z.
+// CHECK-LABEL: func.func private @ember_matvec_chain_loops_f64
+// CHECK: %[[PARTIALS:.*]] = memref.alloc(%[[TILES:.*]], %{{.*}}) : memref<?x?xf64>
+// CHECK: scf.forall (%[[T:.*]]) in (%[[TILES]])
+// CHECK: %[[ROW:.*]] = memref.subview %[[PARTIALS]][%[[T]], 0] [1, %{{.*}}] [1, 1]
+// CHECK: vector.store %{{.*}}, %[[ROW]]
+// CHECK: %{{.*}}:8 = scf.for
+// CHECK-COUNT-8: vector.reduction <add>
+// CHECK-COUNT-8: memref.store %{{.*}}, %arg2[
+// CHECK-COUNT-8: memref.load %arg2[
+// CHECK: vector.load %[[ROW]]
+// CHECK-COUNT-8: vector.fma
+// CHECK: vector.store %{{.*}}, %[[ROW]]
+// CHECK: memref.load %[[PARTIALS]][%c0, %[[J:.*]]] : memref<?x?xf64>
+// CHECK: memref.store %{{.*}}, %arg3[%[[J]]]
+
 // r @ A and A @ p: one call where the second product was; the zero fills stay (the
 // helper adds into q and s, as linalg does).
 // CHECK-LABEL: func.func @bicg
@@ -82,16 +101,32 @@ func.func @mvt(%a: memref<40x40xf64>, %x1: memref<40xf64>, %x2: memref<40xf64>, 
   return
 }
 
-// A.T @ (A @ x): the second product reads the first's output; not a pair.
+// A.T @ (A @ x): the second product reads the first's output, zero-filled before it:
+// a chain, one call of the other helper where the vecmat was.
 // CHECK-LABEL: func.func @atax
-// CHECK-NOT: call @ember_matvec_pair_loops
-// CHECK: linalg.matvec
-// CHECK: linalg.vecmat
+// CHECK: linalg.fill
+// CHECK: call @ember_matvec_chain_loops_f64(
+// CHECK-NOT: linalg.matvec
+// CHECK-NOT: linalg.vecmat
+// CHECK: memref.dealloc
 func.func @atax(%a: memref<40x30xf64>, %x: memref<30xf64>, %y: memref<30xf64>) {
+  %zero = arith.constant 0.0 : f64
   %t = memref.alloc() : memref<40xf64>
+  linalg.fill ins(%zero : f64) outs(%t : memref<40xf64>)
   linalg.matvec ins(%a, %x : memref<40x30xf64>, memref<30xf64>) outs(%t : memref<40xf64>)
   linalg.vecmat ins(%t, %a : memref<40xf64>, memref<40x30xf64>) outs(%y : memref<30xf64>)
   memref.dealloc %t : memref<40xf64>
+  return
+}
+
+// The same without the zero fill (the product adds into what y held): not a chain.
+// CHECK-LABEL: func.func @atax_accumulating
+// CHECK-NOT: call @ember_matvec
+// CHECK: linalg.matvec
+// CHECK: linalg.vecmat
+func.func @atax_accumulating(%a: memref<40x30xf64>, %x: memref<30xf64>, %t: memref<40xf64>, %y: memref<30xf64>) {
+  linalg.matvec ins(%a, %x : memref<40x30xf64>, memref<30xf64>) outs(%t : memref<40xf64>)
+  linalg.vecmat ins(%t, %a : memref<40xf64>, memref<40x30xf64>) outs(%y : memref<30xf64>)
   return
 }
 
