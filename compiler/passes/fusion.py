@@ -12,7 +12,9 @@ Three steps; upstream covers the second:
    division) whose readers step 2 puts in one tile loop. There the shared value is
    stored to the tile (in the cache, or the output's own tile, which the division
    then overwrites in place) and read back, cheaper than a second ``exp`` per element:
-   softmax ran compute-bound at 1.67 ms, 1.32 ms with one ``exp``.
+   softmax ran compute-bound at 1.67 ms, 1.32 ms with one ``exp``. Nor is a
+   transcendental fused into a loop that reads it broadcast (``np.cos(lat)[:, None]``
+   over a matrix): it runs once per element of its own (``keep_costly_broadcasts``).
 1. Elementwise producer–consumer chains (and elementwise producers of reductions,
    such as the ``exp`` under softmax's ``sum``) become one ``linalg.generic`` —
    upstream ``linalg-fuse-elementwise-ops`` does this well, so we run it.
@@ -30,7 +32,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from compiler.mlir import functions, ir, operation_of, tensor
+from compiler.mlir import arith, functions, ir, linalg, operation_of, tensor
 from compiler.passes.base import EmberPass, run_upstream
 from compiler.passes.linalg_utils import (
     has_reduction,
@@ -125,6 +127,89 @@ def duplicate_shared_elementwise(fn, tiled: bool = True) -> int:
                 reader.operands[n] = copy.results[0]
             copies += 1
     return copies
+
+
+def _broadcast_operand(reader, n: int) -> bool:
+    """Whether ``reader`` reads its input ``n`` broadcast: its indexing map leaves out one
+    of the loop's dimensions (``x[:, None]`` read over ``(i, j)``)."""
+    m = ir.AffineMapAttr(ir.ArrayAttr(reader.attributes["indexing_maps"])[n]).value
+    used = {e.position for e in m.results if isinstance(e, ir.AffineDimExpr)}
+    return len(used) < m.n_dims
+
+
+BARRIER = "ember.fusion_barrier"
+
+
+def _barrier(value: ir.Value) -> ir.Value:
+    """``value`` through a ``linalg.copy`` marked ``BARRIER``: a named op, which
+    elementwise fusion neither fuses into nor sees through, whatever the shapes (a
+    ``tensor.cast`` shield between equal dynamic types folds away); ``drop_barriers``
+    removes it after fusion."""
+    t = ir.RankedTensorType(value.type)
+    index = ir.IndexType.get()
+    sizes = [
+        tensor.dim(value, arith.constant(index, i)) if t.is_dynamic_dim(i) else t.get_dim_size(i) for i in range(t.rank)
+    ]
+    copied = linalg.copy(value, outs=[tensor.EmptyOp(sizes, t.element_type).result])
+    operation_of(copied.owner).attributes[BARRIER] = ir.UnitAttr.get()
+    return copied
+
+
+def drop_barriers(fn) -> None:
+    """Each ``_barrier`` copy replaced by what it copies; its destination, and the sizes
+    of it, go too where nothing else uses them (cse may have shared them)."""
+    for op in linalg_ops(fn):
+        if op.name != "linalg.copy" or BARRIER not in op.attributes:
+            continue
+        init = operation_of(op.operands[1].owner)
+        op.results[0].replace_all_uses_with(op.operands[0])
+        op.erase()
+        _erase_unused(init)
+
+
+def _erase_unused(op) -> None:
+    """``op`` if none of its results is used, then the same for the ops defining its operands."""
+    if op is None or op.regions or any(list(r.uses) for r in op.results):
+        return
+    operands = [operation_of(v.owner) for v in op.operands if not isinstance(v.owner, ir.Block)]
+    op.erase()
+    for operand in operands:
+        _erase_unused(operand)
+
+
+def keep_costly_broadcasts(fn) -> int:
+    """A costly elementwise value (``_transcendental``) read broadcast into a larger loop
+    is computed at its own size, not once per element of the loop: the read goes through
+    a barrier (``_barrier``) that elementwise fusion does not see through. Why: the
+    haversine distances between two sets of points, ``np.cos(lat1)[:, None] *
+    np.cos(lat2)[None, :] * ...``, took 2000 + 500 ``cos`` in NumPy and 2 x 1M fused:
+    the corpus's haversine_matrix (2000 x 500 float64) 37 -> 30 ms on one thread,
+    18.5 -> 15.0 on two (NumPy 24-25). Returns the reads behind a barrier."""
+    count = 0
+    for op in linalg_ops(fn):
+        if op.name != "linalg.generic" or len(op.results) != 1 or not is_elementwise(op) or not _transcendental(op):
+            continue
+        result = op.results[0]
+        for use in list(result.uses):
+            reader = operation_of(use.owner)
+            if _read_broadcast(reader, use.operand_number):
+                with ir.InsertionPoint(reader), reader.location:
+                    reader.operands[use.operand_number] = _barrier(result)
+                count += 1
+    return count
+
+
+def _read_broadcast(reader, n: int) -> bool:
+    """Whether ``reader`` reads its operand ``n`` broadcast, itself (a ``linalg.generic``)
+    or through a reshape (``x[:, None]``) that a generic reads broadcast."""
+    if reader.name in ("tensor.expand_shape", "tensor.collapse_shape"):
+        return any(_read_broadcast(operation_of(use.owner), use.operand_number) for use in reader.results[0].uses)
+    return (
+        reader.name == "linalg.generic"
+        and n < len(reader.opview.inputs)
+        and is_elementwise(reader)
+        and _broadcast_operand(reader, n)
+    )
 
 
 def _zero_fill(value: ir.Value) -> bool:
@@ -240,8 +325,12 @@ class EmberFuse(EmberPass):
             accumulate_into_products(fn)
             duplicate_shared_elementwise(fn, tiled=self.tile_bytes > 0)
             shield_library_calls(fn)
+            if self.tile_bytes:  # the GPU's threads recompute rather than read memory
+                keep_costly_broadcasts(fn)
         # canonicalize: drops the shields; cse: rejoins unfused copies
         run_upstream(module, "func.func(linalg-fuse-elementwise-ops),canonicalize,cse")
+        for fn in functions(module):
+            drop_barriers(fn)
         for fn in functions(module):
             for root in roots(fn):
                 if self.tile_bytes and any(has_reduction(p) for p in producers(root)):

@@ -52,6 +52,49 @@ def test_shared_elementwise_is_recomputed_per_reader_up_to_the_limit(readers):
         np.testing.assert_array_equal(g, w)
 
 
+def outer_of_cosines(op: str) -> ir.Module:
+    """``op(a)[:, None] * op(b)[None, :]`` (the haversine distances' cosines)."""
+    b = FunctionBuilder("outer", [TensorType((None,), "f64"), TensorType((None,), "f64")])
+    u, v = b.args
+    rows, cols = b.op(op, u), b.op(op, v)
+    n, m = b.dynamic_sizes(u, b.type_of(u)) + b.dynamic_sizes(v, b.type_of(v))
+    out = TensorType((None, None), "f64")
+    column = b.op(
+        "broadcast_to", b.op("reshape", rows, result=TensorType((None, 1), "f64"), sizes=[n]), result=out, sizes=[n, m]
+    )
+    row = b.op(
+        "broadcast_to", b.op("reshape", cols, result=TensorType((1, None), "f64"), sizes=[m]), result=out, sizes=[n, m]
+    )
+    return b.finish([b.op("mul", column, row)])
+
+
+@pytest.mark.parametrize("op, separate", [("cos", True), ("exp", True), ("abs", False)])
+def test_a_costly_broadcast_value_is_computed_at_its_own_size(op, separate):
+    """``cos(a)[:, None] * cos(b)[None, :]``: the cosines are computed once per element
+    of ``a`` and of ``b`` (their own small loops), not per element of the outer product;
+    a cheap op (``abs``) still fuses into it."""
+    module = outer_of_cosines(op)
+    with module.context:
+        fused = ir.Module.parse(str(module))
+    run_pipeline(fused, "builtin.module(ember-to-linalg,ember-fuse)")
+    generics = str(fused).split("linalg.generic")[1:]
+    outer = [g for g in generics if '"parallel", "parallel"' in g.split("{", 2)[1]]
+    name = {"cos": "math.cos", "exp": "math.exp", "abs": "math.absf"}[op]
+    assert len(outer) == 1 and (name in outer[0].split("linalg.yield")[0]) != separate
+    assert count(fused, name) == 2
+
+    rng = np.random.default_rng(7)
+    a, c = rng.standard_normal(300), rng.standard_normal(70)
+    a[:2] = [np.nan, -0.0]
+    want = interpreter.run(module, a, c)
+    got = compile_module(module)(a, c)
+    np.testing.assert_allclose(
+        got[0] if isinstance(got, (list, tuple)) else got,
+        want[0] if isinstance(want, (list, tuple)) else want,
+        rtol=1e-15,
+    )
+
+
 @pytest.mark.parametrize("n", [0, 1, 5, 100_003])
 def test_several_results_run_as_one_parallel_loop(n, monkeypatch):
     import runtime.threads as threads

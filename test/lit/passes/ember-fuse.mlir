@@ -21,6 +21,10 @@
 // CHECK-NOT: linalg.generic
 // CHECK: return %[[R]]
 #id1 = affine_map<(d0) -> (d0)>
+#cos_id = affine_map<(d0) -> (d0)>
+#cos_rows = affine_map<(d0, d1) -> (d0)>
+#cos_cols = affine_map<(d0, d1) -> (d1)>
+#cos_all = affine_map<(d0, d1) -> (d0, d1)>
 func.func @chain(%a: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<?xf32> {
   %c0 = arith.constant 0 : index
   %n = tensor.dim %a, %c0 : tensor<?xf32>
@@ -205,4 +209,50 @@ func.func @accumulate_not_into_an_epilogue(%a: tensor<6x5xf64>, %b: tensor<5x4xf
     linalg.yield %m : f64
   } -> tensor<6x4xf64>
   return %r : tensor<6x4xf64>
+}
+
+// cos(a)[:, None] * cos(b)[None, :]: each cosine is computed in a loop of its own size
+// and the outer product reads the results, not 2 * 70 * 300 cosines fused into it.
+// On the GPU (tile-bytes=0) everything fuses into the one kernel.
+// CHECK-LABEL: func.func @outer_of_cosines
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel"]
+// CHECK: math.cos
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel"]
+// CHECK: math.cos
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]
+// CHECK-NOT: math.cos
+// CHECK: arith.mulf
+// CHECK-NOT: linalg.copy
+// CHECK: return
+// NOTILE-LABEL: func.func @outer_of_cosines
+// NOTILE: linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]
+// NOTILE-COUNT-2: math.cos
+func.func @outer_of_cosines(%a: tensor<300xf64>, %b: tensor<70xf64>) -> tensor<300x70xf64> {
+  %e0 = tensor.empty() : tensor<300xf64>
+  %ca = linalg.generic {indexing_maps = [#cos_id, #cos_id], iterator_types = ["parallel"]} ins(%a : tensor<300xf64>) outs(%e0 : tensor<300xf64>) {
+  ^bb0(%x: f64, %o: f64):
+    %c = math.cos %x : f64
+    linalg.yield %c : f64
+  } -> tensor<300xf64>
+  %e1 = tensor.empty() : tensor<70xf64>
+  %cb = linalg.generic {indexing_maps = [#cos_id, #cos_id], iterator_types = ["parallel"]} ins(%b : tensor<70xf64>) outs(%e1 : tensor<70xf64>) {
+  ^bb0(%x: f64, %o: f64):
+    %c = math.cos %x : f64
+    linalg.yield %c : f64
+  } -> tensor<70xf64>
+  %e2 = tensor.empty() : tensor<300x70xf64>
+  %col = linalg.generic {indexing_maps = [#cos_rows, #cos_all], iterator_types = ["parallel", "parallel"]} ins(%ca : tensor<300xf64>) outs(%e2 : tensor<300x70xf64>) {
+  ^bb0(%x: f64, %o: f64):
+    linalg.yield %x : f64
+  } -> tensor<300x70xf64>
+  %row = linalg.generic {indexing_maps = [#cos_cols, #cos_all], iterator_types = ["parallel", "parallel"]} ins(%cb : tensor<70xf64>) outs(%e2 : tensor<300x70xf64>) {
+  ^bb0(%x: f64, %o: f64):
+    linalg.yield %x : f64
+  } -> tensor<300x70xf64>
+  %p = linalg.generic {indexing_maps = [#cos_all, #cos_all, #cos_all], iterator_types = ["parallel", "parallel"]} ins(%col, %row : tensor<300x70xf64>, tensor<300x70xf64>) outs(%e2 : tensor<300x70xf64>) {
+  ^bb0(%x: f64, %y: f64, %o: f64):
+    %m = arith.mulf %x, %y : f64
+    linalg.yield %m : f64
+  } -> tensor<300x70xf64>
+  return %p : tensor<300x70xf64>
 }
