@@ -167,7 +167,8 @@ NPY_ARRAY_C_CONTIGUOUS = 0x0001
 
 FORK_PREFIX = "ember_fork_"
 FORKED_PREFIX = "ember_forked_"
-POOL_PARTS = "ember_pool_parts"  # () -> the parts a forked loop splits into (the configured threads)
+# () -> the configured threads (a forked loop splits into FORK_PARTS_PER_THREAD parts per thread)
+POOL_PARTS = "ember_pool_parts"
 POOL_SET_PARTS = "ember_pool_set_parts"  # (parts): what POOL_PARTS returns from now on
 
 

@@ -17,6 +17,7 @@ import numpy as np
 from llvmlite import ir
 
 from runtime import abi
+from runtime.threads import FORK_PARTS_PER_THREAD
 
 PTR = ir.PointerType()
 I8, I32, I64 = ir.IntType(8), ir.IntType(32), ir.IntType(64)
@@ -226,7 +227,9 @@ def fork_glue(forks) -> ir.Module:
     (``"i64"``, ``"double"``, ...).
 
     ``_mlir_ciface_<fork>(values..., tiles)`` stores its values (the scalars on its
-    stack) in an array and asks the pool for ``ember_pool_parts()`` parts (two per thread), at most one per tile;
+    stack) in an array and asks the pool for ``FORK_PARTS_PER_THREAD`` parts per thread
+    (``ember_pool_parts()``: the configured threads; one part on one thread), at most
+    one per tile;
     ``ember_forktask_...(argv, part, parts)`` passes them on to the forked function. The
     pool returns once every part is done."""
     module = ir.Module(name="ember_fork_glue")
@@ -245,8 +248,11 @@ def fork_glue(forks) -> ir.Module:
             builder.store(pointer, builder.gep(slots, [I64(i)], source_etype=PTR), align=8)
         tiles = fork.args[len(types)]
         threads = builder.call(pool_parts, [], name="threads")
-        fewer = builder.icmp_signed("<", tiles, threads, name="fewer")
-        count = builder.select(fewer, tiles, threads, name="parts")
+        shared = builder.icmp_signed(">", threads, I64(1), name="shared")
+        more = builder.mul(threads, I64(FORK_PARTS_PER_THREAD), name="more")
+        wanted = builder.select(shared, more, threads, name="wanted")
+        fewer = builder.icmp_signed("<", tiles, wanted, name="fewer")
+        count = builder.select(fewer, tiles, wanted, name="parts")
         builder.call(pool_run, [ir.FormattedConstant(PTR, task.get_reference()), slots, count])
         builder.ret_void()
     return module

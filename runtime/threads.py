@@ -41,7 +41,17 @@ from runtime.target import host_target, new_target_machine
 PARALLEL_MIN_BYTES = 384 << 10  # one and a half tiles of ember-tile's default size
 MAX_WORKERS = 255  # worker ids 1..MAX_WORKERS (worker_pool.ll's slot arrays); the caller is id 0
 SPIN_NS = 1_000_000  # a worker spins this long for the next job before it sleeps
-FORK_PARTS_PER_THREAD = 2  # a forked loop's parts per thread (forked_parts)
+# A forked loop's parts per thread (entry_glue.fork_glue). The parts are claimed one by
+# one, so a thread that gets its core late or shares it takes fewer of them and the
+# others run the rest: a kernel that calls BLAS forks its loops right after OpenBLAS's
+# call, whose threads keep spinning for about 0.1 s on the cores our workers need.
+# Measured on 2 cores (median ms, parts 2 -> 4 -> 8): the corpus's dft (exp of a 512^2
+# complex matrix, then a product) 8.17 -> 5.86 -> 6.63, covariance 10.98 -> 10.45 ->
+# 10.81, the MLP 3.68 -> 3.60 -> 3.68; the corpus in all 1.03x (geometric mean); kernels
+# without BLAS the same within 2 %. The helpers that size their own blocks by
+# ember_pool_parts (matrix-vector columns, small products' row blocks) keep one per
+# thread: x @ A in four column blocks on two threads ran 11 % slower.
+FORK_PARTS_PER_THREAD = 2
 
 _num_threads: int | None = None  # set_num_threads(); None: the environment, else the cores
 
@@ -162,23 +172,9 @@ def register_symbols() -> None:
     sync_forked_parts()
 
 
-def forked_parts() -> int:
-    """How many parts a forked loop splits into: ``FORK_PARTS_PER_THREAD`` per thread.
-
-    Why more parts than threads: the parts are claimed one by one, so a thread that gets
-    its core late or shares it takes fewer of them and the others run the rest. A
-    kernel that calls BLAS forks its loops right after OpenBLAS's call, whose threads
-    keep spinning for about 0.1 s on the cores our workers need. Measured on 2 cores
-    (median ms, parts 2 -> 4 -> 8): the corpus's dft (``exp`` of a 512^2 complex matrix,
-    then a product) 8.17 -> 5.86 -> 6.63, covariance 10.98 -> 10.45 -> 10.81, the MLP
-    3.68 -> 3.60 -> 3.68; kernels without BLAS the same within 2 %."""
-    threads = num_threads()
-    return threads if threads == 1 else FORK_PARTS_PER_THREAD * threads
-
-
 def sync_forked_parts() -> None:
-    """Tell the pool how many parts a forked loop splits into (``forked_parts()``), once
-    it exists: when it starts, and on ``set_num_threads``. ``EMBER_NUM_THREADS`` is read
-    then; a parallel kernel's call reads it every time."""
+    """Tell the pool how many threads forked loops and the helpers split across
+    (``num_threads()``), once it exists: when it starts, and on ``set_num_threads``.
+    ``EMBER_NUM_THREADS`` is read then; a parallel kernel's call reads it every time."""
     if pool.cache_info().currsize:
-        pool().set_parts(forked_parts())
+        pool().set_parts(num_threads())

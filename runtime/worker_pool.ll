@@ -280,8 +280,9 @@ release:
   ret void
 }
 
-; How many parts a forked loop (compiler/passes/fork_loops.py) splits into, as
-; runtime/threads.py's forked_parts() sets it (two per configured thread).
+; The threads configured in Python (runtime/threads.py sets it): what forked loops
+; (compiler/passes/fork_loops.py, FORK_PARTS_PER_THREAD parts per thread) and the
+; helpers that size their blocks by it split across.
 @default_parts = internal global i64 1, align 8
 
 define i64 @ember_pool_parts() {

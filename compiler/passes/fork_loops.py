@@ -14,7 +14,7 @@ part's tiles (``parallel.guard_body``, the same contiguous blocks a parallel ker
 runs). In its place the kernel calls ``ember_fork_<kernel>_<k>`` with those values and
 the loop's trip count. The CPU backend defines that function (``runtime/entry_glue.py``,
 ``fork_glue``): it packs the values and hands the forked function to the worker pool
-in ``threads.forked_parts()`` parts (two per thread, at most one per tile), and returns when every part is done. The
+in ``threads.FORK_PARTS_PER_THREAD`` parts per thread (at most one per tile), and returns when every part is done. The
 kernel's other ops stay where they were, on the calling thread, between the loops:
 each loop still sees everything the ops before it wrote.
 

@@ -48,13 +48,6 @@ def relaxation(a, steps):
     return a.sum()
 
 
-@pytest.fixture(params=[1, 2], ids=["1-thread", "2-threads"])
-def thread_count(request):
-    threads.set_num_threads(request.param)
-    yield request.param
-    threads.set_num_threads(None)
-
-
 def _check(got, want, tol):
     got = got if isinstance(got, tuple) else (got,)
     want = want if isinstance(want, tuple) else (want,)
@@ -153,6 +146,8 @@ def test_two_loops_fork_and_their_glue_calls_the_pool():
     assert "define void @_mlir_ciface_ember_fork_ember_kernel_log_softmax_and_mask_0(" in text
     assert text.count("call void @ember_pool_run(") == 2
     assert "declare void @_mlir_ciface_ember_fork_" not in text
+    # FORK_PARTS_PER_THREAD parts per configured thread (one on one thread), at most one per tile
+    assert text.count(f"mul i64 %threads, {threads.FORK_PARTS_PER_THREAD}") == 2
 
 
 def test_one_loop_kernels_still_split_whole():
@@ -168,12 +163,12 @@ def test_set_num_threads_reaches_the_forked_loops():
     parts = ctypes.CFUNCTYPE(ctypes.c_int64)(pool.parts_address)
     try:
         threads.set_num_threads(3)
-        assert parts() == 3 * threads.FORK_PARTS_PER_THREAD
+        assert parts() == 3
         threads.set_num_threads(1)
         assert parts() == 1
     finally:
         threads.set_num_threads(None)
-    assert parts() == threads.forked_parts()
+    assert parts() == threads.num_threads()
 
 
 @pytest.mark.parametrize("thread_count", [1, 2, 3])
