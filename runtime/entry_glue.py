@@ -220,16 +220,18 @@ def _task(module: ir.Module, name: str, callee: ir.Function, types: list) -> ir.
     return task
 
 
-def fork_glue(forks) -> ir.Module:
+def fork_glue(forks, parts_per_thread: int = FORK_PARTS_PER_THREAD) -> ir.Module:
     """The fork of each loop ``ember-fork-loops`` moved out of a function. ``forks``:
     ``(fork, forked function, argument types)``, each type ``"ptr"`` (a buffer, passed
     as its descriptor's address, as MLIR's C interface does) or a scalar's LLVM type
     (``"i64"``, ``"double"``, ...).
 
     ``_mlir_ciface_<fork>(values..., tiles)`` stores its values (the scalars on its
-    stack) in an array and asks the pool for ``FORK_PARTS_PER_THREAD`` parts per thread
+    stack) in an array and asks the pool for ``parts_per_thread`` parts per thread
     (``ember_pool_parts()``: the configured threads; one part on one thread), at most
-    one per tile;
+    one per tile: ``FORK_PARTS_PER_THREAD`` for a kernel's loops, 1 for the helper
+    libraries' (their blocks are sized per thread; A @ x's rows in four parts on two
+    threads ran 5-10 % slower);
     ``ember_forktask_...(argv, part, parts)`` passes them on to the forked function. The
     pool returns once every part is done."""
     module = ir.Module(name="ember_fork_glue")
@@ -249,7 +251,7 @@ def fork_glue(forks) -> ir.Module:
         tiles = fork.args[len(types)]
         threads = builder.call(pool_parts, [], name="threads")
         shared = builder.icmp_signed(">", threads, I64(1), name="shared")
-        more = builder.mul(threads, I64(FORK_PARTS_PER_THREAD), name="more")
+        more = builder.mul(threads, I64(parts_per_thread), name="more")
         wanted = builder.select(shared, more, threads, name="wanted")
         fewer = builder.icmp_signed("<", tiles, wanted, name="fewer")
         count = builder.select(fewer, tiles, wanted, name="parts")

@@ -48,9 +48,9 @@ SPIN_NS = 1_000_000  # a worker spins this long for the next job before it sleep
 # Measured on 2 cores (median ms, parts 2 -> 4 -> 8): the corpus's dft (exp of a 512^2
 # complex matrix, then a product) 8.17 -> 5.86 -> 6.63, covariance 10.98 -> 10.45 ->
 # 10.81, the MLP 3.68 -> 3.60 -> 3.68; the corpus in all 1.03x (geometric mean); kernels
-# without BLAS the same within 2 %. The helpers that size their own blocks by
-# ember_pool_parts (matrix-vector columns, small products' row blocks) keep one per
-# thread: x @ A in four column blocks on two threads ran 11 % slower.
+# without BLAS the same within 2 %. The helper libraries keep one part per thread and
+# size their blocks by ember_pool_parts (the threads): x @ A in four column blocks on
+# two threads ran 11 % slower, A @ x's rows in four parts 5-10 %.
 FORK_PARTS_PER_THREAD = 2
 
 _num_threads: int | None = None  # set_num_threads(); None: the environment, else the cores

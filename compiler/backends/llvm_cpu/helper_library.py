@@ -110,7 +110,7 @@ def library_llvm_ir(library: str) -> str:
                     op.attributes["passthrough"] = wide
         llvm_ir = route_temporaries(translate_to_llvm_ir(module), temporaries.routed())
     if forks:
-        llvm_ir = entry_glue.append_glue(llvm_ir, entry_glue.fork_glue(forks))
+        llvm_ir = entry_glue.append_glue(llvm_ir, entry_glue.fork_glue(forks, parts_per_thread=1))
     return llvm_ir
 
 
