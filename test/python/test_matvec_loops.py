@@ -112,6 +112,7 @@ def test_kernel_calls_the_library_which_prefetches_and_forks():
     # matvec's four-row and one-row bodies, vecmat's VECMAT_ROWS-row and one-row ones
     assert library.count("call void @llvm.prefetch") == (4 + 1) + (VECMAT_ROWS + 1)
     assert library.count("call void @ember_pool_run(") == 2  # both helpers' loops fork
+    assert library.count("mul i64 %threads, 1") == 2  # in one part per thread: their blocks are per thread
     assert '"prefer-vector-width"="512"' in helper_library.library_llvm_ir("matvec_f64") or not has_512_bit_vectors()
 
 
