@@ -5,8 +5,13 @@
 ; in want[i]; @sleepers and the seq_cst order of want and @sleepers (stored by one
 ; side, loaded by the other) rule out a lost wake-up. The parts are not assigned to
 ; threads: the caller and each woken worker claim the next unclaimed one from
-; @ticket (the job number, 32 bits, above the next part) until none is left, and the
-; caller returns when @done counts them all. Why: a worker woken late (its core busy
+; @ticket (the job number, 32 bits, above the job's part count and the next part, 16
+; bits each) until none is left, and the caller returns when @done counts them all.
+; The count is in the ticket, not read beside it: a worker late for one job that read
+; the next job's larger count while the ticket still named its own, finished job
+; claimed a part past the end of it, ran the next job's task, and counted it in the
+; next job's @done (a part run twice, or a caller waiting forever for a count it had
+; passed). Why: a worker woken late (its core busy
 ; with another library's spinning thread, as BLAS's are for ~0.1 s after each call)
 ; no longer holds up the caller, who runs the part itself; a late worker finds the
 ; job's parts gone (or a later job's number) and claims nothing.
@@ -32,7 +37,6 @@
 @ready = internal global i1 false
 @task = internal global ptr null
 @args = internal global ptr null
-@parts = internal global i64 0
 @want = internal global [256 x [8 x i64]] zeroinitializer, align 64
 @ticket = internal global [8 x i64] zeroinitializer, align 64
 @done = internal global [8 x i64] zeroinitializer, align 64
@@ -126,21 +130,24 @@ loop:
   %g = call i64 @next_job(i64 %id, i64 %seen)
   %task = load atomic ptr, ptr @task monotonic, align 8
   %args = load atomic ptr, ptr @args monotonic, align 8
-  %parts = load atomic i64, ptr @parts monotonic, align 8
-  call void @run_parts(i64 %g, ptr %task, ptr %args, i64 %parts)
+  call void @run_parts(i64 %g, ptr %task, ptr %args)
   br label %loop
 }
 
 ; Claim and run parts of job %j (its low 32 bits, as @ticket holds them) while the
 ; ticket still names that job and parts are left, counting each one run in @done.
-define internal void @run_parts(i64 %j, ptr %task, ptr %args, i64 %parts) {
+; The claiming compare-and-swap also orders the loads of @task and @args before it:
+; the job cannot finish (nor its caller store the next one's) before this part is done.
+define internal void @run_parts(i64 %j, ptr %task, ptr %args) {
 entry:
   %jm = and i64 %j, 4294967295
   br label %claim
 claim:
   %t = load atomic i64, ptr @ticket acquire, align 64
   %tj = lshr i64 %t, 32
-  %p = and i64 %t, 4294967295
+  %tn = lshr i64 %t, 16
+  %parts = and i64 %tn, 65535
+  %p = and i64 %t, 65535
   %same = icmp eq i64 %tj, %jm
   %left = icmp ult i64 %p, %parts
   %go = and i1 %same, %left
@@ -217,10 +224,13 @@ exit:
 define void @ember_pool_run(ptr %task, ptr %args, i64 %parts) {
 entry:
   %split = icmp sgt i64 %parts, 1
-  br i1 %split, label %claim, label %alone
+  br i1 %split, label %sized, label %alone
 alone:
   call void %task(ptr %args, i64 0, i64 1)
   ret void
+sized:
+  %fits = icmp ule i64 %parts, 65535  ; the ticket's part count (more run serially)
+  br i1 %fits, label %claim, label %serial
 claim:
   %pair = cmpxchg ptr @busy, i32 0, i32 1 acquire monotonic
   %mine = extractvalue { i32, i1 } %pair, 1
@@ -229,18 +239,27 @@ serial:
   call void @run_serial(ptr %task, ptr %args, i64 0, i64 %parts)
   ret void
 handout:
-  %others = sub i64 %parts, 1
+  ; helpers: one fewer than the configured threads (at least one), and than the parts. A
+  ; forked loop has more parts than threads; more workers than cores would only spin
+  ; against the caller (a 64x64 np.dot after one such loop: 5 -> 10 us a call).
+  %threads = load atomic i64, ptr @default_parts monotonic, align 8
+  %few = icmp slt i64 %threads, 2
+  %least = select i1 %few, i64 2, i64 %threads
+  %over = icmp slt i64 %parts, %least
+  %upto = select i1 %over, i64 %parts, i64 %least
+  %others = sub i64 %upto, 1
   %have = call i64 @ensure_workers(i64 %others)
   %fewer = icmp slt i64 %have, %others
   %helpers = select i1 %fewer, i64 %have, i64 %others
   store atomic ptr %task, ptr @task monotonic, align 8
   store atomic ptr %args, ptr @args monotonic, align 8
-  store atomic i64 %parts, ptr @parts monotonic, align 8
   store atomic i64 0, ptr @done monotonic, align 64
   %j0 = atomicrmw add ptr @job, i64 1 seq_cst
   %j = add i64 %j0, 1
   %jm = and i64 %j, 4294967295
-  %first = shl i64 %jm, 32
+  %jhigh = shl i64 %jm, 32
+  %count = shl i64 %parts, 16
+  %first = or i64 %jhigh, %count
   store atomic i64 %first, ptr @ticket seq_cst, align 64
   br label %signal
 signal:
@@ -260,7 +279,7 @@ broadcast:
   call i32 @pthread_mutex_unlock(ptr @mutex)
   br label %work
 work:
-  call void @run_parts(i64 %j, ptr %task, ptr %args, i64 %parts)
+  call void @run_parts(i64 %j, ptr %task, ptr %args)
   br label %poll
 poll:
   %n = phi i64 [0, %work], [%n1, %spin], [0, %yield]
