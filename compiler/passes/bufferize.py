@@ -33,8 +33,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from compiler.dialects.write_in_place import inout_results
-from compiler.mlir import arith, bufferization, collect, func, functions, ir, linalg, operation_of, tensor
+from compiler.mlir import bufferization, collect, func, functions, ir, linalg, operation_of, tensor
 from compiler.passes.base import EmberPass, PassFailure, run_upstream
+from compiler.passes.linalg_utils import copy_of
 from compiler.passes.signature import add_arguments, sync_signature
 from compiler.passes.tile_buffers import hoist_tile_buffers
 from runtime.abi import LAYOUT_ATTR, NUM_OUTPUTS_ATTR
@@ -241,14 +242,8 @@ def copy_read_only_update_targets(fn) -> int:
         block = dest.owner if owner is None else owner.parent.regions[0].blocks[0]
         if owner is None and block != fn.regions[0].blocks[0]:
             continue
-        t = ir.RankedTensorType(dest.type)
         with _after(owner, block), op.location:
-            sizes = [
-                tensor.dim(dest, arith.constant(ir.IndexType.get(), i)) if t.is_dynamic_dim(i) else t.get_dim_size(i)
-                for i in range(t.rank)
-            ]
-            init = tensor.EmptyOp(sizes, t.element_type).result
-            copy = linalg.copy(dest, outs=[init])
+            copy = copy_of(dest)
         op.operands[1] = copy
         made += 1
     return made
@@ -273,14 +268,8 @@ def unshare_update_targets(fn) -> int:
         before.append(op.results[0])
         if not any(_returned(r) for r in before[:-1]):
             continue  # an earlier update read only before this one: chain_updates chains them in place
-        t = ir.RankedTensorType(dest.type)
         with ir.InsertionPoint(op), op.location:
-            sizes = [
-                tensor.dim(dest, arith.constant(ir.IndexType.get(), i)) if t.is_dynamic_dim(i) else t.get_dim_size(i)
-                for i in range(t.rank)
-            ]
-            init = tensor.EmptyOp(sizes, t.element_type).result
-            op.operands[1] = linalg.copy(dest, outs=[init])
+            op.operands[1] = copy_of(dest)
         made += 1
     return made
 

@@ -32,9 +32,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from compiler.mlir import arith, functions, ir, linalg, operation_of, tensor
+from compiler.mlir import functions, ir, operation_of, tensor
 from compiler.passes.base import EmberPass, run_upstream
 from compiler.passes.linalg_utils import (
+    copy_of,
     has_reduction,
     is_elementwise,
     is_library_call,
@@ -145,12 +146,7 @@ def _barrier(value: ir.Value) -> ir.Value:
     elementwise fusion neither fuses into nor sees through, whatever the shapes (a
     ``tensor.cast`` shield between equal dynamic types folds away); ``drop_barriers``
     removes it after fusion."""
-    t = ir.RankedTensorType(value.type)
-    index = ir.IndexType.get()
-    sizes = [
-        tensor.dim(value, arith.constant(index, i)) if t.is_dynamic_dim(i) else t.get_dim_size(i) for i in range(t.rank)
-    ]
-    copied = linalg.copy(value, outs=[tensor.EmptyOp(sizes, t.element_type).result])
+    copied = copy_of(value)
     operation_of(copied.owner).attributes[BARRIER] = ir.UnitAttr.get()
     return copied
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from compiler.mlir import constant_attr, ir, operation_of
+from compiler.mlir import arith, constant_attr, ir, linalg, operation_of, tensor
 
 
 def is_linalg(op) -> bool:
@@ -119,3 +119,14 @@ def is_plus_zero(value: ir.Value) -> bool:
         return False
     number = ir.FloatAttr(attr).value
     return number == 0.0 and math.copysign(1.0, number) > 0
+
+
+def copy_of(value: ir.Value) -> ir.Value:
+    """A ``linalg.copy`` of the tensor ``value`` into a fresh ``tensor.empty`` of its
+    shape (its dynamic sizes read with ``tensor.dim``), at the insertion point."""
+    t = ir.RankedTensorType(value.type)
+    index = ir.IndexType.get()
+    sizes = [
+        tensor.dim(value, arith.constant(index, i)) if t.is_dynamic_dim(i) else t.get_dim_size(i) for i in range(t.rank)
+    ]
+    return linalg.copy(value, outs=[tensor.EmptyOp(sizes, t.element_type).result])
