@@ -168,8 +168,8 @@ NPY_ARRAY_C_CONTIGUOUS = 0x0001
 FORK_PREFIX = "ember_fork_"
 FORKED_PREFIX = "ember_forked_"
 # () -> the configured threads (a forked loop splits into FORK_PARTS_PER_THREAD parts per thread)
-POOL_PARTS = "ember_pool_parts"
-POOL_SET_PARTS = "ember_pool_set_parts"  # (parts): what POOL_PARTS returns from now on
+POOL_THREADS = "ember_pool_threads"
+POOL_SET_THREADS = "ember_pool_set_threads"  # (threads): what POOL_THREADS returns from now on
 
 
 def fork_name(function: str, number: int) -> str:

@@ -228,7 +228,7 @@ def fork_glue(forks, parts_per_thread: int = FORK_PARTS_PER_THREAD) -> ir.Module
 
     ``_mlir_ciface_<fork>(values..., tiles)`` stores its values (the scalars on its
     stack) in an array and asks the pool for ``parts_per_thread`` parts per thread
-    (``ember_pool_parts()``: the configured threads; one part on one thread), at most
+    (``ember_pool_threads()``: the configured threads; one part on one thread), at most
     one per tile: ``FORK_PARTS_PER_THREAD`` for a kernel's loops, 1 for the helper
     libraries' (their blocks are sized per thread; A @ x's rows in four parts on two
     threads ran 5-10 % slower);
@@ -236,7 +236,7 @@ def fork_glue(forks, parts_per_thread: int = FORK_PARTS_PER_THREAD) -> ir.Module
     pool returns once every part is done."""
     module = ir.Module(name="ember_fork_glue")
     pool_run = ir.Function(module, ir.FunctionType(VOID, [PTR, PTR, I64]), abi.POOL_RUN)
-    pool_parts = ir.Function(module, ir.FunctionType(I64, []), abi.POOL_PARTS)
+    pool_threads = ir.Function(module, ir.FunctionType(I64, []), abi.POOL_THREADS)
     for fork_symbol, forked_symbol, kinds in forks:
         types = [_scalar_type(kind) for kind in kinds]
         forked = ir.Function(module, ir.FunctionType(VOID, types + [I64, I64]), "_mlir_ciface_" + forked_symbol)
@@ -249,7 +249,7 @@ def fork_glue(forks, parts_per_thread: int = FORK_PARTS_PER_THREAD) -> ir.Module
             pointer = arg if typ == PTR else _on_stack(builder, arg, f"v{i}")
             builder.store(pointer, builder.gep(slots, [I64(i)], source_etype=PTR), align=8)
         tiles = fork.args[len(types)]
-        threads = builder.call(pool_parts, [], name="threads")
+        threads = builder.call(pool_threads, [], name="threads")
         shared = builder.icmp_signed(">", threads, I64(1), name="shared")
         more = builder.mul(threads, I64(parts_per_thread), name="more")
         wanted = builder.select(shared, more, threads, name="wanted")

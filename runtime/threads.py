@@ -49,7 +49,7 @@ SPIN_NS = 1_000_000  # a worker spins this long for the next job before it sleep
 # complex matrix, then a product) 8.17 -> 5.86 -> 6.63, covariance 10.98 -> 10.45 ->
 # 10.81, the MLP 3.68 -> 3.60 -> 3.68; the corpus in all 1.03x (geometric mean); kernels
 # without BLAS the same within 2 %. The helper libraries keep one part per thread and
-# size their blocks by ember_pool_parts (the threads): x @ A in four column blocks on
+# size their blocks by ember_pool_threads: x @ A in four column blocks on
 # two threads ran 11 % slower, A @ x's rows in four parts 5-10 %.
 FORK_PARTS_PER_THREAD = 2
 
@@ -62,7 +62,7 @@ def set_num_threads(n: int | None) -> None:
     setting, as it runs the threads; ``compiler.config.num_threads`` reads and writes it."""
     global _num_threads
     _num_threads = None if n is None else int(n)
-    sync_forked_parts()
+    sync_threads()
 
 
 def configured_threads() -> int | None:
@@ -151,8 +151,10 @@ class NativePool:
         self.run_address = self._engine.get_function_address(abi.POOL_RUN)
         self.run = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)(self.run_address)
         self.after_fork = ctypes.CFUNCTYPE(None)(self._engine.get_function_address(abi.POOL_AFTER_FORK))
-        self.parts_address = self._engine.get_function_address(abi.POOL_PARTS)
-        self.set_parts = ctypes.CFUNCTYPE(None, ctypes.c_int64)(self._engine.get_function_address(abi.POOL_SET_PARTS))
+        self.threads_address = self._engine.get_function_address(abi.POOL_THREADS)
+        self.set_threads = ctypes.CFUNCTYPE(None, ctypes.c_int64)(
+            self._engine.get_function_address(abi.POOL_SET_THREADS)
+        )
         os.register_at_fork(after_in_child=self.after_fork)
         ctypes.pythonapi.Py_IncRef(ctypes.py_object(self))
 
@@ -165,16 +167,16 @@ def pool() -> NativePool:
 
 @functools.cache
 def register_symbols() -> None:
-    """Make ``ember_pool_run`` and ``ember_pool_parts`` resolvable by the JIT, for the
+    """Make ``ember_pool_run`` and ``ember_pool_threads`` resolvable by the JIT, for the
     objects of parallel kernels and of kernels with forked loops."""
     llvm.add_symbol(abi.POOL_RUN, pool().run_address)
-    llvm.add_symbol(abi.POOL_PARTS, pool().parts_address)
-    sync_forked_parts()
+    llvm.add_symbol(abi.POOL_THREADS, pool().threads_address)
+    sync_threads()
 
 
-def sync_forked_parts() -> None:
+def sync_threads() -> None:
     """Tell the pool how many threads forked loops and the helpers split across
     (``num_threads()``), once it exists: when it starts, and on ``set_num_threads``.
     ``EMBER_NUM_THREADS`` is read then; a parallel kernel's call reads it every time."""
     if pool.cache_info().currsize:
-        pool().set_parts(num_threads())
+        pool().set_threads(num_threads())

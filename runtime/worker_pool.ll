@@ -7,14 +7,14 @@
 ; threads: the caller and each woken worker claim the next unclaimed one from
 ; @ticket (the job number, 32 bits, above the job's part count and the next part, 16
 ; bits each) until none is left, and the caller returns when @done counts them all.
-; The count is in the ticket, not read beside it: a worker late for one job that read
-; the next job's larger count while the ticket still named its own, finished job
-; claimed a part past the end of it, ran the next job's task, and counted it in the
-; next job's @done (a part run twice, or a caller waiting forever for a count it had
-; passed). Why: a worker woken late (its core busy
-; with another library's spinning thread, as BLAS's are for ~0.1 s after each call)
-; no longer holds up the caller, who runs the part itself; a late worker finds the
-; job's parts gone (or a later job's number) and claims nothing.
+; Why: a worker woken late (its core busy with another library's spinning thread, as
+; BLAS's are for ~0.1 s after each call) no longer holds up the caller, who runs the
+; part itself; a late worker finds the job's parts gone (or a later job's number) and
+; claims nothing. The count is in the ticket, not read beside it: a worker late for
+; one job that read the next job's larger count while the ticket still named its own,
+; finished job claimed a part past the end of it, ran the next job's task, and counted
+; it in the next job's @done (a part run twice, or a caller waiting forever for a
+; count it had passed).
 ;
 ; This file is valid IR as it stands (the default parameters, no spin hint).
 ; runtime/threads.py:pool_ir() fills in a process's parameters by rewriting exactly
@@ -242,7 +242,7 @@ handout:
   ; helpers: one fewer than the configured threads (at least one), and than the parts. A
   ; forked loop has more parts than threads; more workers than cores would only spin
   ; against the caller (a 64x64 np.dot after one such loop: 5 -> 10 us a call).
-  %threads = load atomic i64, ptr @default_parts monotonic, align 8
+  %threads = load atomic i64, ptr @configured_threads monotonic, align 8
   %few = icmp slt i64 %threads, 2
   %least = select i1 %few, i64 2, i64 %threads
   %over = icmp slt i64 %parts, %least
@@ -302,15 +302,15 @@ release:
 ; The threads configured in Python (runtime/threads.py sets it): what forked loops
 ; (compiler/passes/fork_loops.py, FORK_PARTS_PER_THREAD parts per thread) and the
 ; helpers that size their blocks by it split across.
-@default_parts = internal global i64 1, align 8
+@configured_threads = internal global i64 1, align 8
 
-define i64 @ember_pool_parts() {
-  %n = load atomic i64, ptr @default_parts monotonic, align 8
+define i64 @ember_pool_threads() {
+  %n = load atomic i64, ptr @configured_threads monotonic, align 8
   ret i64 %n
 }
 
-define void @ember_pool_set_parts(i64 %n) {
-  store atomic i64 %n, ptr @default_parts monotonic, align 8
+define void @ember_pool_set_threads(i64 %n) {
+  store atomic i64 %n, ptr @configured_threads monotonic, align 8
   ret void
 }
 

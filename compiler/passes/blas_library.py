@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from compiler.mlir import public_definitions
-from runtime.abi import POOL_PARTS
+from runtime.abi import POOL_THREADS
 
 # Element-type independent: how a (rows x cols) matrix with strides (s0, s1) can be
 # handed to BLAS. Row-major needs unit stride along rows and s0 >= cols; column-major
@@ -128,7 +128,7 @@ func.func private @ember_blas_unpacked_ELEM(%packed: MATRIX, %x: MATRIX) {
   }
   return
 }
-func.func private @POOL_PARTS() -> i64
+func.func private @POOL_THREADS() -> i64
 func.func private @ember_gemm_ELEM(%a: MATRIX, %b: MATRIX, %c: MATRIX, %beta: ELEM) {
   // A product BLAS runs on one thread (m*n*k <= 2**18, OpenBLAS's threshold) that is
   // worth two (>= 2**15): blocks of 32 rows on the worker pool, one call each. Rows
@@ -144,7 +144,7 @@ func.func private @ember_gemm_ELEM(%a: MATRIX, %b: MATRIX, %c: MATRIX, %beta: EL
   %worth = arith.cmpi sge, %mnk, %lo : index
   %serial = arith.cmpi sle, %mnk, %hi : index
   %blocks = arith.divui %m, %c32 : index
-  %threads64 = func.call @POOL_PARTS() : () -> i64
+  %threads64 = func.call @POOL_THREADS() : () -> i64
   %threads = arith.index_cast %threads64 : i64 to index
   %parts = arith.minui %threads, %blocks : index
   %many = arith.cmpi sge, %parts, %c2 : index
@@ -512,7 +512,7 @@ def helper_text(element: str) -> str:
         .replace("GEMV", f"{letter}gemv")
         .replace("SYRK", f"{letter}syrk")
         .replace("DOT", f"{letter}dot")
-        .replace("POOL_PARTS", POOL_PARTS)
+        .replace("POOL_THREADS", POOL_THREADS)
         .replace("SCALAR", generic_memref(element, 0))
         .replace("ELEM", element)
     )
@@ -520,7 +520,7 @@ def helper_text(element: str) -> str:
 
 HELPER_NAMES = {
     name for element in _LETTER for name in re.findall(r"func\.func private @(\w+)", LAYOUT + helper_text(element))
-} - {POOL_PARTS}  # the helpers ask the pool how many threads it has: not a library call
+} - {POOL_THREADS}  # the helpers ask the pool how many threads it has: not a library call
 
 
 def library_text(element: str) -> str:

@@ -21,7 +21,7 @@ CPU backend compiles once per process (``helper_library.py``), as the BLAS helpe
   every 4 KiB page; a software prefetch keeps it ahead). Each row's sum is its
   accumulator's lanes added, then the columns past the last full vector.
 * ``x @ A``: an ``scf.forall`` over blocks of about 20 KiB of columns, at least one per
-  thread when A is large (``ember_pool_parts``: blocks of 64 columns or more), the
+  thread when A is large (``ember_pool_threads``: blocks of 64 columns or more), the
   columns dealt evenly to the blocks (a block's part of each row is a long stream, and
   its part of ``y`` stays in the L1 cache; blocks of 4 KiB ran 10 % slower); eight rows
   at a time add ``x[i] * A[i, cols]`` into the block's vectors of ``y`` (four: 5-10 %
@@ -41,7 +41,7 @@ from compiler.mlir import add_functions, arith, collect, declarations, func, fun
 from compiler.passes.base import EmberPass
 from compiler.passes.blas import blas_op, calls_threaded_library, zero_fill_before
 from compiler.passes.scf_loops import if_then
-from runtime.abi import POOL_PARTS
+from runtime.abi import POOL_THREADS
 from runtime.threads import PARALLEL_MIN_BYTES
 
 LANES = {"f32": 16, "f64": 8}  # one 64-byte vector
@@ -185,9 +185,9 @@ def vecmat_rows(element: str, rows: int, x: str = "%x", y: str = "%y") -> str:
 
 
 def parts_wanted(most: str) -> str:
-    """``%wanted``: the pool's parts (``ember_pool_parts``), at most ``most``, when A has
+    """``%wanted``: the pool's threads (``ember_pool_threads``), at most ``most``, when A has
     ``%cBig`` elements or more; else 1 (a small A is not worth a second thread)."""
-    return f"""  %parts64 = func.call @{POOL_PARTS}() : () -> i64
+    return f"""  %parts64 = func.call @{POOL_THREADS}() : () -> i64
   %parts = arith.index_cast %parts64 : i64 to index
   %shared = arith.minui %parts, {most} : index
   %mn = arith.muli %m, %n : index
@@ -233,7 +233,7 @@ def vecmat_text(element: str) -> str:
     """``y = x @ A`` for A with contiguous rows and a contiguous ``y`` (see the module doc)."""
     mat = matrix_type(element)
     return f"""
-func.func private @{POOL_PARTS}() -> i64
+func.func private @{POOL_THREADS}() -> i64
 func.func private @{helper_name("vecmat", element)}(%x: {vector_type(element, False)}, %A: {mat}, %y: {vector_type(element, True)}) {{
 {prelude(element)}
 {column_tiles(element, COLUMN_TILE_BYTES)}

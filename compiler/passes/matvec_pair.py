@@ -70,7 +70,7 @@ from compiler.passes.matvec import (
     vector_type,
     zero_columns,
 )
-from runtime.abi import POOL_PARTS
+from runtime.abi import POOL_THREADS
 
 
 def helper_name(kind: str, element: str) -> str:
@@ -223,7 +223,7 @@ func.func private @{helper_name("chain", element)}(%A: {mat}, %x: {unit}, %y: {s
 
 def helpers_text(element: str) -> str:
     """Both helpers of ``element``, with the declaration of what they call."""
-    return f"func.func private @{POOL_PARTS}() -> i64\n" + pair_text(element) + chain_text(element)
+    return f"func.func private @{POOL_THREADS}() -> i64\n" + pair_text(element) + chain_text(element)
 
 
 def library_text(element: str) -> str:

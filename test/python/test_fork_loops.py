@@ -160,7 +160,7 @@ def test_one_loop_kernels_still_split_whole():
 def test_set_num_threads_reaches_the_forked_loops():
     threads.register_symbols()
     pool = threads.pool()
-    parts = ctypes.CFUNCTYPE(ctypes.c_int64)(pool.parts_address)
+    parts = ctypes.CFUNCTYPE(ctypes.c_int64)(pool.threads_address)
     try:
         threads.set_num_threads(3)
         assert parts() == 3

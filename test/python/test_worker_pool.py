@@ -61,7 +61,7 @@ def small_pool():
     """A private pool of three threads (the caller and two workers) whose workers sleep
     after 0.2 ms of spinning."""
     pool = threads.NativePool(max_workers=2, spin_ns=200_000)
-    pool.set_parts(3)
+    pool.set_threads(3)
     return pool
 
 
@@ -89,7 +89,7 @@ def test_more_parts_than_threads_run_on_the_configured_threads_only():
     """Eight slow parts on a pool configured for two threads: the caller and one worker
     share them; no second worker starts to spin against them."""
     pool = threads.NativePool(max_workers=4, spin_ns=200_000)
-    pool.set_parts(2)
+    pool.set_threads(2)
     rec = Recorder(on_part=lambda part: time.sleep(0.01))
     run_with_deadline(lambda: pool.run(rec.address, None, 8))
     assert rec.parts() == list(range(8))

@@ -37,7 +37,7 @@
 // CHECK-LABEL: func.func private @ember_vecmat_loops_f32
 // CHECK: %[[CB:.*]] = arith.constant 5120 : index
 // CHECK: %[[BLOCKS:.*]] = arith.ceildivui %{{.*}}, %[[CB]] : index
-// CHECK: %[[PARTS:.*]] = call @ember_pool_parts() : () -> i64
+// CHECK: %[[PARTS:.*]] = call @ember_pool_threads() : () -> i64
 // CHECK: %[[WANTED:.*]] = arith.select %{{.*}}, %{{.*}}, %c1 : index
 // CHECK: %[[TILES:.*]] = arith.maxui %[[BLOCKS]], %[[WANTED]] : index
 // CHECK: %[[SOME:.*]] = arith.maxui %[[TILES]], %c1 : index
