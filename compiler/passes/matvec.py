@@ -290,16 +290,18 @@ def _narrow(matrix) -> bool:
     return dynamic not in (rows, cols) and cols < 2 * MIN_COLUMNS and rows * cols >= limit
 
 
-def checked_call(name: str, types, values, contiguous, split, fallback) -> None:
+def checked_call(name: str, types, values, contiguous, split, fallback, extra=None) -> None:
     """At the insertion point: a call of the helper ``name`` with ``values`` cast to
     ``types``, behind a run-time check of what the types do not fix (that each of
     ``contiguous`` has unit stride; that ``split``, a matrix whose columns the helper
-    splits, is wide or small: None when it splits none); ``fallback()`` builds the
-    other branch."""
+    splits, is wide or small: None when it splits none; ``extra``, a condition of the
+    caller's, when not None); ``fallback()`` builds the other branch."""
     element = str(values[0].type.element_type)
     checks = [_stride_is_one(v) for v in contiguous if not unit_stride(v)[0]]
     if split is not None and (wide := _wide_or_small(split, element)) is not None:
         checks.append(wide)
+    if extra is not None:
+        checks.append(extra)
 
     def call():
         casts = [memref.cast(ir.Type.parse(t), v) for t, v in zip(types, values, strict=True)]

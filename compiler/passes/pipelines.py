@@ -14,6 +14,7 @@ PIPELINES: dict[str, tuple[str, str]] = {
                 "ember-fuse",
                 "ember-tile",
                 "ember-bufferize",
+                "ember-gemm-loops",  # float32 A @ B: our own packed kernel on the worker pool
                 "ember-matvec-pairs",  # A @ p and r @ A of one matrix: one pass over it
                 "ember-matvec-loops",  # matrix-vector products: our own prefetching loops
                 "ember-matmul-to-blas",

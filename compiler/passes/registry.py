@@ -25,6 +25,7 @@ _PASSES: dict[str, tuple[str, str]] = {
     "ember-fuse": ("compiler.passes.fusion", "EmberFuse"),
     "ember-tile": ("compiler.passes.tiling", "EmberTile"),
     "ember-bufferize": ("compiler.passes.bufferize", "EmberBufferize"),
+    "ember-gemm-loops": ("compiler.passes.gemm", "EmberGemmLoops"),
     "ember-matvec-pairs": ("compiler.passes.matvec_pair", "EmberMatvecPairs"),
     "ember-matvec-loops": ("compiler.passes.matvec", "EmberMatvecLoops"),
     "ember-matmul-to-blas": ("compiler.passes.blas", "EmberMatmulToBlas"),

@@ -1,0 +1,414 @@
+"""Float32 matrix products as Ember's own packed kernel (``ember-gemm-loops``).
+
+Why: NumPy's OpenBLAS runs ``A @ B`` 1024^3 float32 in 6.3-6.6 ms on 2 cores of an
+AVX-512 Xeon, torch's MKL in 5.8-6.0; the loops below in 5.8-5.9 (11.1-11.8 ms on one
+thread, OpenBLAS 12.5, MKL 12.2). They run on Ember's worker pool, so a kernel with
+products and elementwise work has one thread pool, not OpenBLAS's spinning beside it.
+
+The algorithm is Goto's (as in BLIS), for row-major operands:
+
+* each part of the pool takes a range of C's rows (or of its columns, when there are
+  too few rows to split) and works alone: no barrier between parts;
+* per block of ``KC`` along the shared dimension, the part packs its rows of A into
+  panels of ``MR`` rows, element ``[k][row]`` (zero rows past the end), and per block
+  of ``NB`` columns of B, panels of ``NR`` columns, element ``[k][col]``;
+* the micro-kernel keeps an ``MR x NR`` tile of C in 24 vector registers: per step of
+  k, two vectors of B's panel and ``MR`` broadcasts of A's, 24 fused multiply-adds,
+  four steps per loop iteration. A's panel (12 KiB) stays in the L1 cache while B's
+  block (512 KiB, in the L2 cache) streams past it;
+* the tile is stored (first block of k) or added to C; a tile past C's edge goes
+  through a scratch tile.
+
+Each product sums its k-blocks in order, each block with fused multiply-adds: the
+result equals NumPy's up to the rounding of a reordered sum (as the matrix-vector
+loops' do). Measured (ms, 2 threads, one process; ``benchmarks/run.py``): see
+docs/numpy-semantics.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from compiler.mlir import add_functions, arith, collect, declarations, functions, ir, memref, public_definitions
+from compiler.passes.base import EmberPass
+from compiler.passes.blas import zero_fill_before
+from compiler.passes.matvec import checked_call, other_library_work, unit_stride
+from runtime.abi import POOL_THREADS
+
+ELEMENT = "f32"
+LANES = 16
+MR = 12  # rows of A per panel: MR x NV vectors of C in registers (24 of 32)
+NV = 2
+NR = LANES * NV  # columns of B per panel
+KC = 256  # the shared dimension's block (A's panel: MR * KC * 4 = 12 KiB)
+NB = 512  # columns of B per packed block (KC * NB * 4 = 512 KiB)
+ROW_CHUNK = 64 * MR  # rows of A packed at once per part
+UNROLL = 4
+MIN_MACS = 1 << 18  # up to this many, BLAS (one call on one thread, or row blocks on ours: blas_library.py)
+SPLIT_MACS = 1 << 21  # a smaller one runs on one thread
+
+MAT = f"memref<?x?x{ELEMENT}, strided<[?, 1], offset: ?>>"
+VEC = f"vector<{LANES}x{ELEMENT}>"
+A_PACK = f"memref<{ROW_CHUNK * KC}x{ELEMENT}>"
+B_PACK = f"memref<{NB * KC}x{ELEMENT}>"
+TILE = f"memref<{MR}x{NR}x{ELEMENT}>"
+HELPER = f"ember_gemm_loops_{ELEMENT}"
+
+
+def _constants() -> str:
+    values = sorted(
+        {0, 1, 4, MR, NR, KC, NB, UNROLL, ROW_CHUNK // MR} | set(range(MR)) | {LANES * v for v in range(NV)}
+    )
+    return "\n".join(f"  %c{v} = arith.constant {v} : index" for v in values)
+
+
+def _k_step(k: str, tag: str, accumulators: list[str]) -> tuple[list[str], list[str]]:
+    """One step of the shared dimension: the lines, and the new accumulators."""
+    lines = [
+        f"          %bo{tag}0 = arith.muli {k}, %c{NR} : index",
+        f"          %bo{tag} = arith.addi %bo{tag}0, %bbase : index",
+        f"          %ao{tag}0 = arith.muli {k}, %c{MR} : index",
+        f"          %ao{tag} = arith.addi %ao{tag}0, %abase : index",
+    ]
+    for v in range(NV):
+        lines.append(f"          %bi{v}{tag} = arith.addi %bo{tag}, %c{LANES * v} : index")
+        lines.append(f"          %b{v}{tag} = vector.load %Bp[%bi{v}{tag}] : {B_PACK}, {VEC}")
+    new = []
+    for r in range(MR):
+        lines.append(f"          %ai{r}{tag} = arith.addi %ao{tag}, %c{r} : index")
+        lines.append(f"          %s{r}{tag} = memref.load %Ap[%ai{r}{tag}] : {A_PACK}")
+        lines.append(f"          %x{r}{tag} = vector.broadcast %s{r}{tag} : {ELEMENT} to {VEC}")
+        for v in range(NV):
+            acc = accumulators[r * NV + v]
+            lines.append(f"          %n{r}_{v}{tag} = vector.fma %x{r}{tag}, %b{v}{tag}, {acc} : {VEC}")
+            new.append(f"%n{r}_{v}{tag}")
+    return lines, new
+
+
+def _accumulate() -> list[str]:
+    """``%acc#i``: the tile's vectors summed over ``%kc`` steps, ``UNROLL`` per iteration."""
+    accumulators = [f"%a{r}_{v}" for r in range(MR) for v in range(NV)]
+    types = ", ".join([VEC] * len(accumulators))
+    count = len(accumulators)
+    lines = [
+        f"        %kc_rem = arith.remui %kc, %c{UNROLL} : index",
+        "        %kc_full = arith.subi %kc, %kc_rem : index",
+        f"        %unrolled:{count} = scf.for %kk = %c0 to %kc_full step %c{UNROLL} "
+        f"iter_args({', '.join(f'{a} = %vzero' for a in accumulators)}) -> ({types}) {{",
+    ]
+    current = accumulators
+    for u in range(UNROLL):
+        lines.append(f"          %kk{u} = arith.addi %kk, %c{u} : index")
+        step, current = _k_step(f"%kk{u}", f"u{u}", current)
+        lines += step
+    lines += [f"          scf.yield {', '.join(current)} : {types}", "        }"]
+    lines.append(
+        f"        %acc:{count} = scf.for %kk = %kc_full to %kc step %c1 "
+        f"iter_args({', '.join(f'{a} = %unrolled#{i}' for i, a in enumerate(accumulators))}) -> ({types}) {{"
+    )
+    step, current = _k_step("%kk", "r", accumulators)
+    lines += step
+    lines += [f"          scf.yield {', '.join(current)} : {types}", "        }"]
+    return lines
+
+
+def _store_tile() -> list[str]:
+    """The tile into C at ``(%row0, %col0)``: stored on the first block of k, else added;
+    through the scratch tile ``%T`` where it crosses C's edge."""
+    lines = [
+        f"        %row_end = arith.addi %row0, %c{MR} : index",
+        f"        %col_end = arith.addi %col0, %c{NR} : index",
+        "        %rows_in = arith.cmpi ule, %row_end, %m : index",
+        "        %cols_in = arith.cmpi ule, %col_end, %n : index",
+        "        %inside = arith.andi %rows_in, %cols_in : i1",
+        "        scf.if %inside {",
+    ]
+    for r in range(MR):
+        lines.append(f"          %R{r} = arith.addi %row0, %c{r} : index")
+        for v in range(NV):
+            i, at = r * NV + v, f"%R{r}, %C{r}_{v}"
+            lines += [
+                f"          %C{r}_{v} = arith.addi %col0, %c{LANES * v} : index",
+                f"          %o{r}_{v} = scf.if %first -> ({VEC}) {{",
+                f"            scf.yield %acc#{i} : {VEC}",
+                "          } else {",
+                f"            %old{r}_{v} = vector.load %C[{at}] : {MAT}, {VEC}",
+                f"            %sum{r}_{v} = arith.addf %old{r}_{v}, %acc#{i} : {VEC}",
+                f"            scf.yield %sum{r}_{v} : {VEC}",
+                "          }",
+                f"          vector.store %o{r}_{v}, %C[{at}] : {MAT}, {VEC}",
+            ]
+    lines.append("        } else {")
+    for r in range(MR):
+        for v in range(NV):
+            lines.append(f"          vector.store %acc#{r * NV + v}, %T[%c{r}, %c{LANES * v}] : {TILE}, {VEC}")
+    lines += [
+        "          %rows_left = arith.subi %m, %row0 : index",
+        f"          %tile_rows = arith.minui %rows_left, %c{MR} : index",
+        "          %cols_left = arith.subi %n, %col0 : index",
+        f"          %tile_cols = arith.minui %cols_left, %c{NR} : index",
+        "          scf.for %i = %c0 to %tile_rows step %c1 {",
+        "            scf.for %j = %c0 to %tile_cols step %c1 {",
+        f"              %tv = memref.load %T[%i, %j] : {TILE}",
+        "              %ci = arith.addi %row0, %i : index",
+        "              %cj = arith.addi %col0, %j : index",
+        f"              %out = scf.if %first -> ({ELEMENT}) {{",
+        f"                scf.yield %tv : {ELEMENT}",
+        "              } else {",
+        f"                %prior = memref.load %C[%ci, %cj] : {MAT}",
+        f"                %added = arith.addf %prior, %tv : {ELEMENT}",
+        f"                scf.yield %added : {ELEMENT}",
+        "              }",
+        f"              memref.store %out, %C[%ci, %cj] : {MAT}",
+        "            }",
+        "          }",
+        "        }",
+    ]
+    return lines
+
+
+def _pack_a() -> str:
+    """Rows ``%pch*MR..`` (panels ``%pch`` to ``%pche``) of A, k from ``%pc``, into ``%Ap``."""
+    return f"""        scf.for %pa = %pch to %pche step %c1 {{
+          %pl = arith.subi %pa, %pch : index
+          %abase = arith.muli %pl, %pstride : index
+          %rowp = arith.muli %pa, %c{MR} : index
+          scf.for %r = %c0 to %c{MR} step %c1 {{
+            %row = arith.addi %rowp, %r : index
+            %in_a = arith.cmpi ult, %row, %m : index
+            scf.for %kk = %c0 to %kc step %c1 {{
+              %at0 = arith.muli %kk, %c{MR} : index
+              %at1 = arith.addi %at0, %r : index
+              %at = arith.addi %at1, %abase : index
+              %av = scf.if %in_a -> ({ELEMENT}) {{
+                %kx = arith.addi %pc, %kk : index
+                %e = memref.load %A[%row, %kx] : {MAT}
+                scf.yield %e : {ELEMENT}
+              }} else {{
+                scf.yield %zero : {ELEMENT}
+              }}
+              memref.store %av, %Ap[%at] : {A_PACK}
+            }}
+          }}
+        }}"""
+
+
+def _pack_b() -> str:
+    """Columns ``%cb`` to ``%cbe`` of B, k from ``%pc``, into ``%Bp``'s panels (vector
+    copies for whole panels, zeros past the block's end)."""
+    whole = "\n".join(
+        f"""              %bc{v} = arith.addi %qcol, %c{LANES * v} : index
+              %bv{v} = vector.load %B[%kx, %bc{v}] : {MAT}, {VEC}
+              %bd{v} = arith.addi %d, %c{LANES * v} : index
+              vector.store %bv{v}, %Bp[%bd{v}] : {B_PACK}, {VEC}"""
+        for v in range(NV)
+    )
+    return f"""          scf.for %q = %c0 to %qn step %c1 {{
+            %qc0 = arith.muli %q, %c{NR} : index
+            %qcol = arith.addi %cb, %qc0 : index
+            %qbase = arith.muli %q, %qstride : index
+            %qend = arith.addi %qcol, %c{NR} : index
+            %qwhole = arith.cmpi ule, %qend, %cbe : index
+            scf.for %kk = %c0 to %kc step %c1 {{
+              %kx = arith.addi %pc, %kk : index
+              %d0 = arith.muli %kk, %c{NR} : index
+              %d = arith.addi %d0, %qbase : index
+              scf.if %qwhole {{
+{whole}
+              }} else {{
+                scf.for %j = %c0 to %c{NR} step %c1 {{
+                  %col = arith.addi %qcol, %j : index
+                  %in_b = arith.cmpi ult, %col, %cbe : index
+                  %bv = scf.if %in_b -> ({ELEMENT}) {{
+                    %e = memref.load %B[%kx, %col] : {MAT}
+                    scf.yield %e : {ELEMENT}
+                  }} else {{
+                    scf.yield %zero : {ELEMENT}
+                  }}
+                  %dj = arith.addi %d, %j : index
+                  memref.store %bv, %Bp[%dj] : {B_PACK}
+                }}
+              }}
+            }}
+          }}"""
+
+
+def _partition() -> str:
+    """``%parts`` parts (the pool's threads; one for a small product), each ``%tr``'s
+    share of the row panels (``%p_lo`` to ``%p_hi``) and ``%tc``'s of the columns
+    (``%col_lo`` to ``%col_hi``): rows are split when there are four panels a part."""
+    return f"""  %threads64 = func.call @{POOL_THREADS}() : () -> i64
+  %threads = arith.index_cast %threads64 : i64 to index
+  %mn = arith.muli %m, %n : index
+  %mnk = arith.muli %mn, %k : index
+  %big = arith.cmpi uge, %mnk, %cSplit : index
+  %parts = arith.select %big, %threads, %c1 : index
+  %four = arith.muli %parts, %c4 : index
+  %tall = arith.cmpi uge, %panels, %four : index
+  %row_parts = arith.select %tall, %parts, %c1 : index
+  %col_parts = arith.select %tall, %c1, %parts : index
+  %panels_each = arith.ceildivui %panels, %row_parts : index
+  %col_panels = arith.ceildivui %n, %c{NR} : index
+  %col_panels_each = arith.ceildivui %col_panels, %col_parts : index
+  %cols_each = arith.muli %col_panels_each, %c{NR} : index"""
+
+
+def _part_ranges() -> str:
+    return """    %tr = arith.divui %t, %col_parts : index
+    %tc = arith.remui %t, %col_parts : index
+    %p_lo = arith.muli %tr, %panels_each : index
+    %p_hi0 = arith.addi %p_lo, %panels_each : index
+    %p_hi = arith.minui %p_hi0, %panels : index
+    %col_lo0 = arith.muli %tc, %cols_each : index
+    %col_lo = arith.minui %col_lo0, %n : index
+    %col_hi0 = arith.addi %col_lo, %cols_each : index
+    %col_hi = arith.minui %col_hi0, %n : index"""
+
+
+def gemm_text() -> str:
+    """``C = A @ B`` for float32 A, B, C with contiguous rows (see the module doc)."""
+    kernel = "\n".join(_accumulate() + _store_tile())
+    return f"""
+func.func private @{POOL_THREADS}() -> i64
+func.func private @{HELPER}(%A: {MAT}, %B: {MAT}, %C: {MAT}) {{
+{_constants()}
+  %cSplit = arith.constant {SPLIT_MACS} : index
+  %zero = arith.constant 0.0 : {ELEMENT}
+  %m = memref.dim %A, %c0 : {MAT}
+  %k = memref.dim %A, %c1 : {MAT}
+  %n = memref.dim %B, %c1 : {MAT}
+  %panels = arith.ceildivui %m, %c{MR} : index
+{_partition()}
+  %Ap = memref.alloc() {{alignment = 64 : i64}} : {A_PACK}
+  %Bp = memref.alloc() {{alignment = 64 : i64}} : {B_PACK}
+  %T = memref.alloc() {{alignment = 64 : i64}} : {TILE}
+  %no_k = arith.cmpi eq, %k, %c0 : index
+  scf.if %no_k {{
+    linalg.fill ins(%zero : {ELEMENT}) outs(%C : {MAT})
+  }}
+  scf.forall (%t) in (%parts) {{
+    %vzero = arith.constant dense<0.0> : {VEC}
+{_part_ranges()}
+    scf.for %pch = %p_lo to %p_hi step %c{ROW_CHUNK // MR} {{
+      %pche0 = arith.addi %pch, %c{ROW_CHUNK // MR} : index
+      %pche = arith.minui %pche0, %p_hi : index
+      scf.for %pc = %c0 to %k step %c{KC} {{
+        %k_left = arith.subi %k, %pc : index
+        %kc = arith.minui %k_left, %c{KC} : index
+        %first = arith.cmpi eq, %pc, %c0 : index
+        %pstride = arith.muli %kc, %c{MR} : index
+        %qstride = arith.muli %kc, %c{NR} : index
+{_pack_a()}
+        scf.for %cb = %col_lo to %col_hi step %c{NB} {{
+          %cbe0 = arith.addi %cb, %c{NB} : index
+          %cbe = arith.minui %cbe0, %col_hi : index
+          %ncb = arith.subi %cbe, %cb : index
+          %qn = arith.ceildivui %ncb, %c{NR} : index
+{_pack_b()}
+          scf.for %pa = %pch to %pche step %c1 {{
+            %pl = arith.subi %pa, %pch : index
+            %abase = arith.muli %pl, %pstride : index
+            %row0 = arith.muli %pa, %c{MR} : index
+            scf.for %q = %c0 to %qn step %c1 {{
+              %bbase = arith.muli %q, %qstride : index
+              %qc0 = arith.muli %q, %c{NR} : index
+              %col0 = arith.addi %cb, %qc0 : index
+{kernel}
+            }}
+          }}
+        }}
+      }}
+    }}
+  }}
+  memref.dealloc %Ap : {A_PACK}
+  memref.dealloc %Bp : {B_PACK}
+  memref.dealloc %T : {TILE}
+  return
+}}
+"""
+
+
+def library_text(element: str = ELEMENT) -> str:
+    """The helper as a library of public definitions, compiled once per process by the
+    CPU backend (``backends/llvm_cpu/helper_library.py``)."""
+    assert element == ELEMENT
+    return public_definitions(gemm_text())
+
+
+def entry_points(element: str = ELEMENT) -> frozenset[str]:
+    return frozenset([HELPER])
+
+
+def _plain(op) -> bool:
+    """A matmul reading A and B as they are (no transposing maps)."""
+    if "indexing_maps" not in op.attributes:
+        return True
+    maps = [str(ir.AffineMapAttr(m).value).split("->")[1].strip() for m in ir.ArrayAttr(op.attributes["indexing_maps"])]
+    return maps == ["(d0, d2)", "(d2, d1)", "(d0, d1)"]
+
+
+def _target(op) -> bool:
+    """A float32 ``A @ B`` into zeros this pass replaces: no operand's type says its
+    rows are strided, and its static sizes (where known) make more than ``MIN_MACS``
+    multiply-adds."""
+    if op.name != "linalg.matmul" or not all(isinstance(v.type, ir.MemRefType) for v in op.operands):
+        return False
+    if {str(v.type.element_type) for v in op.operands} != {ELEMENT} or not _plain(op):
+        return False
+    if any(unit_stride(v)[1] for v in op.operands) or zero_fill_before(op) is None:
+        return False
+    (m, k), (_, n) = op.operands[0].type.shape, op.operands[1].type.shape
+    dynamic = ir.ShapedType.get_dynamic_size()
+    return dynamic in (m, n, k) or m * n * k > MIN_MACS
+
+
+def _large(op):
+    """``m * n * k > MIN_MACS`` read at run time, or None when the static shape says so."""
+    (m, k), (_, n) = op.operands[0].type.shape, op.operands[1].type.shape
+    if ir.ShapedType.get_dynamic_size() not in (m, n, k):
+        return None
+    index = ir.IndexType.get()
+    dims = [memref.dim(op.operands[0], arith.constant(index, 0)), memref.dim(op.operands[0], arith.constant(index, 1))]
+    dims.append(memref.dim(op.operands[1], arith.constant(index, 1)))
+    macs = arith.muli(arith.muli(dims[0], dims[1]), dims[2])
+    return arith.cmpi(arith.CmpIPredicate.ugt, macs, arith.constant(index, MIN_MACS))
+
+
+def _replace(op) -> None:
+    """The zero fill and the matmul become a call of the helper, behind run-time checks
+    of what the types do not fix (unit strides along rows, the size); the fill and the
+    matmul stay as the other branch (for BLAS)."""
+    fill = zero_fill_before(op)
+
+    def fallback():
+        fill.clone(ip=ir.InsertionPoint.current)
+        op.clone(ip=ir.InsertionPoint.current)
+
+    with ir.InsertionPoint(op), op.location:
+        operands = list(op.operands)
+        checked_call(HELPER, [MAT] * 3, operands, operands, None, fallback, extra=_large(op))
+    op.erase()
+    fill.erase()
+
+
+@dataclass
+class EmberGemmLoops(EmberPass):
+    """Float32 matrix products with contiguous rows as Ember's own packed kernel."""
+
+    name = "ember-gemm-loops"
+    summary = "f32 linalg.matmul into zeros -> a call of a packed, register-tiled kernel on the worker pool"
+    # Put the helper's definition into the module (to read it, or to compile the module
+    # on its own); by default it declares it and the CPU backend links its helper library.
+    define_helpers: bool = False
+
+    def run(self, module):
+        found = []
+        for fn in functions(module):
+            targets = collect(fn, _target)
+            if targets and not other_library_work(fn, besides=frozenset(targets)):
+                found += targets
+        if found:
+            text = gemm_text()
+            add_functions(module, text if self.define_helpers else declarations(text))
+        for op in found:
+            _replace(op)

@@ -1,0 +1,142 @@
+"""Float32 ``A @ B`` on Ember's own packed kernel (``ember-gemm-loops``), against NumPy.
+
+The shapes reach every path of the helper: whole 12 x 32 tiles and the edge tiles
+(through the scratch tile), the shared dimension in one block of 256 or several (the
+tile stored, then added), under the four-step unrolling and past it, several 512-column
+blocks of B and several 768-row chunks of A, the rows split across threads (tall) or
+the columns (short and wide)."""
+
+import numpy as np
+import pytest
+from blas_oracle import assert_reordered_close
+from graph_building import loops_of
+
+import compiler
+from compiler.passes import gemm
+
+# A kernel that fails to compile runs eagerly with a warning: here that is a failure.
+pytestmark = pytest.mark.filterwarnings("error:ember:RuntimeWarning")
+
+RNG = np.random.default_rng(61)
+CALL = "call @ember_gemm_loops_f32("
+SHAPES = [  # (m, k, n), each with m * k * n > gemm.MIN_MACS
+    (13, 1029, 33),  # one panel and an edge panel; k in five blocks, the last of 5
+    (1, 600, 530),  # one row; two column blocks, the second short
+    (37, 257, 31),  # k one past a block; n under one panel
+    (12, 256, 100),  # whole panel rows, one whole block of k
+    (100, 1, 3000),  # k = 1: only the steps past the unrolled ones
+    (300, 3, 300),  # k under one unrolled iteration
+    (5, 70000, 1),  # one column
+    (769, 17, 33),  # a second chunk of rows with one row
+    (200, 130, 1100),  # three column blocks
+    (256, 512, 2048),  # the MLP's first layer: rows split across threads
+    (40, 600, 1000),  # too few rows to split: columns split across threads
+    (769, 300, 40),  # two chunks of rows, split across threads
+]
+
+
+def _operands(m, k, n, dtype=np.float32):
+    return RNG.standard_normal((m, k)).astype(dtype), RNG.standard_normal((k, n)).astype(dtype)
+
+
+def matmul(a, b):
+    return a @ b
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
+def test_matches_numpy(shape, thread_count):
+    a, b = _operands(*shape)
+    got = compiler.compile(matmul)(a, b)
+    assert_reordered_close(got, a @ b, shape[1])
+
+
+def test_the_product_is_one_call_of_the_helper():
+    a, b = _operands(64, 64, 128)
+    loops = loops_of(matmul, a, b)
+    assert loops.count(CALL) == 1 and "linalg.matmul" not in loops and "ember_blas" not in loops
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        ((8, 8, 8), np.float32),  # too small: BLAS is faster
+        ((64, 64, 64), np.float32),  # 2**18: BLAS's one-thread size, its row blocks on our threads
+        ((64, 64, 128), np.float64),  # float64: BLAS
+    ],
+    ids=["small", "2**18", "float64"],
+)
+def test_left_to_blas(case):
+    shape, dtype = case
+    a, b = _operands(*shape, dtype=dtype)
+    assert CALL not in loops_of(matmul, a, b)
+    assert_reordered_close(compiler.compile(matmul)(a, b), a @ b, shape[1])
+
+
+def test_epilogue_reads_the_product():
+    """``relu(x @ w + b)``: the product into a temporary, then the bias and ``max``."""
+
+    def linear(x, w, bias):
+        return np.maximum(x @ w + bias, 0)
+
+    x, w = _operands(300, 200, 150)
+    bias = RNG.standard_normal(150).astype(np.float32)
+    assert CALL in loops_of(linear, x, w, bias)
+    assert_reordered_close(compiler.compile(linear)(x, w, bias), linear(x, w, bias), 200)
+
+
+@pytest.mark.parametrize(
+    "view",
+    [
+        lambda a: a[::2],  # rows 2n apart, each contiguous: the helper
+        lambda a: a[1:, 3:],  # a block: contiguous rows, offset
+        lambda a: a[::-1],  # rows backwards: the helper
+        lambda a: np.asfortranarray(a),  # column-major: BLAS
+        lambda a: a[:, ::2],  # strided rows: BLAS
+    ],
+    ids=["every-other-row", "block", "reversed-rows", "fortran", "strided-rows"],
+)
+def test_views(view, thread_count):
+    a = view(RNG.standard_normal((402, 310)).astype(np.float32))
+    b = view(RNG.standard_normal((a.shape[1] * 2 + 4, 290)).astype(np.float32))[: a.shape[1]]
+    assert_reordered_close(compiler.compile(matmul)(a, b), a @ b, a.shape[1])
+
+
+def test_nan_and_inf_propagate():
+    a, b = _operands(40, 300, 70)
+    a[3, 5], a[7, 0], b[9, 2] = np.nan, np.inf, -np.inf
+    with np.errstate(invalid="ignore"):
+        got, want = compiler.compile(matmul)(a, b), a @ b
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_array_equal(np.isinf(got), np.isinf(want))
+    finite = np.isfinite(want)
+    np.testing.assert_allclose(got[finite], want[finite], rtol=2e-5, atol=2e-5 * 300 * np.abs(want[finite]).max())
+
+
+def test_changing_sizes_one_kernel(thread_count):
+    """Sizes go symbolic after a change: the size check is made at run time, the small
+    product going to BLAS and the large one to the helper, both right."""
+    fn = compiler.compile(matmul)
+    for m, k, n in [(64, 80, 96), (3, 4, 5), (130, 300, 70), (0, 50, 40), (20, 0, 30)]:
+        a, b = _operands(m, k, n)
+        got = fn(a, b)
+        assert got.shape == (m, n)
+        assert_reordered_close(got, a @ b, k)
+
+
+def test_the_helper_writes_only_c():
+    """The operands are left as they were; C's every element is written."""
+    a, b = _operands(50, 270, 90)
+    a0, b0 = a.copy(), b.copy()
+    got = compiler.compile(matmul)(a, b)
+    np.testing.assert_array_equal(a, a0)
+    np.testing.assert_array_equal(b, b0)
+    assert np.isfinite(got).all()
+
+
+def test_blocking_constants_fit_the_registers_and_caches():
+    """24 accumulators and two vectors of B in 32 vector registers; A's panel in a 48 KiB
+    L1 cache with room for B's stream; B's block in a 2 MiB L2."""
+    assert gemm.MR * gemm.NV + gemm.NV <= 32
+    assert gemm.MR * gemm.KC * 4 <= 16 << 10
+    assert gemm.NB * gemm.KC * 4 <= 1 << 20
+    assert gemm.ROW_CHUNK % gemm.MR == 0 and gemm.NB % gemm.NR == 0
