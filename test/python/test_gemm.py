@@ -4,7 +4,7 @@ The shapes reach every path of the helper: whole 12 x 32 tiles and the edge tile
 (through the scratch tile), the shared dimension in one block of 256 or several (the
 tile stored, then added), under the four-step unrolling and past it, several 512-column
 blocks of B and several 768-row chunks of A, the rows split across threads (tall) or
-the columns (short and wide)."""
+the columns (short and wide, or where that copies less)."""
 
 import numpy as np
 import pytest
@@ -29,9 +29,10 @@ SHAPES = [  # (m, k, n), each with m * k * n > gemm.MIN_MACS
     (5, 70000, 1),  # one column
     (769, 17, 33),  # a second chunk of rows with one row
     (200, 130, 1100),  # three column blocks
-    (256, 512, 2048),  # the MLP's first layer: rows split across threads
+    (256, 512, 2048),  # the MLP's first layer: columns split across threads (less to copy)
+    (300, 400, 260),  # rows split across threads (less to copy)
     (40, 600, 1000),  # too few rows to split: columns split across threads
-    (769, 300, 40),  # two chunks of rows, split across threads
+    (769, 300, 40),  # too few columns to split: two chunks of rows split across threads
 ]
 
 
