@@ -17,7 +17,8 @@ The algorithm is Goto's (as in BLIS), for row-major operands:
   four steps per loop iteration. A's panel (12 KiB) stays in the L1 cache while B's
   block (512 KiB, in the L2 cache) streams past it;
 * the tile is stored (first block of k) or added to C; a tile past C's edge goes
-  through a scratch tile.
+  through a scratch tile. A product accumulating into C (``ember-to-linalg`` puts a
+  bias into C before the product: ``x @ w + b``) adds from the first block on.
 
 Each product sums its k-blocks in order, each block with fused multiply-adds: the
 result equals NumPy's up to the rounding of a reordered sum (as the matrix-vector
@@ -112,7 +113,8 @@ def _accumulate() -> list[str]:
 
 
 def _store_tile() -> list[str]:
-    """The tile into C at ``(%row0, %col0)``: stored on the first block of k, else added;
+    """The tile into C at ``(%row0, %col0)``: stored on the first block of k (unless the
+    product accumulates into C), else added;
     through the scratch tile ``%T`` where it crosses C's edge."""
     lines = [
         f"        %row_end = arith.addi %row0, %c{MR} : index",
@@ -296,7 +298,7 @@ def gemm_text() -> str:
     kernel = "\n".join(_accumulate() + _store_tile())
     return f"""
 func.func private @{POOL_THREADS}() -> i64
-func.func private @{HELPER}(%A: {MAT}, %B: {MAT}, %C: {MAT}) {{
+func.func private @{HELPER}(%A: {MAT}, %B: {MAT}, %C: {MAT}, %accumulate: i1) {{
 {_constants()}
   %cSplit = arith.constant {SPLIT_MACS} : index
   %zero = arith.constant 0.0 : {ELEMENT}
@@ -309,7 +311,9 @@ func.func private @{HELPER}(%A: {MAT}, %B: {MAT}, %C: {MAT}) {{
   %Ap = memref.alloc() {{alignment = 64 : i64}} : {A_PACK}
   %Bp = memref.alloc() {{alignment = 64 : i64}} : {B_PACK}
   %T = memref.alloc() {{alignment = 64 : i64}} : {TILE}
-  %no_k = arith.cmpi eq, %k, %c0 : index
+  %fresh = arith.xori %accumulate, %true : i1
+  %no_k0 = arith.cmpi eq, %k, %c0 : index
+  %no_k = arith.andi %no_k0, %fresh : i1
   scf.if %no_k {{
     linalg.fill ins(%zero : {ELEMENT}) outs(%C : {MAT})
   }}
@@ -322,7 +326,8 @@ func.func private @{HELPER}(%A: {MAT}, %B: {MAT}, %C: {MAT}) {{
       scf.for %pc = %c0 to %k step %c{KC} {{
         %k_left = arith.subi %k, %pc : index
         %kc = arith.minui %k_left, %c{KC} : index
-        %first = arith.cmpi eq, %pc, %c0 : index
+        %first_k = arith.cmpi eq, %pc, %c0 : index
+        %first = arith.andi %first_k, %fresh : i1
         %pstride = arith.muli %kc, %c{MR} : index
         %qstride = arith.muli %kc, %c{NR} : index
 {_row_offsets()}
@@ -376,14 +381,14 @@ def _plain(op) -> bool:
 
 
 def _target(op) -> bool:
-    """A float32 ``A @ B`` into zeros this pass replaces: no operand's type says its
-    rows are strided, and its static sizes (where known) make more than ``MIN_MACS``
-    multiply-adds."""
+    """A float32 ``A @ B`` (into zeros, or accumulating into C) this pass replaces: no
+    operand's type says its rows are strided, and its static sizes (where known) make
+    more than ``MIN_MACS`` multiply-adds."""
     if op.name != "linalg.matmul" or not all(isinstance(v.type, ir.MemRefType) for v in op.operands):
         return False
     if {str(v.type.element_type) for v in op.operands} != {ELEMENT} or not _plain(op):
         return False
-    if any(unit_stride(v)[1] for v in op.operands) or zero_fill_before(op) is None:
+    if any(unit_stride(v)[1] for v in op.operands):
         return False
     (m, k), (_, n) = op.operands[0].type.shape, op.operands[1].type.shape
     dynamic = ir.ShapedType.get_dynamic_size()
@@ -403,20 +408,24 @@ def _large(op):
 
 
 def _replace(op) -> None:
-    """The zero fill and the matmul become a call of the helper, behind run-time checks
-    of what the types do not fix (unit strides along rows, the size); the fill and the
-    matmul stay as the other branch (for BLAS)."""
+    """The matmul (and the zero fill before it, if any: else it accumulates into C)
+    becomes a call of the helper, behind run-time checks of what the types do not fix
+    (unit strides along rows, the size); the fill and the matmul stay as the other
+    branch (for BLAS)."""
     fill = zero_fill_before(op)
 
     def fallback():
-        fill.clone(ip=ir.InsertionPoint.current)
+        if fill is not None:
+            fill.clone(ip=ir.InsertionPoint.current)
         op.clone(ip=ir.InsertionPoint.current)
 
     with ir.InsertionPoint(op), op.location:
         operands = list(op.operands)
-        checked_call(HELPER, [MAT] * 3, operands, operands, None, fallback, extra=_large(op))
+        accumulate = arith.constant(ir.IntegerType.get_signless(1), int(fill is None))
+        checked_call(HELPER, [MAT] * 3 + ["i1"], operands + [accumulate], operands, None, fallback, extra=_large(op))
     op.erase()
-    fill.erase()
+    if fill is not None:
+        fill.erase()
 
 
 @dataclass
@@ -424,7 +433,7 @@ class EmberGemmLoops(EmberPass):
     """Float32 matrix products with contiguous rows as Ember's own packed kernel."""
 
     name = "ember-gemm-loops"
-    summary = "f32 linalg.matmul into zeros -> a call of a packed, register-tiled kernel on the worker pool"
+    summary = "f32 linalg.matmul -> a call of a packed, register-tiled kernel on the worker pool"
     # Put the helper's definition into the module (to read it, or to compile the module
     # on its own); by default it declares it and the CPU backend links its helper library.
     define_helpers: bool = False

@@ -304,7 +304,7 @@ def checked_call(name: str, types, values, contiguous, split, fallback, extra=No
         checks.append(extra)
 
     def call():
-        casts = [memref.cast(ir.Type.parse(t), v) for t, v in zip(types, values, strict=True)]
+        casts = [_cast(ir.Type.parse(t), v) for t, v in zip(types, values, strict=True)]
         func.CallOp([], ir.FlatSymbolRefAttr.get(name), casts)
 
     if not checks:
@@ -314,6 +314,11 @@ def checked_call(name: str, types, values, contiguous, split, fallback, extra=No
     for check in checks[1:]:
         ok = arith.andi(ok, check)
     if_then(ok, call, fallback)
+
+
+def _cast(to: ir.Type, value):
+    """A buffer cast to the helper's parameter type; any other value as it is."""
+    return memref.cast(to, value) if isinstance(value.type, ir.MemRefType) else value
 
 
 def _replace(op, kind: str, element: str) -> None:

@@ -85,6 +85,31 @@ def test_epilogue_reads_the_product():
     assert_reordered_close(compiler.compile(linear)(x, w, bias), linear(x, w, bias), 200)
 
 
+def test_a_bias_put_into_c_first_is_added_to(thread_count):
+    """``x @ w + b``: ``ember-to-linalg`` puts ``b`` into C, then the product
+    accumulates into it (the helper adds its first block of k too)."""
+
+    def affine(x, w, bias):
+        return x @ w + bias
+
+    x, w = _operands(130, 700, 260)
+    bias = RNG.standard_normal(260).astype(np.float32)
+    loops = loops_of(affine, x, w, bias)
+    assert loops.count(CALL) == 1 and "%true = arith.constant true" in loops
+    assert_reordered_close(compiler.compile(affine)(x, w, bias), affine(x, w, bias), 700)
+
+
+def test_two_layers_both_on_the_helper(thread_count):
+    def mlp(x, w1, b1, w2, b2):
+        return np.maximum(x @ w1 + b1, 0) @ w2 + b2
+
+    x, w1 = _operands(64, 96, 300)
+    _, w2 = _operands(1, 300, 80)
+    b1, b2 = RNG.standard_normal(300).astype(np.float32), RNG.standard_normal(80).astype(np.float32)
+    assert loops_of(mlp, x, w1, b1, w2, b2).count(CALL) == 2
+    assert_reordered_close(compiler.compile(mlp)(x, w1, b1, w2, b2), mlp(x, w1, b1, w2, b2), 300)
+
+
 @pytest.mark.parametrize(
     "view",
     [

@@ -3,7 +3,7 @@
 
 // By default only the helper's declaration: the CPU backend links the library it
 // compiles once per process.
-// DECLARED: func.func private @ember_gemm_loops_f32(memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<?x?xf32, strided<[?, 1], offset: ?>>)
+// DECLARED: func.func private @ember_gemm_loops_f32(memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<?x?xf32, strided<[?, 1], offset: ?>>, i1)
 // DECLARED-LABEL: func.func @mm
 // DECLARED: call @ember_gemm_loops_f32(
 
@@ -32,12 +32,23 @@
 // A float32 product into zeros, contiguous rows: the fill and the matmul become one call.
 // CHECK-LABEL: func.func @mm
 // CHECK-NOT: linalg.fill
-// CHECK: call @ember_gemm_loops_f32(
+// CHECK: %[[FRESH:.*]] = arith.constant false
+// CHECK: call @ember_gemm_loops_f32(%{{.*}}, %{{.*}}, %{{.*}}, %[[FRESH]])
 // CHECK-NOT: linalg.matmul
 // CHECK: return
 func.func @mm(%a: memref<64x64xf32>, %b: memref<64x128xf32>, %c: memref<64x128xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%c : memref<64x128xf32>)
+  linalg.matmul ins(%a, %b : memref<64x64xf32>, memref<64x128xf32>) outs(%c : memref<64x128xf32>)
+  return
+}
+
+// A product accumulating into what C holds (a bias put there first): the call adds.
+// CHECK-LABEL: func.func @accumulating
+// CHECK: %[[ADD:.*]] = arith.constant true
+// CHECK: call @ember_gemm_loops_f32(%{{.*}}, %{{.*}}, %{{.*}}, %[[ADD]])
+// CHECK-NOT: linalg.matmul
+func.func @accumulating(%a: memref<64x64xf32>, %b: memref<64x128xf32>, %c: memref<64x128xf32>) {
   linalg.matmul ins(%a, %b : memref<64x64xf32>, memref<64x128xf32>) outs(%c : memref<64x128xf32>)
   return
 }
