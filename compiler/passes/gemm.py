@@ -30,9 +30,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from compiler.mlir import add_functions, arith, collect, declarations, functions, ir, memref, public_definitions
+from compiler.mlir import (
+    add_functions,
+    arith,
+    collect,
+    declarations,
+    functions,
+    ir,
+    memref,
+    operation_of,
+    public_definitions,
+)
 from compiler.passes.base import EmberPass
 from compiler.passes.blas import zero_fill_before
+from compiler.passes.buffers import distinct_memory, root_buffer
+from compiler.passes.linalg_utils import is_plus_zero
 from compiler.passes.matvec import checked_call, other_library_work, unit_stride
 from runtime.abi import POOL_THREADS
 
@@ -53,7 +65,9 @@ VEC = f"vector<{LANES}x{ELEMENT}>"
 A_PACK = f"memref<{ROW_CHUNK * KC}x{ELEMENT}>"
 B_PACK = f"memref<{NB * KC}x{ELEMENT}>"
 TILE = f"memref<{MR}x{NR}x{ELEMENT}>"
+BIAS = f"memref<?x{ELEMENT}, strided<[1], offset: ?>>"
 HELPER = f"ember_gemm_loops_{ELEMENT}"
+BIAS_HELPER = f"ember_gemm_bias_loops_{ELEMENT}"
 
 
 def _constants() -> str:
@@ -112,10 +126,30 @@ def _accumulate() -> list[str]:
     return lines
 
 
-def _store_tile() -> list[str]:
+def _epilogue(value: str, bias_at: str, tag: str, vector: bool) -> tuple[list[str], str]:
+    """After the last block of k: ``value + bias[j]``, then ``max(., 0)`` where ``%relu``
+    says (the elementwise loop ``ember-gemm-loops`` folds in, op for op)."""
+    kind = VEC if vector else ELEMENT
+    zero = "%vzero" if vector else "%zero"
+    load = f"vector.load %bias[{bias_at}] : {BIAS}, {VEC}" if vector else f"memref.load %bias[{bias_at}] : {BIAS}"
+    lines = [
+        f"          %e{tag} = scf.if %last -> ({kind}) {{",
+        f"            %bv{tag} = {load}",
+        f"            %bs{tag} = arith.addf {value}, %bv{tag} : {kind}",
+        f"            %bm{tag} = arith.maximumf %bs{tag}, {zero} : {kind}",
+        f"            %br{tag} = arith.select %relu, %bm{tag}, %bs{tag} : {kind}",
+        f"            scf.yield %br{tag} : {kind}",
+        "          } else {",
+        f"            scf.yield {value} : {kind}",
+        "          }",
+    ]
+    return lines, f"%e{tag}"
+
+
+def _store_tile(bias: bool) -> list[str]:
     """The tile into C at ``(%row0, %col0)``: stored on the first block of k (unless the
-    product accumulates into C), else added;
-    through the scratch tile ``%T`` where it crosses C's edge."""
+    product accumulates into C), else added; with ``bias``, the epilogue applied on the
+    last block; through the scratch tile ``%T`` where it crosses C's edge."""
     lines = [
         f"        %row_end = arith.addi %row0, %c{MR} : index",
         f"        %col_end = arith.addi %col0, %c{NR} : index",
@@ -137,8 +171,12 @@ def _store_tile() -> list[str]:
                 f"            %sum{r}_{v} = arith.addf %old{r}_{v}, %acc#{i} : {VEC}",
                 f"            scf.yield %sum{r}_{v} : {VEC}",
                 "          }",
-                f"          vector.store %o{r}_{v}, %C[{at}] : {MAT}, {VEC}",
             ]
+            value = f"%o{r}_{v}"
+            if bias:
+                epilogue, value = _epilogue(value, f"%C{r}_{v}", f"{r}_{v}", vector=True)
+                lines += epilogue
+            lines.append(f"          vector.store {value}, %C[{at}] : {MAT}, {VEC}")
     lines.append("        } else {")
     for r in range(MR):
         for v in range(NV):
@@ -160,7 +198,13 @@ def _store_tile() -> list[str]:
         f"                %added = arith.addf %prior, %tv : {ELEMENT}",
         f"                scf.yield %added : {ELEMENT}",
         "              }",
-        f"              memref.store %out, %C[%ci, %cj] : {MAT}",
+    ]
+    value = "%out"
+    if bias:
+        epilogue, value = _epilogue(value, "%cj", "s", vector=False)
+        lines += [f"    {line}" for line in epilogue]
+    lines += [
+        f"              memref.store {value}, %C[%ci, %cj] : {MAT}",
         "            }",
         "          }",
         "        }",
@@ -293,12 +337,35 @@ def _part_ranges() -> str:
     %col_hi = arith.minui %col_hi0, %n : index"""
 
 
-def gemm_text() -> str:
-    """``C = A @ B`` for float32 A, B, C with contiguous rows (see the module doc)."""
-    kernel = "\n".join(_accumulate() + _store_tile())
+def _no_k(bias: bool) -> str:
+    """C when k is 0: zeros, or the epilogue of zeros."""
+    if not bias:
+        return f"    linalg.fill ins(%zero : {ELEMENT}) outs(%C : {MAT})"
+    return f"""    scf.for %i = %c0 to %m step %c1 {{
+      scf.for %j = %c0 to %n step %c1 {{
+        %bz = memref.load %bias[%j] : {BIAS}
+        %sz = arith.addf %zero, %bz : {ELEMENT}
+        %mz = arith.maximumf %sz, %zero : {ELEMENT}
+        %rz = arith.select %relu, %mz, %sz : {ELEMENT}
+        memref.store %rz, %C[%i, %j] : {MAT}
+      }}
+    }}"""
+
+
+def gemm_text(bias: bool = False) -> str:
+    """``C = A @ B`` (``C += A @ B`` where ``%accumulate``) for float32 A, B, C with
+    contiguous rows (see the module doc); with ``bias``, ``C = A @ B + bias`` and, where
+    ``%relu``, ``max(., 0)`` of it, applied to each tile as its last block is stored."""
+    kernel = "\n".join(_accumulate() + _store_tile(bias))
+    if bias:
+        signature = f"@{BIAS_HELPER}(%A: {MAT}, %B: {MAT}, %bias: {BIAS}, %C: {MAT}, %relu: i1)"
+        accumulate = "  %accumulate = arith.constant false"
+    else:
+        signature = f"@{HELPER}(%A: {MAT}, %B: {MAT}, %C: {MAT}, %accumulate: i1)"
+        accumulate = ""
     return f"""
-func.func private @{POOL_THREADS}() -> i64
-func.func private @{HELPER}(%A: {MAT}, %B: {MAT}, %C: {MAT}, %accumulate: i1) {{
+func.func private {signature} {{
+{accumulate}
 {_constants()}
   %cSplit = arith.constant {SPLIT_MACS} : index
   %zero = arith.constant 0.0 : {ELEMENT}
@@ -315,7 +382,7 @@ func.func private @{HELPER}(%A: {MAT}, %B: {MAT}, %C: {MAT}, %accumulate: i1) {{
   %no_k0 = arith.cmpi eq, %k, %c0 : index
   %no_k = arith.andi %no_k0, %fresh : i1
   scf.if %no_k {{
-    linalg.fill ins(%zero : {ELEMENT}) outs(%C : {MAT})
+{_no_k(bias)}
   }}
   scf.forall (%t) in (%parts) {{
     %vzero = arith.constant dense<0.0> : {VEC}
@@ -328,6 +395,8 @@ func.func private @{HELPER}(%A: {MAT}, %B: {MAT}, %C: {MAT}, %accumulate: i1) {{
         %kc = arith.minui %k_left, %c{KC} : index
         %first_k = arith.cmpi eq, %pc, %c0 : index
         %first = arith.andi %first_k, %fresh : i1
+        %k_end = arith.addi %pc, %kc : index
+        %last = arith.cmpi eq, %k_end, %k : index
         %pstride = arith.muli %kc, %c{MR} : index
         %qstride = arith.muli %kc, %c{NR} : index
 {_row_offsets()}
@@ -365,11 +434,15 @@ def library_text(element: str = ELEMENT) -> str:
     """The helper as a library of public definitions, compiled once per process by the
     CPU backend (``backends/llvm_cpu/helper_library.py``)."""
     assert element == ELEMENT
-    return public_definitions(gemm_text())
+    return public_definitions(_both())
+
+
+def _both() -> str:
+    return f"func.func private @{POOL_THREADS}() -> i64\n" + gemm_text() + gemm_text(bias=True)
 
 
 def entry_points(element: str = ELEMENT) -> frozenset[str]:
-    return frozenset([HELPER])
+    return frozenset([HELPER, BIAS_HELPER])
 
 
 def _plain(op) -> bool:
@@ -429,6 +502,145 @@ def _replace(op) -> None:
 
 
 @dataclass
+class _Epilogue:
+    """The tiled elementwise loop right after a product that reads it only as
+    ``product + bias[j]`` (then ``max(., 0)`` where ``relu``), writing ``out``."""
+
+    loop: ir.Operation
+    bias: ir.Value
+    out: ir.Value
+    relu: bool
+
+
+_IDENTITY, _ROW = "(d0, d1) -> (d0, d1)", "(d0, d1) -> (d1)"
+
+
+def _body_kind(generic, product_arg, bias_arg) -> bool | None:
+    """Whether the loop's body is ``product + bias`` then ``max(., +0.0)`` (True) or the
+    sum alone (False); None for anything else."""
+    ops = [o.operation for o in generic.regions[0].blocks[0].operations]
+    if len(ops) not in (2, 3) or ops[0].name != "arith.addf" or set(ops[0].operands) != {product_arg, bias_arg}:
+        return None
+    if len(ops) == 2:
+        return False if list(ops[1].operands) == [ops[0].result] else None
+    relu, ret = ops[1], ops[2]
+    if relu.name != "arith.maximumf" or list(ret.operands) != [relu.result] or len(relu.operands) != 2:
+        return None
+    others = [v for v in relu.operands if v != ops[0].result]
+    return True if len(others) == 1 and is_plus_zero(others[0]) else None
+
+
+def _same_rows(view, out_view) -> bool:
+    """Two subviews taking the same rows (same offsets and sizes) of equal-shaped buffers."""
+    if view.name != "memref.subview" or out_view.name != "memref.subview":
+        return False
+    same = all(
+        str(view.attributes[a]) == str(out_view.attributes[a])
+        for a in ("static_offsets", "static_sizes", "static_strides")
+    )
+    return (
+        same
+        and list(view.operands)[1:] == list(out_view.operands)[1:]
+        and (view.operands[0].type == out_view.operands[0].type)
+    )
+
+
+_TILE_OPS = ("affine.apply", "affine.min", "memref.subview", "linalg.generic", "scf.forall.in_parallel")
+
+
+def _elementwise_after(op) -> tuple[ir.Operation, ir.Operation, list] | None:
+    """``(loop, generic, body)``: the op after ``op`` when it is one elementwise
+    ``linalg.generic`` of two inputs, or a forall of tiles holding one (and the views
+    of its tile); ``body`` the ops nested in the loop."""
+    block_ops = [o.operation for o in op.operation.block.operations]
+    at = block_ops.index(op.operation)
+    loop = block_ops[at + 1] if at + 1 < len(block_ops) else None
+    if loop is None or len(loop.results):
+        return None
+    if loop.name == "linalg.generic":
+        generic, body = loop, []
+    elif loop.name == "scf.forall":
+        body = [o.operation for o in loop.regions[0].blocks[0].operations]
+        generics = [o for o in body if o.name == "linalg.generic"]
+        if len(generics) != 1 or any(o.name not in _TILE_OPS for o in body):
+            return None
+        generic = generics[0]
+    else:
+        return None
+    if ir.DenseI32ArrayAttr(generic.attributes["operandSegmentSizes"]) != ir.DenseI32ArrayAttr.get([2, 1]):
+        return None
+    return loop, generic, body
+
+
+def _reads_product_rows(product, value, out_value) -> bool:
+    """``value`` is the product (or a tile of its rows) where ``out_value`` is the same
+    rows of a buffer shaped as the product."""
+    if value == product:
+        return out_value.type == product.type
+    view, out_view = operation_of(value.owner), operation_of(out_value.owner)
+    if view is None or out_view is None or "memref.subview" not in (view.name, out_view.name):
+        return False
+    if view.name != out_view.name or view.operands[0] != product or out_view.operands[0].type != product.type:
+        return False
+    attrs = ("static_offsets", "static_sizes", "static_strides")
+    same = all(str(view.attributes[a]) == str(out_view.attributes[a]) for a in attrs)
+    return same and list(view.operands)[1:] == list(out_view.operands)[1:]
+
+
+def _epilogue_of(op) -> _Epilogue | None:
+    """The epilogue of the product ``op`` (into zeros, in a buffer of its own that only
+    the loop reads), when the next op is that loop (see ``_Epilogue``), over the same
+    rows of the product and of an output that is memory of its own, not an operand's."""
+    product = op.operands[2]
+    owner = operation_of(product.owner)
+    found = _elementwise_after(op) if owner is not None and owner.name == "memref.alloc" else None
+    if found is None:
+        return None
+    loop, generic, body = found
+    maps = [str(ir.AffineMapAttr(m).value) for m in ir.ArrayAttr(generic.attributes["indexing_maps"])]
+    if maps[2] != _IDENTITY or sorted(maps[:2]) != sorted([_IDENTITY, _ROW]):
+        return None
+    p, b = (0, 1) if maps[0] == _IDENTITY else (1, 0)
+    bias, out_value = generic.operands[b], generic.operands[2]
+    if not _reads_product_rows(product, generic.operands[p], out_value):
+        return None
+    bias_owner = None if isinstance(bias.owner, ir.Block) else operation_of(bias.owner)
+    if not isinstance(bias.type, ir.MemRefType) or (bias_owner is not None and any(bias_owner == o for o in body)):
+        return None
+    args = list(generic.regions[0].blocks[0].arguments)
+    relu = _body_kind(generic, args[p], args[b])
+    out = out_value if out_value.type == product.type else operation_of(out_value.owner).operands[0]
+    root = root_buffer(out)
+    operands = {root_buffer(v) for v in (op.operands[0], op.operands[1], bias)}
+    users = [operation_of(u.owner).name for u in product.uses]
+    expected = ["linalg.fill", "linalg.matmul", "memref.dealloc", "memref.subview" if body else "linalg.generic"]
+    if relu is None or sorted(users) != sorted(expected) or not distinct_memory(root) or root in operands:
+        return None
+    return _Epilogue(loop, bias, out, relu)
+
+
+def _replace_with_epilogue(op, epilogue: _Epilogue) -> None:
+    """The fill, the product and its elementwise loop become one call of the bias
+    helper, writing the loop's output; behind the run-time checks, the three ops as the
+    other branch."""
+    fill = zero_fill_before(op)
+
+    def fallback():
+        for kept in (fill, op, epilogue.loop):
+            kept.clone(ip=ir.InsertionPoint.current)
+
+    with ir.InsertionPoint(op), op.location:
+        a, b = op.operands[0], op.operands[1]
+        relu = arith.constant(ir.IntegerType.get_signless(1), int(epilogue.relu))
+        values = [a, b, epilogue.bias, epilogue.out, relu]
+        contiguous = [a, b, epilogue.bias, epilogue.out]
+        checked_call(BIAS_HELPER, [MAT, MAT, BIAS, MAT, "i1"], values, contiguous, None, fallback, extra=_large(op))
+    epilogue.loop.erase()
+    op.erase()
+    fill.erase()
+
+
+@dataclass
 class EmberGemmLoops(EmberPass):
     """Float32 matrix products with contiguous rows as Ember's own packed kernel."""
 
@@ -445,7 +657,11 @@ class EmberGemmLoops(EmberPass):
             if targets and not other_library_work(fn, besides=frozenset(targets)):
                 found += targets
         if found:
-            text = gemm_text()
+            text = _both()
             add_functions(module, text if self.define_helpers else declarations(text))
         for op in found:
-            _replace(op)
+            epilogue = _epilogue_of(op) if zero_fill_before(op) is not None else None
+            if epilogue is not None:
+                _replace_with_epilogue(op, epilogue)
+            else:
+                _replace(op)

@@ -19,6 +19,7 @@ pytestmark = pytest.mark.filterwarnings("error:ember:RuntimeWarning")
 
 RNG = np.random.default_rng(61)
 CALL = "call @ember_gemm_loops_f32("
+BIAS_CALL = "call @ember_gemm_bias_loops_f32("
 SHAPES = [  # (m, k, n), each with m * k * n > gemm.MIN_MACS
     (13, 1029, 33),  # one panel and an edge panel; k in five blocks, the last of 5
     (1, 600, 530),  # one row; two column blocks, the second short
@@ -73,16 +74,52 @@ def test_left_to_blas(case):
     assert_reordered_close(compiler.compile(matmul)(a, b), a @ b, shape[1])
 
 
-def test_epilogue_reads_the_product():
-    """``relu(x @ w + b)``: the product into a temporary, then the bias and ``max``."""
+def linear_relu(x, w, bias):
+    return np.maximum(x @ w + bias, 0)
 
-    def linear(x, w, bias):
-        return np.maximum(x @ w + bias, 0)
 
-    x, w = _operands(300, 200, 150)
-    bias = RNG.standard_normal(150).astype(np.float32)
-    assert CALL in loops_of(linear, x, w, bias)
-    assert_reordered_close(compiler.compile(linear)(x, w, bias), linear(x, w, bias), 200)
+@pytest.mark.parametrize("shape", [(300, 700, 150), (37, 257, 31), (13, 1029, 33), (769, 300, 40)], ids=str)
+def test_bias_and_relu_applied_as_each_tile_is_stored(shape, thread_count):
+    """``relu(x @ w + b)``: the bias and ``max`` folded into the helper (on the last
+    block of k), no temporary product and no second loop; edge tiles too."""
+    m, k, n = shape
+    x, w = _operands(m, k, n)
+    bias = RNG.standard_normal(n).astype(np.float32)
+    loops = loops_of(linear_relu, x, w, bias)
+    assert loops.count(BIAS_CALL) == 1 and CALL not in loops and "linalg.generic" not in loops
+    assert_reordered_close(compiler.compile(linear_relu)(x, w, bias), linear_relu(x, w, bias), k)
+
+
+def test_relu_keeps_nan_and_the_bias_strided():
+    """A NaN in the product stays NaN through ``max``; a strided bias is not what the
+    helper reads (vector loads), so the run-time check sends it to BLAS and the loop."""
+    x, w = _operands(100, 300, 200)
+    x[5, 7] = np.nan
+    bias = RNG.standard_normal(400).astype(np.float32)[::2]
+    with np.errstate(invalid="ignore"):
+        got, want = compiler.compile(linear_relu)(x, w, bias), linear_relu(x, w, bias)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    assert np.isnan(got[5]).all()
+    keep = ~np.isnan(want)
+    np.testing.assert_allclose(got[keep], want[keep], rtol=2e-5, atol=1e-3)
+
+
+def test_an_output_written_into_an_operand():
+    """``a[:] = relu(a @ w + b)``: the kernel writes the result into an output of its
+    own (which the runtime then writes into ``a``), never into ``a`` while the helper
+    still reads it."""
+
+    def update(a, w, bias):
+        a[:] = np.maximum(a @ w + bias, 0)
+        return a
+
+    a, w = _operands(200, 200, 200)
+    bias = RNG.standard_normal(200).astype(np.float32)
+    want = np.maximum(a @ w + bias, 0)
+    assert BIAS_CALL in loops_of(update, a.copy(), w, bias)
+    got = compiler.compile(update)(a, w, bias)
+    assert_reordered_close(got, want, 200)
+    assert_reordered_close(a, want, 200)
 
 
 def test_a_bias_put_into_c_first_is_added_to(thread_count):
@@ -106,7 +143,8 @@ def test_two_layers_both_on_the_helper(thread_count):
     x, w1 = _operands(64, 96, 300)
     _, w2 = _operands(1, 300, 80)
     b1, b2 = RNG.standard_normal(300).astype(np.float32), RNG.standard_normal(80).astype(np.float32)
-    assert loops_of(mlp, x, w1, b1, w2, b2).count(CALL) == 2
+    loops = loops_of(mlp, x, w1, b1, w2, b2)
+    assert loops.count(BIAS_CALL) == 1 and loops.count(CALL) == 1  # relu(x @ w1 + b1); then + b2 into C
     assert_reordered_close(compiler.compile(mlp)(x, w1, b1, w2, b2), mlp(x, w1, b1, w2, b2), 300)
 
 

@@ -4,6 +4,7 @@
 // By default only the helper's declaration: the CPU backend links the library it
 // compiles once per process.
 // DECLARED: func.func private @ember_gemm_loops_f32(memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<?x?xf32, strided<[?, 1], offset: ?>>, i1)
+// DECLARED: func.func private @ember_gemm_bias_loops_f32(memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<?xf32, strided<[1], offset: ?>>, memref<?x?xf32, strided<[?, 1], offset: ?>>, i1)
 // DECLARED-LABEL: func.func @mm
 // DECLARED: call @ember_gemm_loops_f32(
 
@@ -28,6 +29,19 @@
 // CHECK-COUNT-24: vector.store %{{.*}} : memref<?x?xf32, strided<[?, 1], offset: ?>>, vector<16xf32>
 // CHECK: } else {
 // CHECK-COUNT-24: vector.store %{{.*}} : memref<12x32xf32>, vector<16xf32>
+
+// The bias helper: the same loops; as each tile is stored on the last block of k,
+// the bias vector added and, where %relu says, max(., 0).
+// CHECK-LABEL: func.func private @ember_gemm_bias_loops_f32
+// CHECK-SAME: %[[BIAS:[a-z0-9_]+]]: memref<?xf32, strided<[1], offset: ?>>
+// CHECK-SAME: %[[RELU:[a-z0-9_]+]]: i1
+// CHECK: %[[K:.*]] = memref.dim %{{.*}}, %c1
+// CHECK: %[[LAST:.*]] = arith.cmpi eq, %{{.*}}, %[[K]] : index
+// CHECK: scf.if %[[LAST]] -> (vector<16xf32>) {
+// CHECK-NEXT: %[[BV:.*]] = vector.load %[[BIAS]][%{{.*}}] : memref<?xf32, strided<[1], offset: ?>>, vector<16xf32>
+// CHECK: %[[SUM:.*]] = arith.addf %{{.*}}, %[[BV]] : vector<16xf32>
+// CHECK: %[[MAX:.*]] = arith.maximumf %[[SUM]], %{{.*}} : vector<16xf32>
+// CHECK: arith.select %[[RELU]], %[[MAX]], %[[SUM]] : vector<16xf32>
 
 // A float32 product into zeros, contiguous rows: the fill and the matmul become one call.
 // CHECK-LABEL: func.func @mm
@@ -100,5 +114,94 @@ func.func @strided(%a: memref<64x64xf32, strided<[128, 2]>>, %b: memref<64x128xf
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%c : memref<64x128xf32>)
   linalg.matmul ins(%a, %b : memref<64x64xf32, strided<[128, 2]>>, memref<64x128xf32>) outs(%c : memref<64x128xf32>)
+  return
+}
+
+// relu(A @ B + bias) tiled: the fill, the product and the loop of tiles reading it
+// become one call of the bias helper writing the loop's output.
+// CHECK-LABEL: func.func @relu_tiles
+// CHECK-SAME: %[[BIAS:[a-z0-9_]+]]: memref<128xf32>, %[[OUT:[a-z0-9_]+]]: memref<64x128xf32>
+// CHECK: %[[RELU:.*]] = arith.constant true
+// CHECK: %[[B:.*]] = memref.cast %[[BIAS]] : memref<128xf32> to memref<?xf32, strided<[1], offset: ?>>
+// CHECK: %[[O:.*]] = memref.cast %[[OUT]]
+// CHECK: call @ember_gemm_bias_loops_f32(%{{.*}}, %{{.*}}, %[[B]], %[[O]], %[[RELU]])
+// CHECK-NOT: linalg.generic
+// CHECK-NOT: scf.forall
+// CHECK: return
+func.func @relu_tiles(%a: memref<64x64xf32>, %b: memref<64x128xf32>, %bias: memref<128xf32>, %out: memref<64x128xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %p = memref.alloc() {alignment = 64 : i64} : memref<64x128xf32>
+  linalg.fill ins(%zero : f32) outs(%p : memref<64x128xf32>)
+  linalg.matmul ins(%a, %b : memref<64x64xf32>, memref<64x128xf32>) outs(%p : memref<64x128xf32>)
+  scf.forall (%t) in (2) {
+    %row = affine.apply affine_map<(d0) -> (d0 * 32)>(%t)
+    %pv = memref.subview %p[%row, 0] [32, 128] [1, 1] : memref<64x128xf32> to memref<32x128xf32, strided<[128, 1], offset: ?>>
+    %ov = memref.subview %out[%row, 0] [32, 128] [1, 1] : memref<64x128xf32> to memref<32x128xf32, strided<[128, 1], offset: ?>>
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%pv, %bias : memref<32x128xf32, strided<[128, 1], offset: ?>>, memref<128xf32>) outs(%ov : memref<32x128xf32, strided<[128, 1], offset: ?>>) {
+    ^bb0(%x: f32, %y: f32, %o: f32):
+      %s = arith.addf %x, %y : f32
+      %r = arith.maximumf %s, %zero : f32
+      linalg.yield %r : f32
+    }
+  }
+  memref.dealloc %p : memref<64x128xf32>
+  return
+}
+
+// The sum alone, untiled: the bias helper with %relu false.
+// CHECK-LABEL: func.func @bias_whole
+// CHECK: %[[NORELU:.*]] = arith.constant false
+// CHECK: call @ember_gemm_bias_loops_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[NORELU]])
+// CHECK-NOT: linalg.generic
+func.func @bias_whole(%a: memref<64x64xf32>, %b: memref<64x128xf32>, %bias: memref<128xf32>, %out: memref<64x128xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %p = memref.alloc() {alignment = 64 : i64} : memref<64x128xf32>
+  linalg.fill ins(%zero : f32) outs(%p : memref<64x128xf32>)
+  linalg.matmul ins(%a, %b : memref<64x64xf32>, memref<64x128xf32>) outs(%p : memref<64x128xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%bias, %p : memref<128xf32>, memref<64x128xf32>) outs(%out : memref<64x128xf32>) {
+  ^bb0(%y: f32, %x: f32, %o: f32):
+    %s = arith.addf %y, %x : f32
+    linalg.yield %s : f32
+  }
+  memref.dealloc %p : memref<64x128xf32>
+  return
+}
+
+// Another body (tanh of the sum): the plain helper, the loop kept.
+// CHECK-LABEL: func.func @tanh_after
+// CHECK: call @ember_gemm_loops_f32(
+// CHECK: linalg.generic
+// CHECK: math.tanh
+func.func @tanh_after(%a: memref<64x64xf32>, %b: memref<64x128xf32>, %bias: memref<128xf32>, %out: memref<64x128xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %p = memref.alloc() {alignment = 64 : i64} : memref<64x128xf32>
+  linalg.fill ins(%zero : f32) outs(%p : memref<64x128xf32>)
+  linalg.matmul ins(%a, %b : memref<64x64xf32>, memref<64x128xf32>) outs(%p : memref<64x128xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%p, %bias : memref<64x128xf32>, memref<128xf32>) outs(%out : memref<64x128xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    %t = math.tanh %s : f32
+    linalg.yield %t : f32
+  }
+  memref.dealloc %p : memref<64x128xf32>
+  return
+}
+
+// The output is an operand (A itself): tile by tile it would overwrite A's rows still
+// to be read; the plain helper into the temporary, the loop kept.
+// CHECK-LABEL: func.func @into_an_operand
+// CHECK: call @ember_gemm_loops_f32(
+// CHECK: linalg.generic
+func.func @into_an_operand(%a: memref<128x128xf32>, %b: memref<128x128xf32>, %bias: memref<128xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %p = memref.alloc() {alignment = 64 : i64} : memref<128x128xf32>
+  linalg.fill ins(%zero : f32) outs(%p : memref<128x128xf32>)
+  linalg.matmul ins(%a, %b : memref<128x128xf32>, memref<128x128xf32>) outs(%p : memref<128x128xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%p, %bias : memref<128x128xf32>, memref<128xf32>) outs(%a : memref<128x128xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  }
+  memref.dealloc %p : memref<128x128xf32>
   return
 }
