@@ -1,6 +1,6 @@
 """Float32 ``A @ B`` on Ember's own packed kernel (``ember-gemm-loops``), against NumPy.
 
-The shapes reach every path of the helper: whole 12 x 32 tiles and the edge tiles
+The shapes reach every path of the helper: whole 6 x 64 tiles and the edge tiles
 (through the scratch tile), the shared dimension in one block of 256 or several (the
 tile stored, then added), under the four-step unrolling and past it, several 512-column
 blocks of B and several 768-row chunks of A, the rows split across threads (tall) or

@@ -9,9 +9,9 @@
 // DECLARED: call @ember_gemm_loops_f32(
 
 // The helper: parts from the pool's threads (one for a small product); per block of
-// 256 along k, A's rows packed into panels of 12, B's columns into panels of 32 (two
+// 256 along k, A's rows packed into panels of 6, B's columns into panels of 64 (four
 // vector copies per k for a whole panel); the micro-kernel's loop four steps of k an
-// iteration, each two vectors of B and 12 broadcasts of A into 24 accumulators; then
+// iteration, each four vectors of B and 6 broadcasts of A into 24 accumulators; then
 // the steps left; the tile stored or added where it lies inside C, else through the
 // scratch tile.
 // CHECK-LABEL: func.func private @ember_gemm_loops_f32
@@ -20,7 +20,7 @@
 // CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %c256
 // CHECK: memref.store %{{.*}} : memref<196608xf32>
 // CHECK: scf.for %{{.*}} step %c512
-// CHECK-COUNT-2: vector.store %{{.*}} : memref<131072xf32>, vector<16xf32>
+// CHECK-COUNT-4: vector.store %{{.*}} : memref<131072xf32>, vector<16xf32>
 // CHECK: %{{.*}}:24 = scf.for %{{.*}} step %c4 iter_args(
 // CHECK-COUNT-96: vector.fma
 // CHECK: %{{.*}}:24 = scf.for %{{.*}} step %c1 iter_args(
@@ -28,7 +28,7 @@
 // CHECK: scf.if %{{.*}} {
 // CHECK-COUNT-24: vector.store %{{.*}} : memref<?x?xf32, strided<[?, 1], offset: ?>>, vector<16xf32>
 // CHECK: } else {
-// CHECK-COUNT-24: vector.store %{{.*}} : memref<12x32xf32>, vector<16xf32>
+// CHECK-COUNT-24: vector.store %{{.*}} : memref<6x64xf32>, vector<16xf32>
 
 // The bias helper: the same loops; as each tile is stored on the last block of k,
 // the bias vector added and, where %relu says, max(., 0).
