@@ -1,29 +1,41 @@
 """Float32 matrix products as Ember's own packed kernel (``ember-gemm-loops``).
 
-Why: NumPy's OpenBLAS runs ``A @ B`` 1024^3 float32 in 6.3-6.6 ms on 2 cores of an
-AVX-512 Xeon, torch's MKL in 5.8-6.0; the loops below in 5.8-5.9 (11.1-11.8 ms on one
-thread, OpenBLAS 12.5, MKL 12.2). They run on Ember's worker pool, so a kernel with
-products and elementwise work has one thread pool, not OpenBLAS's spinning beside it.
+Why: a product handed to OpenBLAS runs on OpenBLAS's threads, which spin for about
+0.1 s after each call, against Ember's own pool running the rest of the kernel; and
+OpenBLAS's float32 kernel is not the fastest on AVX-512. Measured on a 2-core AVX-512
+Xeon, each library in a process of its own (median ms, best of 5):
 
-The algorithm is Goto's (as in BLIS), for row-major operands:
+                        one thread                 two threads
+float32 product         Ember  OpenBLAS  MKL       Ember  OpenBLAS  MKL
+1024^3                  10.70  11.21     10.21     5.54   5.72      5.16
+256x512 @ 512x2048      2.84   3.02      2.71      1.35   1.51      1.48
+256x2048 @ 2048x512     2.92   3.30      2.69      1.45   1.57      1.37
 
-* each part of the pool takes a range of C's rows (or of its columns, when there are
-  too few rows to split) and works alone: no barrier between parts;
+MKL is torch's ``torch.mm``. The algorithm is Goto's (as in BLIS), for row-major
+operands:
+
+* each part of the pool takes a range of C's rows or of its columns (whichever split
+  copies less, see ``_partition``) and works alone: no barrier between parts;
 * per block of ``KC`` along the shared dimension, the part packs its rows of A into
-  panels of ``MR`` rows, element ``[k][row]`` (zero rows past the end), and per block
-  of ``NB`` columns of B, panels of ``NR`` columns, element ``[k][col]``;
-* the micro-kernel keeps an ``MR x NR`` tile of C in 24 vector registers: per step of
-  k, two vectors of B's panel and ``MR`` broadcasts of A's, 24 fused multiply-adds,
-  four steps per loop iteration. A's panel (12 KiB) stays in the L1 cache while B's
-  block (512 KiB, in the L2 cache) streams past it;
+  panels of ``MR`` rows, each row's ``KC`` elements after the other (zero rows past
+  A's end), and per block of ``NB`` columns of B, panels of ``NR`` columns, element
+  ``[k][col]`` (zero columns past the block's end);
+* the micro-kernel keeps an ``MR x NR`` (6 x 64) tile of C in 24 vector registers: per
+  step of k, four vectors of B's panel and six broadcasts of A's, 24 fused
+  multiply-adds, four steps per loop iteration. A's panel (6 KiB) stays in the L1
+  cache while B's block (512 KiB, in the L2 cache) streams past it. (12 x 32, twice
+  the broadcasts per step, was 3-4 % slower; the block sizes are flat within 2 %);
 * the tile is stored (first block of k) or added to C; a tile past C's edge goes
   through a scratch tile. A product accumulating into C (``ember-to-linalg`` puts a
-  bias into C before the product: ``x @ w + b``) adds from the first block on.
+  bias into C before the product: ``x @ w + b``) adds from the first block on;
+* ``relu(x @ w + b)``: an elementwise loop right after the product that reads it
+  only as ``product + bias[j]`` (then ``max(., 0)``) is folded into a second helper,
+  which applies it to each tile as its last block of k is stored: no temporary product
+  and no second pass over it.
 
 Each product sums its k-blocks in order, each block with fused multiply-adds: the
 result equals NumPy's up to the rounding of a reordered sum (as the matrix-vector
-loops' do). Measured (ms, 2 threads, one process; ``benchmarks/run.py``): see
-docs/numpy-semantics.md.
+loops' do); NaN and infinities propagate as in NumPy.
 """
 
 from __future__ import annotations
