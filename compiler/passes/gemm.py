@@ -40,6 +40,7 @@ loops' do); NaN and infinities propagate as in NumPy.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from compiler.mlir import (
@@ -58,6 +59,7 @@ from compiler.passes.blas import zero_fill_before
 from compiler.passes.buffers import distinct_memory, root_buffer
 from compiler.passes.linalg_utils import is_plus_zero
 from compiler.passes.matvec import checked_call, other_library_work, unit_stride
+from compiler.passes.parallel import normalized
 from runtime.abi import POOL_THREADS
 
 ELEMENT = "f32"
@@ -599,6 +601,28 @@ def _reads_product_rows(product, value, out_value) -> bool:
     return same and list(view.operands)[1:] == list(out_view.operands)[1:]
 
 
+def _covers_all_rows(loop, view, rows: int) -> bool:
+    """Whether the forall's tiles, as ``ember-tile`` makes them (``scf.forall (%i) in
+    (T)``, offset ``%i * t``, size ``min(rows - %i * t, t)``), take every one of the
+    product's ``rows`` (a static count): the helper writes every row of the output, so
+    the loop must have written them all too."""
+    if rows == ir.ShapedType.get_dynamic_size() or not normalized(loop):
+        return False
+    (count,) = list(ir.DenseI64ArrayAttr(loop.attributes["staticUpperBound"]))
+    offset, size = (operation_of(v.owner) for v in list(view.operands)[1:3])
+    if offset is None or size is None or (offset.name, size.name) != ("affine.apply", "affine.min"):
+        return False
+    iv = loop.regions[0].blocks[0].arguments[0]
+    if list(offset.operands) != [iv] or list(size.operands) != [iv]:
+        return False
+    offset_map, size_map = (str(ir.AffineMapAttr(o.attributes["map"]).value) for o in (offset, size))
+    tile = re.fullmatch(r"\(d0\) -> \(d0 \* (\d+)\)", offset_map)
+    if tile is None:
+        return False
+    t = int(tile.group(1))
+    return size_map == f"(d0) -> (d0 * -{t} + {rows}, {t})" and count * t >= rows
+
+
 def _epilogue_of(op) -> _Epilogue | None:
     """The epilogue of the product ``op`` (into zeros, in a buffer of its own that only
     the loop reads), when the next op is that loop (see ``_Epilogue``), over the same
@@ -615,6 +639,9 @@ def _epilogue_of(op) -> _Epilogue | None:
     p, b = (0, 1) if maps[0] == _IDENTITY else (1, 0)
     bias, out_value = generic.operands[b], generic.operands[2]
     if not _reads_product_rows(product, generic.operands[p], out_value):
+        return None
+    view = operation_of(generic.operands[p].owner) if body else None
+    if view is not None and not _covers_all_rows(loop, view, product.type.shape[0]):
         return None
     bias_owner = None if isinstance(bias.owner, ir.Block) else operation_of(bias.owner)
     if not isinstance(bias.type, ir.MemRefType) or (bias_owner is not None and any(bias_owner == o for o in body)):

@@ -117,8 +117,9 @@ func.func @strided(%a: memref<64x64xf32, strided<[128, 2]>>, %b: memref<64x128xf
   return
 }
 
-// relu(A @ B + bias) tiled: the fill, the product and the loop of tiles reading it
-// become one call of the bias helper writing the loop's output.
+// relu(A @ B + bias) tiled as ember-tile tiles it (3 tiles of 25 rows cover all 64):
+// the fill, the product and the loop of tiles reading it become one call of the bias
+// helper writing the loop's output.
 // CHECK-LABEL: func.func @relu_tiles
 // CHECK-SAME: %[[BIAS:[a-z0-9_]+]]: memref<128xf32>, %[[OUT:[a-z0-9_]+]]: memref<64x128xf32>
 // CHECK: %[[RELU:.*]] = arith.constant true
@@ -133,11 +134,12 @@ func.func @relu_tiles(%a: memref<64x64xf32>, %b: memref<64x128xf32>, %bias: memr
   %p = memref.alloc() {alignment = 64 : i64} : memref<64x128xf32>
   linalg.fill ins(%zero : f32) outs(%p : memref<64x128xf32>)
   linalg.matmul ins(%a, %b : memref<64x64xf32>, memref<64x128xf32>) outs(%p : memref<64x128xf32>)
-  scf.forall (%t) in (2) {
-    %row = affine.apply affine_map<(d0) -> (d0 * 32)>(%t)
-    %pv = memref.subview %p[%row, 0] [32, 128] [1, 1] : memref<64x128xf32> to memref<32x128xf32, strided<[128, 1], offset: ?>>
-    %ov = memref.subview %out[%row, 0] [32, 128] [1, 1] : memref<64x128xf32> to memref<32x128xf32, strided<[128, 1], offset: ?>>
-    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%pv, %bias : memref<32x128xf32, strided<[128, 1], offset: ?>>, memref<128xf32>) outs(%ov : memref<32x128xf32, strided<[128, 1], offset: ?>>) {
+  scf.forall (%t) in (3) {
+    %row = affine.apply affine_map<(d0) -> (d0 * 25)>(%t)
+    %rows = affine.min affine_map<(d0) -> (d0 * -25 + 64, 25)>(%t)
+    %pv = memref.subview %p[%row, 0] [%rows, 128] [1, 1] : memref<64x128xf32> to memref<?x128xf32, strided<[128, 1], offset: ?>>
+    %ov = memref.subview %out[%row, 0] [%rows, 128] [1, 1] : memref<64x128xf32> to memref<?x128xf32, strided<[128, 1], offset: ?>>
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%pv, %bias : memref<?x128xf32, strided<[128, 1], offset: ?>>, memref<128xf32>) outs(%ov : memref<?x128xf32, strided<[128, 1], offset: ?>>) {
     ^bb0(%x: f32, %y: f32, %o: f32):
       %s = arith.addf %x, %y : f32
       %r = arith.maximumf %s, %zero : f32
@@ -203,5 +205,30 @@ func.func @into_an_operand(%a: memref<128x128xf32>, %b: memref<128x128xf32>, %bi
     linalg.yield %s : f32
   }
   memref.dealloc %p : memref<128x128xf32>
+  return
+}
+
+// Tiles that cover only the first 50 of the 64 rows (2 x 25): the helper would write
+// the other 14 rows of the output too; the plain helper, the loop kept.
+// CHECK-LABEL: func.func @some_rows
+// CHECK: call @ember_gemm_loops_f32(
+// CHECK: scf.forall
+func.func @some_rows(%a: memref<64x64xf32>, %b: memref<64x128xf32>, %bias: memref<128xf32>, %out: memref<64x128xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %p = memref.alloc() {alignment = 64 : i64} : memref<64x128xf32>
+  linalg.fill ins(%zero : f32) outs(%p : memref<64x128xf32>)
+  linalg.matmul ins(%a, %b : memref<64x64xf32>, memref<64x128xf32>) outs(%p : memref<64x128xf32>)
+  scf.forall (%t) in (2) {
+    %row = affine.apply affine_map<(d0) -> (d0 * 25)>(%t)
+    %rows = affine.min affine_map<(d0) -> (d0 * -25 + 64, 25)>(%t)
+    %pv = memref.subview %p[%row, 0] [%rows, 128] [1, 1] : memref<64x128xf32> to memref<?x128xf32, strided<[128, 1], offset: ?>>
+    %ov = memref.subview %out[%row, 0] [%rows, 128] [1, 1] : memref<64x128xf32> to memref<?x128xf32, strided<[128, 1], offset: ?>>
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%pv, %bias : memref<?x128xf32, strided<[128, 1], offset: ?>>, memref<128xf32>) outs(%ov : memref<?x128xf32, strided<[128, 1], offset: ?>>) {
+    ^bb0(%x: f32, %y: f32, %o: f32):
+      %s = arith.addf %x, %y : f32
+      linalg.yield %s : f32
+    }
+  }
+  memref.dealloc %p : memref<64x128xf32>
   return
 }
