@@ -3,7 +3,8 @@
 Why: a product handed to OpenBLAS runs on OpenBLAS's threads, which spin for about
 0.1 s after each call, against Ember's own pool running the rest of the kernel; and
 OpenBLAS's float32 kernel is not the fastest on AVX-512. Measured on a 2-core AVX-512
-Xeon, each library in a process of its own (median ms, best of 5):
+Xeon, each library in a process of its own (median ms, best of 5;
+``python benchmarks/products.py``):
 
                         one thread                 two threads
 float32 product         Ember  OpenBLAS  MKL       Ember  OpenBLAS  MKL
