@@ -446,8 +446,9 @@ func.func private {signature} {{
 
 
 def library_text(element: str = ELEMENT) -> str:
-    """The helper as a library of public definitions, compiled once per process by the
-    CPU backend (``backends/llvm_cpu/helper_library.py``)."""
+    """Both helpers (plain, and with the bias epilogue) as a library of public
+    definitions, compiled once per process by the CPU backend
+    (``backends/llvm_cpu/helper_library.py``)."""
     assert element == ELEMENT
     return public_definitions(_both())
 
