@@ -7,7 +7,8 @@ call, so timing two in one process measures the spinning), on one thread and on 
 
 Ember runs ``compiler.compile(lambda a, b: a @ b)``, NumPy ``np.matmul(a, b, out=c)``
 (``OPENBLAS_NUM_THREADS`` set before NumPy loads), torch ``torch.mm(a, b, out=c)``.
-Times are medians of 60 calls, the best of 5 rounds, in ms.
+Times are medians of about 0.5 s of calls (``benchmarks/run.py``'s ``measure``), the
+best of 5 rounds, in ms.
 """
 
 from __future__ import annotations
@@ -16,25 +17,16 @@ import argparse
 import os
 import subprocess
 import sys
-import time
 
 SHAPES = "1024x1024x1024,256x512x2048,256x2048x512"  # m x k x n: the benchmark's matmul and MLP layers
 LIBRARIES = ("ember", "numpy", "torch")
 
 
-def _time(fn, args, calls: int = 60, rounds: int = 5) -> float:
-    import numpy as np
+def _time(fn, args, rounds: int = 5) -> float:
+    """ms: the best of ``rounds`` of ``run.measure``'s medians (about 0.5 s each)."""
+    from benchmarks.run import measure
 
-    fn(*args)
-    best = float("inf")
-    for _ in range(rounds):
-        times = []
-        for _ in range(calls):
-            start = time.perf_counter()
-            fn(*args)
-            times.append(time.perf_counter() - start)
-        best = min(best, float(np.median(times)))
-    return best * 1e3
+    return min(measure(fn, args, target=0.5) for _ in range(rounds)) * 1e3
 
 
 def _product(library: str, a, b):

@@ -86,7 +86,7 @@ _PLAIN_A, _TRANSPOSED_A = f"({_M}, {_K})", f"({_K}, {_M})"
 _PLAIN_B, _TRANSPOSED_B = f"({_K}, {_N})", f"({_N}, {_K})"
 
 
-def _matmul_transposes(op) -> tuple[bool, bool] | None:
+def matmul_transposes(op) -> tuple[bool, bool] | None:
     """Whether a matmul reads A resp. B transposed; None for any other indexing."""
     if "indexing_maps" not in op.attributes:
         return False, False
@@ -114,14 +114,14 @@ def blas_op(op) -> bool:
     if op.name == "linalg.batch_matmul":  # the plain one (no transposing maps)
         plain = ["(d0, d1, d3)", "(d0, d3, d2)", "(d0, d1, d2)"]
         return "indexing_maps" not in op.attributes or _map_results(op) == plain
-    return op.name != "linalg.matmul" or _matmul_transposes(op) is not None
+    return op.name != "linalg.matmul" or matmul_transposes(op) is not None
 
 
 def _is_complex_gemm(op) -> bool:
     """The complex products that go to ``?gemm``: matrix times matrix, batched or not."""
     if op.name == "linalg.contract":
         return _is_batched(op) or _rows_kind(op) == "matmul"
-    return op.name in ("linalg.matmul", "linalg.batch_matmul") and _matmul_transposes(op) is not None
+    return op.name in ("linalg.matmul", "linalg.batch_matmul") and matmul_transposes(op) is not None
 
 
 def _add_helpers(module, element: str, define: bool) -> None:
@@ -319,7 +319,7 @@ def _replace(op) -> None:
         _replace_batched(op, beta)
     else:
         kind = op.name.removeprefix("linalg.")
-        transposes = _matmul_transposes(op) if kind == "matmul" else (False, False)
+        transposes = matmul_transposes(op) if kind == "matmul" else (False, False)
         if kind == "matmul":
             kind = _gram_kind(op, transposes, fill) or kind
         with ir.InsertionPoint(op), op.location:

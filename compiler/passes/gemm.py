@@ -56,7 +56,7 @@ from compiler.mlir import (
     public_definitions,
 )
 from compiler.passes.base import EmberPass
-from compiler.passes.blas import zero_fill_before
+from compiler.passes.blas import matmul_transposes, zero_fill_before
 from compiler.passes.buffers import distinct_memory, root_buffer
 from compiler.passes.linalg_utils import is_plus_zero
 from compiler.passes.matvec import checked_call, other_library_work, unit_stride
@@ -461,21 +461,13 @@ def entry_points(element: str = ELEMENT) -> frozenset[str]:
     return frozenset([HELPER, BIAS_HELPER])
 
 
-def _plain(op) -> bool:
-    """A matmul reading A and B as they are (no transposing maps)."""
-    if "indexing_maps" not in op.attributes:
-        return True
-    maps = [str(ir.AffineMapAttr(m).value).split("->")[1].strip() for m in ir.ArrayAttr(op.attributes["indexing_maps"])]
-    return maps == ["(d0, d2)", "(d2, d1)", "(d0, d1)"]
-
-
 def _target(op) -> bool:
     """A float32 ``A @ B`` (into zeros, or accumulating into C) this pass replaces: no
     operand's type says its rows are strided, and its static sizes (where known) make
     more than ``MIN_MACS`` multiply-adds."""
     if op.name != "linalg.matmul" or not all(isinstance(v.type, ir.MemRefType) for v in op.operands):
         return False
-    if {str(v.type.element_type) for v in op.operands} != {ELEMENT} or not _plain(op):
+    if {str(v.type.element_type) for v in op.operands} != {ELEMENT} or matmul_transposes(op) != (False, False):
         return False
     if any(unit_stride(v)[1] for v in op.operands):
         return False
@@ -496,12 +488,11 @@ def _large(op):
     return arith.cmpi(arith.CmpIPredicate.ugt, macs, arith.constant(index, MIN_MACS))
 
 
-def _replace(op) -> None:
-    """The matmul (and the zero fill before it, if any: else it accumulates into C)
-    becomes a call of the helper, behind run-time checks of what the types do not fix
-    (unit strides along rows, the size); the fill and the matmul stay as the other
-    branch (for BLAS)."""
-    fill = zero_fill_before(op)
+def _replace(op, fill) -> None:
+    """The matmul (and ``fill``, the zero fill before it, if any: else it accumulates
+    into C) becomes a call of the helper, behind run-time checks of what the types do
+    not fix (unit strides along rows, the size); the fill and the matmul stay as the
+    other branch (for BLAS)."""
 
     def fallback():
         if fill is not None:
@@ -519,8 +510,9 @@ def _replace(op) -> None:
 
 @dataclass
 class _Epilogue:
-    """The tiled elementwise loop right after a product that reads it only as
-    ``product + bias[j]`` (then ``max(., 0)`` where ``relu``), writing ``out``."""
+    """The elementwise loop (a ``linalg.generic``, or a forall of its tiles) right after
+    a product that reads it only as ``product + bias[j]`` (then ``max(., 0)`` where
+    ``relu``), writing ``out``."""
 
     loop: ir.Operation
     bias: ir.Value
@@ -544,21 +536,6 @@ def _body_kind(generic, product_arg, bias_arg) -> bool | None:
         return None
     others = [v for v in relu.operands if v != ops[0].result]
     return True if len(others) == 1 and is_plus_zero(others[0]) else None
-
-
-def _same_rows(view, out_view) -> bool:
-    """Two subviews taking the same rows (same offsets and sizes) of equal-shaped buffers."""
-    if view.name != "memref.subview" or out_view.name != "memref.subview":
-        return False
-    same = all(
-        str(view.attributes[a]) == str(out_view.attributes[a])
-        for a in ("static_offsets", "static_sizes", "static_strides")
-    )
-    return (
-        same
-        and list(view.operands)[1:] == list(out_view.operands)[1:]
-        and (view.operands[0].type == out_view.operands[0].type)
-    )
 
 
 _TILE_OPS = ("affine.apply", "affine.min", "memref.subview", "linalg.generic", "scf.forall.in_parallel")
@@ -660,11 +637,10 @@ def _epilogue_of(op) -> _Epilogue | None:
     return _Epilogue(loop, bias, out, relu)
 
 
-def _replace_with_epilogue(op, epilogue: _Epilogue) -> None:
-    """The fill, the product and its elementwise loop become one call of the bias
-    helper, writing the loop's output; behind the run-time checks, the three ops as the
-    other branch."""
-    fill = zero_fill_before(op)
+def _replace_with_epilogue(op, fill, epilogue: _Epilogue) -> None:
+    """``fill`` (the zero fill before the product), the product and its elementwise loop
+    become one call of the bias helper, writing the loop's output; behind the run-time
+    checks, the three ops as the other branch."""
 
     def fallback():
         for kept in (fill, op, epilogue.loop):
@@ -701,8 +677,9 @@ class EmberGemmLoops(EmberPass):
             text = _both()
             add_functions(module, text if self.define_helpers else declarations(text))
         for op in found:
-            epilogue = _epilogue_of(op) if zero_fill_before(op) is not None else None
+            fill = zero_fill_before(op)
+            epilogue = _epilogue_of(op) if fill is not None else None
             if epilogue is not None:
-                _replace_with_epilogue(op, epilogue)
+                _replace_with_epilogue(op, fill, epilogue)
             else:
-                _replace(op)
+                _replace(op, fill)
