@@ -29,6 +29,7 @@ PIPELINES: dict[str, tuple[str, str]] = {
                 "ember-invariant-division",  # x / row_total (float32): a float64 multiply, NumPy's quotient
                 "ember-parallel-reduction",
                 "ember-nontemporal-stores",  # outputs larger than the cache: aligned streaming stores
+                "ember-prefetch-rows",  # a row read in several passes: the next one fetched while it is written
                 "ember-opaque-identities",  # where(mask, x, -inf).max(): the -inf hidden from LLVM's folds
                 "ember-fork-loops",  # kernels of many loops: each parallel loop on the worker pool
                 "ember-free-early",  # temporaries freed after their last use: a long kernel reuses memory

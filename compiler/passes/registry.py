@@ -37,6 +37,7 @@ _PASSES: dict[str, tuple[str, str]] = {
     "ember-invariant-division": ("compiler.passes.invariant_division", "EmberInvariantDivision"),
     "ember-fuse-loop-nests": ("compiler.passes.loop_nest_fusion", "EmberFuseLoopNests"),
     "ember-fuse-row-loops": ("compiler.passes.row_fusion", "EmberFuseRowLoops"),
+    "ember-prefetch-rows": ("compiler.passes.prefetch_rows", "EmberPrefetchRows"),
     "ember-nontemporal-stores": ("compiler.passes.nontemporal_stores", "EmberNontemporalStores"),
     "ember-opaque-identities": ("compiler.passes.opaque_identities", "EmberOpaqueIdentities"),
     "ember-expand-math": ("compiler.passes.expand_math", "EmberExpandMath"),
