@@ -50,6 +50,7 @@ PENDING_MARK = "ember.tile_pending"  # a root of this round not tiled yet
 ROWS_MARK = "ember.tile_rows"  # its tile size, shared with its siblings
 LOOP_MARK = "ember.tile_loop"
 PRODUCER_MARK = "ember.fuse_producer"
+LIGHT_ROOT = 4  # fused producers this many times a root's bytes size its tiles (_light_root_rows)
 
 _TILE = """
     %op = transform.structured.match attributes{ROOT} in %root : (!transform.any_op) -> !transform.any_op
@@ -264,12 +265,12 @@ def tile_and_fuse(op, tile_bytes: int, rows: int | None = None, recompute: bool 
     if "parallel" not in kinds:
         return False
     loop = tile_loop(op, tile_bytes)
+    group = fusion_group(op, loop, recompute)
     sizes = [0] * len(kinds)
-    sizes[loop] = rows or tile_rows(op, tile_bytes, loop)
+    sizes[loop] = min(rows or tile_rows(op, tile_bytes, loop), _light_root_rows(op, loop, group, tile_bytes))
     extent = static_extent(op, loop)
     if extent is not None and extent <= sizes[loop]:
         return False
-    group = fusion_group(op, loop, recompute)
     if any(_has_empty_operand(o) for o in [op, *group]):
         return False  # no work, and upstream tiling crashed (segfault) on a loop of 0 iterations
     module = module_of(op)
@@ -286,6 +287,20 @@ def tile_and_fuse(op, tile_bytes: int, rows: int | None = None, recompute: bool 
     # Canonicalize drops the untiled originals that fusion left without users.
     run_upstream(module, "canonicalize,cse")
     return True
+
+
+def _light_root_rows(op, loop: int, group: list, tile_bytes: int) -> int:
+    """Rows per tile for a root much lighter than the producers fused into it: a row
+    reduction's result under an elementwise op (``np.sqrt((x * x).sum(1))``, a
+    variance's division by ``n``). Sized by the root alone, one iteration is a few
+    bytes, the whole (4096, 1024) reduction fit one tile and ran on one thread (0.57 ms
+    on one thread or two; tiled by the producers' bytes, 0.31 on two). A root carrying
+    a fair share of the work (layer norm's output) keeps its own size."""
+    own = slice_bytes(op, loop)
+    fused = sum(slice_bytes(p, None) for p in group if p.name != "linalg.fill")
+    if fused <= LIGHT_ROOT * own:
+        return 1 << 62
+    return max(1, tile_bytes // (own + fused))
 
 
 def _fuse_into_loop(module, producer) -> None:

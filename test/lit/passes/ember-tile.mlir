@@ -113,3 +113,31 @@ func.func @transposed_rows(%x: tensor<1024x16xf32>) -> tensor<16x1024xf32> {
   } -> tensor<16x1024xf32>
   return %r : tensor<16x1024xf32>
 }
+
+// A root much lighter than what is fused into it: the square root of each row's sum
+// of squares. By its own 8 bytes a row, the 64 rows fit one tile (no loop: one
+// thread); sized by the fused row reduction's bytes too (8 + 4 + 512), 4096 bytes take
+// 7 rows a tile: 10 tiles.
+// CHECK-LABEL: func.func @row_norms
+// CHECK: scf.forall (%[[I:.*]]) in (10)
+// CHECK: tensor.extract_slice %arg0[%{{.*}}, 0] [%{{.*}}, 128] [1, 1]
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// CHECK: math.sqrt
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @row_norms(%x: tensor<64x128xf32>) -> tensor<64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<64xf32>) -> tensor<64xf32>
+  %sq = linalg.generic {indexing_maps = [#in, #row], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<64x128xf32>) outs(%init : tensor<64xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %p = arith.mulf %v, %v : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<64xf32>
+  %n = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]} ins(%sq : tensor<64xf32>) outs(%e : tensor<64xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = math.sqrt %v : f32
+    linalg.yield %r : f32
+  } -> tensor<64xf32>
+  return %n : tensor<64xf32>
+}
