@@ -55,7 +55,7 @@ COMBINERS = {
 }
 
 
-def _is_identity(combiner: str, value) -> bool:
+def is_identity(combiner: str, value) -> bool:
     attr, identity = constant_attr(value), COMBINERS[combiner]
     if isinstance(attr, ir.FloatAttr):
         return not callable(identity) and ir.FloatAttr(attr).value == identity
@@ -120,7 +120,7 @@ def _match(fn) -> _Reduction | None:
     reads = {operation_of(o.owner) for o in combiner.operands} - {None}
     if loads[0] not in reads or len(list(loads[0].results[0].uses)) != 1:
         return None
-    if not _is_identity(combiner.name, init.operands[0]):
+    if not is_identity(combiner.name, init.operands[0]):
         return None
     return _Reduction(acc, init, loop, combiner, finish)
 

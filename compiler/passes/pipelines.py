@@ -12,6 +12,7 @@ PIPELINES: dict[str, tuple[str, str]] = {
             [
                 "ember-to-linalg",
                 "ember-fuse",
+                "ember-split-column-reductions",  # x.sum(axis=0): blocks of whole rows in parallel, then combined
                 "ember-tile",
                 "ember-bufferize",
                 "ember-gemm-loops",  # float32 A @ B: our own packed kernel on the worker pool

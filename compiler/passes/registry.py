@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 _PASSES: dict[str, tuple[str, str]] = {
     "ember-to-linalg": ("compiler.passes.ember_to_linalg", "EmberToLinalg"),
     "ember-fuse": ("compiler.passes.fusion", "EmberFuse"),
+    "ember-split-column-reductions": ("compiler.passes.split_column_reductions", "EmberSplitColumnReductions"),
     "ember-tile": ("compiler.passes.tiling", "EmberTile"),
     "ember-bufferize": ("compiler.passes.bufferize", "EmberBufferize"),
     "ember-gemm-loops": ("compiler.passes.gemm", "EmberGemmLoops"),
