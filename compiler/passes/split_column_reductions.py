@@ -24,8 +24,10 @@ the outermost dim of every input that uses it (a column sum, mean or max over ax
 also fused with the elementwise ops before it), one output of static shape started
 from a fill with the combiner's identity, the body's result one of
 ``parallel_reduction.COMBINERS`` of the output and a value (a float sum or product
-only when reassociable), and enough rows: at least ``MIN_ROWS_PER_BLOCK`` per block
-(or a row count known only at run time). The partial result stays under
+only when reassociable), and enough work: at least ``MIN_ROWS_PER_BLOCK`` rows per
+block and ``MIN_BYTES`` of output rows in all (or a row count known only at run time).
+A smaller one keeps one pass over the rows in order, and with it NumPy's own order
+of addition. The partial result stays under
 ``MAX_PARTIAL_BYTES``, fewer blocks otherwise; a reduction whose kept dims are too
 wide for two blocks is left to ``ember-tile`` (its strips are long rows then).
 """
@@ -41,6 +43,7 @@ from compiler.passes.parallel_reduction import COMBINERS, is_identity
 
 BLOCKS = 16
 MIN_ROWS_PER_BLOCK = 16
+MIN_BYTES = 1 << 20  # a smaller reduction is done before the threads would start
 MAX_PARTIAL_BYTES = 8 << 20
 DYNAMIC = ir.ShapedType.get_dynamic_size()
 
@@ -111,7 +114,10 @@ def _blocks(op, sliced: list) -> int:
     blocks = min(BLOCKS, MAX_PARTIAL_BYTES // row_bytes)
     rows_type = ir.RankedTensorType(op.opview.inputs[sliced.index(True)].type)
     if not rows_type.is_dynamic_dim(0):
-        blocks = min(blocks, rows_type.get_dim_size(0) // MIN_ROWS_PER_BLOCK)
+        rows = rows_type.get_dim_size(0)
+        blocks = min(blocks, rows // MIN_ROWS_PER_BLOCK)
+        if rows * row_bytes < MIN_BYTES:
+            return 0
     return blocks if blocks >= 2 else 0
 
 
