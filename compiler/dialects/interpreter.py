@@ -195,8 +195,11 @@ def _slice(x, attrs, out):
     The length comes from the result type (or its size operand), not from the end of
     the dim, because the frontend folds ``stop`` into it. Python's slice clamping
     would silently hide a start or length outside the dim, so we check instead.
+    The region is copied out contiguous: an Ember value has no strides, and NumPy's
+    float32 ``arctan2`` answers by another path, one ulp apart, on a reversed view
+    (``atan2(0.5, 0.5)``: 0.7853982 on a view, 0.7853981 on contiguous memory).
     """
-    return x[_region(x.shape, attrs, out.shape)]
+    return np.ascontiguousarray(x[_region(x.shape, attrs, out.shape)])
 
 
 def _region(shape, attrs, lengths) -> tuple:
