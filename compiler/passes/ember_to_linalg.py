@@ -451,7 +451,18 @@ def _lower_reduce(op, result: TensorType, attrs):
     acc = result.with_dtype("f32") if xt.dtype == "f16" else result
     f32 = mlir_element_type("f32")
     element = (lambda a: arith.extf(f32, a)) if xt.dtype == "f16" else (lambda a: a)
-    if attrs["keepdims"]:
+    kept = [i for i in range(xt.rank) if i not in axes]
+    if attrs["keepdims"] and kept and axes[0] < kept[-1]:
+        # A reduced axis before a kept one (x.mean(0, keepdims=True)): its loop stays in
+        # place, writing row 0 of the output, so the loops walk x in memory order. As
+        # unit loops with the reductions last, they walked each column down the rows
+        # (x.std(0) of (4096, 1024) float32: 15 ms).
+        init = _filled(acc, _sizes_like(result, x), identity(acc.dtype))
+        zero = ir.AffineConstantExpr.get(0)
+        out_map = _map(xt.rank, [zero if i in axes else ir.AffineDimExpr.get(i) for i in range(xt.rank)])
+        iterators = ["reduction" if i in axes else "parallel" for i in range(xt.rank)]
+        in_map = _identity(xt.rank)
+    elif attrs["keepdims"]:
         loops = xt.rank + len(axes)  # the result's dims, then one reduction loop per axis
         in_exprs = [ir.AffineDimExpr.get(xt.rank + axes.index(i) if i in axes else i) for i in range(xt.rank)]
         out_map = _identity_prefix(loops, xt.rank)
@@ -459,7 +470,6 @@ def _lower_reduce(op, result: TensorType, attrs):
         iterators = ["parallel"] * xt.rank + ["reduction"] * len(axes)
         in_map = _map(loops, in_exprs)
     else:
-        kept = [i for i in range(xt.rank) if i not in axes]
         init = _filled(acc, _sizes_like(result, x, kept), identity(acc.dtype))
         out_map = _map(xt.rank, [ir.AffineDimExpr.get(i) for i in kept])
         iterators = ["reduction" if i in axes else "parallel" for i in range(xt.rank)]

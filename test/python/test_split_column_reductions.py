@@ -32,6 +32,9 @@ PROGRAMS = {
     "row-weights": lambda x: (x * np.linspace(0.0, 1.0, x.shape[0])[:, None]).sum(axis=0),
     "row-index": lambda x: (x * np.arange(x.shape[0])[:, None]).sum(axis=0),
     "standardize": lambda x: (x - x.mean(axis=0)) / (x.std(axis=0) + 1.0),
+    "mean-keepdims": lambda x: x.mean(axis=0, keepdims=True),
+    "max-keepdims-centred": lambda x: x - x.max(axis=0, keepdims=True),
+    "outer-and-last-keepdims": lambda x: x.sum(axis=(0, -1), keepdims=True),
 }
 SHAPES = [(512, 1024), (33, 7), (100000, 3), (40099, 5), (17, 100), (1, 8), (0, 5), (4096, 16, 6)]
 
@@ -112,6 +115,13 @@ def test_the_result_does_not_depend_on_the_thread_count():
         finally:
             threads.set_num_threads(None)
     np.testing.assert_array_equal(results[0], results[1])
+
+
+def test_a_keepdims_column_mean_walks_the_rows_in_memory_order():
+    """Lowered with its reduction loop first (not a unit loop with the reduction last,
+    which walked each column down the rows), it splits as a plain column sum does."""
+    loops = loops_of(lambda x: x.mean(axis=0, keepdims=True), np.ones((4096, 1024), np.float32))
+    assert f"memref<{split.BLOCKS}x1x1024xf32>" in loops
 
 
 def test_a_column_sum_is_blocks_of_rows_then_their_combination():

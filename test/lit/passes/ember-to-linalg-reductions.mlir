@@ -18,18 +18,29 @@ func.func @sum_rows(%a: tensor<4x?xf32>) -> tensor<4xf32> {
   return %0 : tensor<4xf32>
 }
 
-// keepdims: the reduced axis stays a loop of extent 1 (no reshape), the input is read
-// through a reduction loop; max on floats starts at -inf and propagates NaN.
+// keepdims over an axis before a kept one: no reshape, the reduction loop in the
+// axis's place (the loops walk the input in memory order) writing row 0 of the
+// output; max on floats starts at -inf and propagates NaN.
 // CHECK-LABEL: func.func @max_keepdims
 // CHECK: %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
 // CHECK: %[[INIT:.*]] = linalg.fill ins(%[[NEGINF]] : f32) outs(%{{.*}} : tensor<1x?xf32>)
-// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%arg0 : tensor<3x?xf32>)
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]} ins(%arg0 : tensor<3x?xf32>)
 // CHECK-SAME: outs(%[[INIT]] : tensor<1x?xf32>)
 // CHECK: arith.maximumf
 // CHECK-NOT: tensor.expand_shape
 func.func @max_keepdims(%a: tensor<3x?xf32>) -> tensor<1x?xf32> {
   %0 = "ember.max"(%a) {axes = array<i64: 0>, keepdims = true} : (tensor<3x?xf32>) -> tensor<1x?xf32>
   return %0 : tensor<1x?xf32>
+}
+
+// keepdims over the last axis: the reduced axis stays a loop of extent 1, the
+// reduction loop last (a row's reduction and its broadcast consumer tile together).
+// CHECK-LABEL: func.func @sum_keepdims_last
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%arg0 : tensor<3x?xf32>)
+// CHECK-SAME: outs(%{{.*}} : tensor<3x1xf32>)
+func.func @sum_keepdims_last(%a: tensor<3x?xf32>) -> tensor<3x1xf32> {
+  %0 = "ember.sum"(%a) {axes = array<i64: 1>, keepdims = true} : (tensor<3x?xf32>) -> tensor<3x1xf32>
+  return %0 : tensor<3x1xf32>
 }
 
 // Integer and bool identities: INT_MAX for min, true for bool min (andi), 1 for prod.
