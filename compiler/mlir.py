@@ -53,6 +53,12 @@ def constant_index(value) -> int | None:
     return ir.IntegerAttr(attr).value if isinstance(attr, ir.IntegerAttr) else None
 
 
+def index_constant(value: int) -> ir.Value:
+    """A new ``arith.constant`` of index type at the insertion point (what
+    ``constant_index`` reads back)."""
+    return arith.constant(ir.IndexType.get(), value)
+
+
 def defined_inside(value, op) -> bool:
     """Whether ``value`` is defined inside ``op`` (in its regions, at any depth)."""
     owner = value.owner

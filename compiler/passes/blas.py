@@ -54,7 +54,7 @@ from compiler.passes.blas_library import (
     rows_view_text,
 )
 from compiler.passes.buffers import root_buffer
-from compiler.passes.linalg_utils import is_plus_zero
+from compiler.passes.linalg_utils import indexing_maps, is_plus_zero
 from compiler.passes.scf_loops import for_loop, if_then, inside_forall
 from runtime import blas_symbols
 
@@ -77,7 +77,7 @@ def calls_threaded_library(fn) -> bool:
 
 def _map_results(op) -> list[str]:
     """Each indexing map's results as text: ``"(d2, d0)"`` of ``(d0, d1, d2) -> (d2, d0)``."""
-    maps = [str(ir.AffineMapAttr(m).value) for m in ir.ArrayAttr(op.attributes["indexing_maps"])]
+    maps = [str(m) for m in indexing_maps(op)]
     return [m.split("->")[1].strip() for m in maps]
 
 

@@ -47,11 +47,12 @@ import numpy as np
 
 from compiler.dialects import ember
 from compiler.dialects.types import COMPLEX, COMPLEX_PART, TensorType, mlir_element_type
-from compiler.mlir import arith, func, ir, linalg, math
+from compiler.mlir import arith, func, index_constant, ir, linalg, math
 from compiler.mlir import complex_dialect as cd
 from compiler.passes import ember_to_linalg as e2l
 from compiler.passes import scalar_semantics as scalar
 from compiler.passes.base import PassFailure
+from compiler.passes.linalg_utils import generic
 
 CmpF = scalar.CmpF
 
@@ -353,7 +354,7 @@ def _reduce(op, result: TensorType, attrs):
         iterators = ["reduction" if i in axes else "parallel" for i in range(xt.rank)]
         in_map = e2l._identity(xt.rank)
     dtype = xt.dtype
-    value = e2l._generic([x], init, [in_map, out_map], iterators, lambda a, total: combine(total, a, dtype))
+    value = generic([x], init, [in_map, out_map], iterators, lambda a, total: combine(total, a, dtype))
     if name == "mean":
         value = _divide_by_count(value, result, x, axes)
     return value
@@ -369,7 +370,7 @@ def _divide_by_count(total, t: TensorType, x, axes):
             static *= size
         else:
             count = size if count is None else arith.muli(count, size)
-    count = e2l._index(static) if count is None else arith.muli(count, e2l._index(static))
+    count = index_constant(static) if count is None else arith.muli(count, index_constant(static))
     part = mlir_element_type(_part(t.dtype))
     n = arith.sitofp(part, arith.index_cast(ir.IntegerType.get_signless(64), count))
     divisor = make(t.dtype, n, _c(t.dtype, 0.0))
@@ -412,7 +413,7 @@ def _matmul(op, result: TensorType, attrs):
         maps = [amap(lhs_dims).value, amap(rhs_dims).value, amap(out_dims).value]
         return linalg.contract(lhs, rhs, outs=[init], indexing_maps=maps)
     iterators = ["parallel"] * len(out_dims) + ["reduction"]
-    return e2l._generic(
+    return generic(
         [lhs, rhs],
         init,
         [amap(lhs_dims), amap(rhs_dims), amap(out_dims)],
@@ -430,7 +431,7 @@ def _iota(op, result: TensorType, attrs):
         re = arith.sitofp(part, arith.index_cast(ir.IntegerType.get_signless(64), i))
         return make(result.dtype, re, _c(result.dtype, 0.0))
 
-    return e2l._generic([], init, [e2l._identity(result.rank)], ["parallel"] * result.rank, body)
+    return generic([], init, [e2l._identity(result.rank)], ["parallel"] * result.rank, body)
 
 
 def _select(op, result: TensorType, attrs):

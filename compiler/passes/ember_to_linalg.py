@@ -43,9 +43,10 @@ import numpy as np
 from compiler.dialects import ember, ops
 from compiler.dialects.library_products import SMALL_K
 from compiler.dialects.types import DYN, UNSIGNED, TensorType, bit_width, is_unsigned, mlir_element_type, signless_types
-from compiler.mlir import arith, collect, ir, linalg, math, operation_of, tensor
+from compiler.mlir import arith, collect, index_constant, ir, linalg, math, operation_of, tensor
 from compiler.passes import scalar_semantics as scalar
 from compiler.passes.base import EmberPass, PassFailure
+from compiler.passes.linalg_utils import generic
 
 _DYNAMIC = ir.ShapedType.get_dynamic_size()
 
@@ -65,10 +66,6 @@ def _type(value: ir.Value) -> TensorType:
     return TensorType.from_mlir(value.type)
 
 
-def _index(value: int) -> ir.Value:
-    return arith.constant(ir.IndexType.get(), value)
-
-
 def _dim(value: ir.Value, axis: int) -> ir.Value | int:
     """Size of ``axis`` of ``value``: an int when static, else an index value.
 
@@ -84,7 +81,7 @@ def _dim(value: ir.Value, axis: int) -> ir.Value | int:
     owner = operation_of(source.owner)
     if owner is not None and owner.name == "tensor.empty":
         return owner.operands[_type(source).shape[:axis].count(DYN)]
-    return tensor.dim(source, _index(axis))
+    return tensor.dim(source, index_constant(axis))
 
 
 def _size_source(value: ir.Value) -> ir.Value:
@@ -100,7 +97,7 @@ def _size_source(value: ir.Value) -> ir.Value:
 
 
 def _as_index(size) -> ir.Value:
-    return size if isinstance(size, ir.Value) else _index(size)
+    return size if isinstance(size, ir.Value) else index_constant(size)
 
 
 def _result_sizes(t: TensorType, dynamic: list) -> list:
@@ -134,25 +131,11 @@ def _identity(rank: int) -> ir.AffineMapAttr:
     return _map(rank, [ir.AffineDimExpr.get(i) for i in range(rank)])
 
 
-def _iterators(kinds) -> ir.ArrayAttr:
-    return ir.ArrayAttr.get([ir.Attribute.parse(f"#linalg.iterator_type<{k}>") for k in kinds])
-
-
-def _generic(inputs, init, maps, iterators, body) -> ir.Value:
-    """A ``linalg.generic`` whose region is ``body(*input_scalars, out_scalar) -> value``."""
-    op = linalg.GenericOp([init.type], list(inputs), [init], ir.ArrayAttr.get(maps), _iterators(iterators))
-    element_types = [ir.RankedTensorType(v.type).element_type for v in list(inputs) + [init]]
-    block = op.regions[0].blocks.append(*element_types)
-    with ir.InsertionPoint(block):
-        linalg.YieldOp([body(*block.arguments)])
-    return op.results[0]
-
-
 def _elementwise(inputs, result: TensorType, body) -> ir.Value:
     """All-parallel identity-map generic over operands of the result's shape."""
     init = _empty(result, _sizes_like(result, inputs[0]))
     rank = result.rank
-    return _generic(inputs, init, [_identity(rank)] * (len(inputs) + 1), ["parallel"] * rank, body)
+    return generic(inputs, init, [_identity(rank)] * (len(inputs) + 1), ["parallel"] * rank, body)
 
 
 def _unit_groups(rank: int, unit_axes) -> list[list[int]]:
@@ -436,9 +419,10 @@ def _lower_cast(op, result: TensorType, attrs):
 
 
 def _lower_reduce(op, result: TensorType, attrs):
-    """Reduce into the result shape directly: with keepdims the reduced axes stay as
-    loops of extent 1 (no reshape), so the reduction and its broadcast consumers stay
-    one chain of linalg ops that tile-and-fuse can put in one loop nest."""
+    """Reduce into the result shape directly: with keepdims over trailing axes the
+    reduced axes stay as loops of extent 1 (no reshape), so the reduction and its
+    broadcast consumers stay one chain of linalg ops that tile-and-fuse can put in one
+    loop nest; over an axis before a kept one, the loops follow x's order instead."""
     (x,) = ember.tensor_operands(op)
     xt = _type(x)
     name = op.name.removeprefix("ember.")
@@ -452,17 +436,7 @@ def _lower_reduce(op, result: TensorType, attrs):
     f32 = mlir_element_type("f32")
     element = (lambda a: arith.extf(f32, a)) if xt.dtype == "f16" else (lambda a: a)
     kept = [i for i in range(xt.rank) if i not in axes]
-    if attrs["keepdims"] and kept and axes[0] < kept[-1]:
-        # A reduced axis before a kept one (x.mean(0, keepdims=True)): its loop stays in
-        # place, writing row 0 of the output, so the loops walk x in memory order. As
-        # unit loops with the reductions last, they walked each column down the rows
-        # (x.std(0) of (4096, 1024) float32: 15 ms).
-        init = _filled(acc, _sizes_like(result, x), identity(acc.dtype))
-        zero = ir.AffineConstantExpr.get(0)
-        out_map = _map(xt.rank, [zero if i in axes else ir.AffineDimExpr.get(i) for i in range(xt.rank)])
-        iterators = ["reduction" if i in axes else "parallel" for i in range(xt.rank)]
-        in_map = _identity(xt.rank)
-    elif attrs["keepdims"]:
+    if attrs["keepdims"] and not (kept and axes[0] < kept[-1]):
         loops = xt.rank + len(axes)  # the result's dims, then one reduction loop per axis
         in_exprs = [ir.AffineDimExpr.get(xt.rank + axes.index(i) if i in axes else i) for i in range(xt.rank)]
         out_map = _identity_prefix(loops, xt.rank)
@@ -470,11 +444,20 @@ def _lower_reduce(op, result: TensorType, attrs):
         iterators = ["parallel"] * xt.rank + ["reduction"] * len(axes)
         in_map = _map(loops, in_exprs)
     else:
-        init = _filled(acc, _sizes_like(result, x, kept), identity(acc.dtype))
-        out_map = _map(xt.rank, [ir.AffineDimExpr.get(i) for i in kept])
+        # The loops in x's order. keepdims over an axis before a kept one
+        # (x.mean(0, keepdims=True)) writes row 0 of the output there: as unit loops with
+        # the reductions last, the loops walked each column down the rows (x.std(0) of
+        # (4096, 1024) float32: 15 ms).
+        if attrs["keepdims"]:
+            init = _filled(acc, _sizes_like(result, x), identity(acc.dtype))
+            zero = ir.AffineConstantExpr.get(0)
+            out_map = _map(xt.rank, [zero if i in axes else ir.AffineDimExpr.get(i) for i in range(xt.rank)])
+        else:
+            init = _filled(acc, _sizes_like(result, x, kept), identity(acc.dtype))
+            out_map = _map(xt.rank, [ir.AffineDimExpr.get(i) for i in kept])
         iterators = ["reduction" if i in axes else "parallel" for i in range(xt.rank)]
         in_map = _identity(xt.rank)
-    value = _generic([x], init, [in_map, out_map], iterators, lambda a, total: combine(total, element(a), acc.dtype))
+    value = generic([x], init, [in_map, out_map], iterators, lambda a, total: combine(total, element(a), acc.dtype))
     if name == "mean":
         value = _divide_by_count(value, acc, x, axes)
     if acc != result:
@@ -497,9 +480,9 @@ def _divide_by_count(total: ir.Value, t: TensorType, x: ir.Value, axes) -> ir.Va
         else:
             count = size if count is None else arith.muli(count, size)
     if count is None:
-        count = _index(static)
+        count = index_constant(static)
     elif static != 1:
-        count = arith.muli(count, _index(static))
+        count = arith.muli(count, index_constant(static))
     f = mlir_element_type(t.dtype)
     count = arith.sitofp(f, arith.index_cast(ir.IntegerType.get_signless(64), count))
     return _elementwise([total], t, lambda s, _: arith.divf(s, count))
@@ -634,7 +617,7 @@ def _unrolled_matmul(rhs, init, lhs, rank, rhs_rank, k, rhs_transposed):
             total = math.fma(xs[2 * term], xs[2 * term + 1], total)
         return total
 
-    return _generic(inputs, init, maps, ["parallel"] * out_rank, body)
+    return generic(inputs, init, maps, ["parallel"] * out_rank, body)
 
 
 def _contraction(lhs, rhs, init, maps, loops, dtype):
@@ -650,14 +633,14 @@ def _contraction(lhs, rhs, init, maps, loops, dtype):
     iterators = ["parallel"] * (loops - 1) + ["reduction"]
     if dtype == "f16":  # into an f32 init
         f32 = mlir_element_type("f32")
-        return _generic(
+        return generic(
             [lhs, rhs],
             init,
             maps,
             iterators,
             lambda a, b, acc: add(acc, mul(arith.extf(f32, a), arith.extf(f32, b), "f32"), "f32"),
         )
-    return _generic([lhs, rhs], init, maps, iterators, lambda a, b, acc: add(acc, mul(a, b, dtype), dtype))
+    return generic([lhs, rhs], init, maps, iterators, lambda a, b, acc: add(acc, mul(a, b, dtype), dtype))
 
 
 # ----------------------------------------------------------------------------- shapes
@@ -691,7 +674,7 @@ def _lower_broadcast_to(op, result: TensorType, attrs):
     if source is not None:
         x, exprs = source, [exprs[i] for i in kept]
     init = _empty(result, _result_sizes(result, ember.size_operands(op)))
-    return _generic(
+    return generic(
         [x], init, [_map(result.rank, exprs), _identity(result.rank)], ["parallel"] * result.rank, lambda a, _: a
     )
 
@@ -807,10 +790,10 @@ def _slice_first(size, start: int, step: int):
     if isinstance(size, int):
         return range(size)[slice(start, None, step)].start if size else 0
     if start < 0:
-        first = arith.addi(size, _index(start))
-        return arith.maxsi(first, _index(-1 if step < 0 else 0))
-    limit = arith.subi(size, _index(1)) if step < 0 else size
-    return arith.minsi(_index(start), limit)
+        first = arith.addi(size, index_constant(start))
+        return arith.maxsi(first, index_constant(-1 if step < 0 else 0))
+    limit = arith.subi(size, index_constant(1)) if step < 0 else size
+    return arith.minsi(index_constant(start), limit)
 
 
 def _lower_slice(op, result: TensorType, attrs):
@@ -849,10 +832,10 @@ def _gather_slice(x, result, firsts, sizes, steps, xt):
         indices = []
         for axis, (first, step) in enumerate(zip(firsts, steps)):
             i = linalg.IndexOp(axis).result
-            indices.append(arith.addi(_as_index(first), arith.muli(i, _index(step))))
+            indices.append(arith.addi(_as_index(first), arith.muli(i, index_constant(step))))
         return tensor.extract(x, indices)
 
-    return _generic([], init, [_identity(result.rank)], ["parallel"] * result.rank, body)
+    return generic([], init, [_identity(result.rank)], ["parallel"] * result.rank, body)
 
 
 def _lower_update_slice(op, result: TensorType, attrs):
@@ -882,8 +865,8 @@ def _lower_update_slice(op, result: TensorType, attrs):
         elif isinstance(first, int) and isinstance(length, int):
             offsets.append(first + (length - 1) * step)
         else:  # the last element; an empty region would put it before 0
-            span = arith.muli(arith.subi(_as_index(length), _index(1)), _index(-step))
-            offsets.append(arith.maxsi(arith.subi(_as_index(first), span), _index(0)))
+            span = arith.muli(arith.subi(_as_index(length), index_constant(1)), index_constant(-step))
+            offsets.append(arith.maxsi(arith.subi(_as_index(first), span), index_constant(0)))
         strides.append(abs(step))
         reverse = reverse or step < 0
     if reverse:
@@ -895,7 +878,7 @@ def _lower_update_slice(op, result: TensorType, attrs):
 
 def _last(size):
     """``size - 1``: an int when ``size`` is, else an index value."""
-    return size - 1 if isinstance(size, int) else arith.subi(size, _index(1))
+    return size - 1 if isinstance(size, int) else arith.subi(size, index_constant(1))
 
 
 def _lower_concatenate(op, result: TensorType, attrs):
@@ -941,7 +924,7 @@ def _lower_iota(op, result: TensorType, attrs):
             return scalar.cast(arith.index_cast(ir.IntegerType.get_signless(64), i), "i64", result.dtype)
         return arith.index_cast(element, i)
 
-    return _generic([], init, [_identity(result.rank)], ["parallel"] * result.rank, body)
+    return generic([], init, [_identity(result.rank)], ["parallel"] * result.rank, body)
 
 
 def _lower_constant(op, result: TensorType, attrs):
@@ -953,14 +936,14 @@ def _lower_constant(op, result: TensorType, attrs):
 
 def _lower_dim(op, result, attrs):
     (x,) = ember.tensor_operands(op)
-    return tensor.dim(x, _index(attrs["axis"]))
+    return tensor.dim(x, index_constant(attrs["axis"]))
 
 
 # ----------------------------------------------------------------------------- sizes
 
 
 def _lower_size_constant(op, result, attrs):
-    return _index(attrs["value"])
+    return index_constant(attrs["value"])
 
 
 def _cmp_index(predicate: str, a: ir.Value, b: ir.Value) -> ir.Value:
@@ -974,13 +957,13 @@ def _safe_divisor(b: ir.Value) -> ir.Value:
     """``b``, or 1 where ``b`` is 0: the frontend guards divisors and the shape program
     raises on a zero one, so this only keeps a kernel from trapping (SIGFPE) should a
     zero ever reach it."""
-    return arith.select(_cmp_index("eq", b, _index(0)), _index(1), b)
+    return arith.select(_cmp_index("eq", b, index_constant(0)), index_constant(1), b)
 
 
 def _python_mod(a: ir.Value, b: ir.Value) -> ir.Value:
     """Python's ``a % b``: the remainder takes the divisor's sign."""
     r = arith.remsi(a, b)
-    zero = _index(0)
+    zero = index_constant(0)
     signs_differ = arith.xori(_cmp_index("slt", r, zero), _cmp_index("slt", b, zero))
     adjust = arith.andi(_cmp_index("ne", r, zero), signs_differ)
     return arith.select(adjust, arith.addi(r, b), r)

@@ -37,6 +37,7 @@ from compiler.passes.base import EmberPass, run_upstream
 from compiler.passes.linalg_utils import (
     copy_of,
     has_reduction,
+    indexing_maps,
     is_elementwise,
     is_library_call,
     is_plus_zero,
@@ -219,7 +220,7 @@ def _plain_sum(op) -> tuple | None:
     maps, a body of one ``arith.addf``), else None."""
     if op.name != "linalg.generic" or len(op.opview.inputs) != 2 or len(op.results) != 1 or not is_elementwise(op):
         return None
-    maps = [ir.AffineMapAttr(m).value for m in ir.ArrayAttr(op.attributes["indexing_maps"])]
+    maps = indexing_maps(op)
     if not all(_identity(m) for m in maps):
         return None
     body = [o.operation for o in op.regions[0].blocks[0].operations]

@@ -58,7 +58,7 @@ from compiler.mlir import (
 from compiler.passes.base import EmberPass
 from compiler.passes.blas import matmul_transposes, zero_fill_before
 from compiler.passes.buffers import distinct_memory, root_buffer
-from compiler.passes.linalg_utils import is_plus_zero
+from compiler.passes.linalg_utils import indexing_maps, is_plus_zero
 from compiler.passes.matvec import checked_call, other_library_work, unit_stride
 from compiler.passes.parallel import normalized
 from runtime.abi import POOL_THREADS
@@ -612,7 +612,7 @@ def _epilogue_of(op) -> _Epilogue | None:
     if found is None:
         return None
     loop, generic, body = found
-    maps = [str(ir.AffineMapAttr(m).value) for m in ir.ArrayAttr(generic.attributes["indexing_maps"])]
+    maps = [str(m) for m in indexing_maps(generic)]
     if maps[2] != _IDENTITY or sorted(maps[:2]) != sorted([_IDENTITY, _ROW]):
         return None
     p, b = (0, 1) if maps[0] == _IDENTITY else (1, 0)

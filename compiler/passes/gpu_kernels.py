@@ -28,9 +28,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from compiler.mlir import affine, arith, defined_inside, functions, gpu, ir, memref, operation_of, walk_ops
+from compiler.mlir import (
+    affine,
+    arith,
+    defined_inside,
+    functions,
+    gpu,
+    index_constant,
+    ir,
+    memref,
+    operation_of,
+    walk_ops,
+)
 from compiler.passes.base import EmberPass, PassFailure, run_upstream
-from compiler.passes.linalg_utils import iterator_types, linalg_ops
+from compiler.passes.linalg_utils import indexing_maps, iterator_types, linalg_ops
 from compiler.passes.scf_loops import for_loop, if_then
 
 KERNEL_MODULE = "ember_kernels"
@@ -102,12 +113,8 @@ def _host_constants(fn) -> dict:
     return {op.operation: op for op in fn.regions[0].blocks[0].operations if op.operation.name == "arith.constant"}
 
 
-def _index(value: int):
-    return arith.ConstantOp(ir.IndexType.get(), value).result
-
-
 def _product(values):
-    total = _index(1)
+    total = index_constant(1)
     for v in values:
         total = arith.muli(total, v)
     return total
@@ -129,7 +136,7 @@ def _apply(expr, coords, loops: int):
     if isinstance(expr, ir.AffineDimExpr):
         return coords[ir.AffineDimExpr(expr).position]
     if isinstance(expr, ir.AffineConstantExpr):
-        return _index(ir.AffineConstantExpr(expr).value)
+        return index_constant(ir.AffineConstantExpr(expr).value)
     return affine.AffineApplyOp(ir.AffineMap.get(loops, 0, [expr]), coords).result
 
 
@@ -239,7 +246,7 @@ class _Kernel:
 
     def _partials_alloc(self, t):
         with ir.InsertionPoint(self.op):
-            rows, chunks = _index(PARTIAL_ROWS), _index(PARTIAL_CHUNKS)
+            rows, chunks = index_constant(PARTIAL_ROWS), index_constant(PARTIAL_CHUNKS)
             alloc = memref.AllocOp(ir.MemRefType.get([ir.ShapedType.get_dynamic_size()] * 2, t), [rows, chunks], [])
             dealloc = memref.DeallocOp(alloc.result)
         dealloc.operation.move_after(self.op)  # after the launches, which go before the op
@@ -265,7 +272,7 @@ class _Kernel:
 
     def _launch(self, kind: str, kernel: str, parallel: list[int], extra=()) -> None:
         with ir.InsertionPoint(self.op):
-            one = _index(1)
+            one = index_constant(1)
             launch = gpu.LaunchFuncOp(
                 [KERNEL_MODULE, kernel],
                 (one, one, one),
@@ -282,7 +289,7 @@ class _Kernel:
     # ---- the op's body, inlined
 
     def _sizes(self, args) -> list:
-        return [memref.dim(args[number], _index(axis)) for number, axis in self.loop_dims]
+        return [memref.dim(args[number], index_constant(axis)) for number, axis in self.loop_dims]
 
     def _load(self, i: int, args, coords):
         if i not in self.buffers:
@@ -415,9 +422,9 @@ class _Kernel:
         start = arith.addi(arith.muli(chunk, threads), tid)
         acc = for_loop(start, _product(red_sizes), arith.muli(chunks, threads), [identity], accumulate)[0]
         total = _block_reduce(acc, smem, tid, threads, lambda a, b: self._combine(combiner, a, b))
-        first = arith.cmpi(arith.CmpIPredicate.eq, tid, _index(0))
-        one_chunk = arith.cmpi(arith.CmpIPredicate.eq, chunks, _index(1))
-        coords = self._coords(parallel, reduced, row_coords, [_index(0)] * len(reduced))
+        first = arith.cmpi(arith.CmpIPredicate.eq, tid, index_constant(0))
+        one_chunk = arith.cmpi(arith.CmpIPredicate.eq, chunks, index_constant(1))
+        coords = self._coords(parallel, reduced, row_coords, [index_constant(0)] * len(reduced))
 
         def write():
             if_then(
@@ -441,7 +448,7 @@ class _Kernel:
         parallel, reduced = self._split(sizes)
         row, tid, threads = _block("x"), _thread("x"), gpu.block_dim(gpu.Dimension.x)
         out_type = self.operands[-1].type.element_type
-        chunks = memref.dim(partials, _index(1))
+        chunks = memref.dim(partials, index_constant(1))
         acc = for_loop(
             tid,
             chunks,
@@ -451,9 +458,9 @@ class _Kernel:
         )[0]
         total = _block_reduce(acc, smem, tid, threads, lambda a, b: self._combine(combiner, a, b))
         row_coords = _delinearize(row, [sizes[d] for d in parallel])
-        coords = self._coords(parallel, reduced, row_coords, [_index(0)] * len(reduced))
+        coords = self._coords(parallel, reduced, row_coords, [index_constant(0)] * len(reduced))
 
-        first = arith.cmpi(arith.CmpIPredicate.eq, tid, _index(0))
+        first = arith.cmpi(arith.CmpIPredicate.eq, tid, index_constant(0))
         if_then(first, lambda: self._fold_into_output(args, coords, combiner, total))
 
     def _matmul(self, args) -> None:
@@ -468,10 +475,10 @@ class _Kernel:
         t = self.operands[-1].type.element_type
         floats = not isinstance(t, ir.IntegerType)
         zero = arith.ConstantOp(t, ir.FloatAttr.get(t, 0.0) if floats else ir.IntegerAttr.get(t, 0)).result
-        tx, ty, tile = _thread("x"), _thread("y"), _index(TILE)
+        tx, ty, tile = _thread("x"), _thread("y"), index_constant(TILE)
         row = arith.addi(arith.muli(_block("y"), tile), ty)
         col = arith.addi(arith.muli(_block("x"), tile), tx)
-        one = _index(1)
+        one = index_constant(1)
 
         def clamped(i, d):
             return arith.minui(i, arith.subi(sizes[d], one))
@@ -493,10 +500,16 @@ class _Kernel:
         def step(k0, acc):
             ka, kb = arith.addi(k0, tx), arith.addi(k0, ty)
             stage(
-                0, coords(clamped(row, m), _index(0), clamped(ka, k)), arith.andi(below(row, m), below(ka, k)), a_tile
+                0,
+                coords(clamped(row, m), index_constant(0), clamped(ka, k)),
+                arith.andi(below(row, m), below(ka, k)),
+                a_tile,
             )
             stage(
-                1, coords(_index(0), clamped(col, n), clamped(kb, k)), arith.andi(below(kb, k), below(col, n)), b_tile
+                1,
+                coords(index_constant(0), clamped(col, n), clamped(kb, k)),
+                arith.andi(below(kb, k), below(col, n)),
+                b_tile,
             )
             gpu.barrier()
 
@@ -506,12 +519,12 @@ class _Kernel:
                 )
                 return [(arith.addf if floats else arith.addi)(acc, product)]
 
-            acc = for_loop(_index(0), tile, one, [acc], multiply)[0]
+            acc = for_loop(index_constant(0), tile, one, [acc], multiply)[0]
             gpu.barrier()
             return [acc]
 
-        acc = for_loop(_index(0), sizes[k], tile, [zero], step)[0]
-        at = coords(row, col, _index(0))
+        acc = for_loop(index_constant(0), sizes[k], tile, [zero], step)[0]
+        at = coords(row, col, index_constant(0))
 
         def write():
             old = self._load(2, args, at)
@@ -530,7 +543,7 @@ class _Kernel:
 
         def per_row(row):
             row_coords = _delinearize(row, [sizes[d] for d in parallel])
-            at_zero = self._coords(parallel, reduced, row_coords, [_index(0)] * len(reduced))
+            at_zero = self._coords(parallel, reduced, row_coords, [index_constant(0)] * len(reduced))
             initial = [self._load(i, args, at_zero) for i in outs]
 
             def step_(flat, *accs):
@@ -538,7 +551,7 @@ class _Kernel:
                 values = [self._load(i, args, coords) for i in range(self.inputs)] + list(accs)
                 return self._body(values, coords)
 
-            final = for_loop(_index(0), _product(red_sizes), _index(1), initial, step_)
+            final = for_loop(index_constant(0), _product(red_sizes), index_constant(1), initial, step_)
             for i, value in zip(outs, final):
                 self._store(value, i, args, at_zero)
             return []
@@ -562,7 +575,7 @@ def _default_maps(op) -> list:
 
 def _indexing_maps(op) -> list:
     if "indexing_maps" in op.attributes:
-        return [ir.AffineMapAttr(a).value for a in ir.ArrayAttr(op.attributes["indexing_maps"])]
+        return indexing_maps(op)
     return _default_maps(op)
 
 
@@ -600,7 +613,7 @@ def _block_reduce(acc, smem, tid, threads, combine):
     stride = MAX_BLOCK // 2
     last = 32 if _is_32_bit(acc.type) else 1
     while stride >= last:
-        s = _index(stride)
+        s = index_constant(stride)
         other = arith.addi(tid, s)
         active = arith.andi(
             arith.cmpi(arith.CmpIPredicate.ult, tid, s), arith.cmpi(arith.CmpIPredicate.ult, other, threads)
@@ -613,9 +626,9 @@ def _block_reduce(acc, smem, tid, threads, combine):
         gpu.barrier()
         stride //= 2
     if last == 1:
-        return memref.load(smem, [_index(0)])
+        return memref.load(smem, [index_constant(0)])
     # every warp reads the first 32 partials (no thread idles in a shuffle); thread 0's is the total
-    value = memref.load(smem, [arith.remui(tid, _index(32))])
+    value = memref.load(smem, [arith.remui(tid, index_constant(32))])
     i32 = ir.IntegerType.get_signless(32)
     width = arith.ConstantOp(i32, 32).result
     for offset in (16, 8, 4, 2, 1):

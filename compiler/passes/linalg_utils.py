@@ -16,6 +16,23 @@ def is_linalg(op) -> bool:
     return op.name.startswith("linalg.") and op.name != "linalg.yield"
 
 
+def indexing_maps(op) -> list[ir.AffineMap]:
+    """The affine maps of a ``linalg.generic`` (or any op carrying ``indexing_maps``)."""
+    return [ir.AffineMapAttr(m).value for m in ir.ArrayAttr(op.attributes["indexing_maps"])]
+
+
+def generic(inputs, init, maps, iterators, body) -> ir.Value:
+    """A new ``linalg.generic`` (``maps``: AffineMapAttrs, ``iterators``: "parallel" /
+    "reduction") whose region is ``body(*input_scalars, out_scalar) -> value``."""
+    kinds = ir.ArrayAttr.get([ir.Attribute.parse(f"#linalg.iterator_type<{k}>") for k in iterators])
+    op = linalg.GenericOp([init.type], list(inputs), [init], ir.ArrayAttr.get(maps), kinds)
+    element_types = [ir.RankedTensorType(v.type).element_type for v in list(inputs) + [init]]
+    block = op.regions[0].blocks.append(*element_types)
+    with ir.InsertionPoint(block):
+        linalg.YieldOp([body(*block.arguments)])
+    return op.results[0]
+
+
 def iterator_types(op) -> list[str]:
     """Loop kinds of a linalg op, named or generic (``parallel`` / ``reduction``)."""
     attr = op.attributes["iterator_types"] if "iterator_types" in op.attributes else None

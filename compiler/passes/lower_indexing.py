@@ -28,7 +28,8 @@ from __future__ import annotations
 
 from compiler.dialects import ember
 from compiler.dialects.types import TensorType
-from compiler.mlir import arith, ir, linalg, tensor
+from compiler.mlir import arith, index_constant, ir, linalg, tensor
+from compiler.passes.linalg_utils import generic
 from compiler.passes.scf_loops import for_loop
 
 # ember_to_linalg imports this module to merge ``LOWERINGS``: its helpers are looked up
@@ -45,14 +46,6 @@ def _dim(value, axis):
 
 def _empty(t, sizes):
     return _base()._empty(t, sizes)
-
-
-def _generic(inputs, init, maps, iterators, body):
-    return _base()._generic(inputs, init, maps, iterators, body)
-
-
-def _index(value):
-    return _base()._index(value)
 
 
 def _map(rank, exprs):
@@ -89,10 +82,10 @@ def _in_range(i: ir.Value, size) -> ir.Value:
     (NumPy's), anything still outside is clamped (never read or written)."""
     i = arith.index_cast(ir.IndexType.get(), i)
     size = _as_index(size)
-    zero = _index(0)
+    zero = index_constant(0)
     negative = arith.cmpi(arith.CmpIPredicate.slt, i, zero)
     i = arith.select(negative, arith.addi(i, size), i)
-    last = arith.maxsi(arith.subi(size, _index(1)), zero)
+    last = arith.maxsi(arith.subi(size, index_constant(1)), zero)
     return arith.minsi(arith.maxsi(i, zero), last)
 
 
@@ -130,7 +123,7 @@ def _lower_gather(op, result: TensorType, attrs):
                 where.append(_linalg_index(d))
         return tensor.extract(x, where)
 
-    return _generic([indices] * k, init, index_maps + [out_map], ["parallel"] * rank, body)
+    return generic([indices] * k, init, index_maps + [out_map], ["parallel"] * rank, body)
 
 
 def _linalg_index(d: int) -> ir.Value:
@@ -146,14 +139,14 @@ def _lower_scatter(op, result: TensorType, attrs):
         return dest
     dest_sizes = [_dim(dest, a) for a in range(dt.rank)]
     bounds = [_as_index(_dim(updates, d)) for d in range(ut.rank)]
-    zero, one = _index(0), _index(1)
+    zero, one = index_constant(0), index_constant(1)
 
     def write(acc, ivs):
         b = [ivs[d] for d in batch_dims]
         where = []
         for a, (kind, d) in enumerate(coords):
             if kind == "index":
-                i = tensor.extract(indices, b + [_index(d)])
+                i = tensor.extract(indices, b + [index_constant(d)])
                 where.append(_in_range(i, dest_sizes[a]))
             else:
                 where.append(ivs[d])

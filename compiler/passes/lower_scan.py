@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from compiler.dialects import ember
 from compiler.dialects.types import DYN, TensorType
-from compiler.mlir import arith, tensor
+from compiler.mlir import arith, index_constant, tensor
 from compiler.passes import scalar_semantics as scalar
-from compiler.passes.ember_to_linalg import _BINARY, _as_index, _dim, _empty, _index, _result_sizes, _type, _via_f32
+from compiler.passes.ember_to_linalg import _BINARY, _as_index, _dim, _empty, _result_sizes, _type, _via_f32
 from compiler.passes.scf_loops import for_loop
 
 _OPS = {("sum", False): "add", ("prod", False): "mul", ("sum", True): "or", ("prod", True): "and"}
@@ -38,7 +38,7 @@ def _lower_scan(op, result: TensorType, attrs):
     combine = _via_f32(_BINARY[_OPS[attrs["kind"], xt.dtype == "i1"]], xt.dtype)
     sizes = [_as_index(_dim(x, d)) for d in range(rank)]
     out = _empty(xt, _result_sizes(xt, [s for s, d in zip(sizes, xt.shape) if d is DYN]))
-    zero, one = _index(0), _index(1)
+    zero, one = index_constant(0), index_constant(1)
 
     def first_or(k, value, combined):
         return arith.select(arith.cmpi(arith.CmpIPredicate.eq, k, zero), value, combined)

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from compiler.dialects import ember
 from compiler.dialects.types import DYN, TensorType, mlir_element_type
-from compiler.mlir import arith, ir, scf, tensor
+from compiler.mlir import arith, index_constant, ir, scf, tensor
 from compiler.passes import scalar_semantics as scalar
 from compiler.passes.ember_to_linalg import (
     _as_index,
@@ -50,7 +50,6 @@ from compiler.passes.ember_to_linalg import (
     _empty,
     _extract_slice,
     _filled,
-    _index,
     _result_sizes,
     _type,
     split_mixed,
@@ -82,7 +81,7 @@ def _merge_pass(n, width, src, dst, src_at, dst_at, dtype: str):
     """One merge pass of runs of ``width`` over a line of ``n``: ``src`` (keys and
     optionally indices, tensors) into ``dst``; ``src_at(k)``/``dst_at(k)`` are the
     tensor indices of the line's element ``k``. Returns the new ``dst`` tensors."""
-    zero, one = _index(0), _index(1)
+    zero, one = index_constant(0), index_constant(1)
     span = arith.addi(width, width)
 
     def run(lo, *dsts):
@@ -147,7 +146,7 @@ def _each_line(x: ir.Value, axis: int, dtypes: list, scratch: list, line) -> lis
             for out, t in zip(loop.inner_iter_args, dtypes)
         ]
         remaining = [sizes[d] for d in others[1:]]
-        done = _each_slab_line(x, axis, sizes[axis], slabs, [o], remaining, scratch, line, {first: _index(0)})
+        done = _each_slab_line(x, axis, sizes[axis], slabs, [o], remaining, scratch, line, {first: index_constant(0)})
         in_parallel = scf.InParallelOp()
         with ir.InsertionPoint(in_parallel.regions[0].blocks[0]):
             dyn_off, st_off = split_mixed(offsets)
@@ -164,7 +163,7 @@ def _each_slab_line(x, axis, n, state, fixed, sizes, scratch, line, at_slab=None
     instead (a slab of size 1)."""
     xt = _type(x)
     count = len(state)
-    zero, one = _index(0), _index(1)
+    zero, one = index_constant(0), index_constant(1)
     spare = [_empty(TensorType((xt.shape[axis],), t), [n]) for t in scratch]
 
     def each(outer: list, *state):
@@ -194,7 +193,7 @@ def _sort_lines(x: ir.Value, axis: int, with_indices: bool) -> list:
     """The keys of ``x`` with every line along ``axis`` sorted (and the positions they came
     from, with ``with_indices``), as new tensors."""
     xt = _type(x)
-    zero, one = _index(0), _index(1)
+    zero, one = index_constant(0), index_constant(1)
     i64 = mlir_element_type("i64")
     count = 2 if with_indices else 1
 
@@ -213,7 +212,7 @@ def _sort_lines(x: ir.Value, axis: int, with_indices: bool) -> list:
 
         def double_pass(q, *state):
             line, spare = list(state[:count]), list(state[count:])
-            width = arith.shli(one, arith.muli(q, _index(2)))
+            width = arith.shli(one, arith.muli(q, index_constant(2)))
             active = arith.cmpi(CmpI.slt, width, n)
             branch = scf.IfOp(active, [v.type for v in state], has_else=True)
             with ir.InsertionPoint(branch.then_block):
@@ -224,7 +223,7 @@ def _sort_lines(x: ir.Value, axis: int, with_indices: bool) -> list:
                 _yield(state)
             return list(branch.results)
 
-        return for_loop(zero, _index(MAX_DOUBLE_PASSES), one, [*line, *state[count:]], double_pass)
+        return for_loop(zero, index_constant(MAX_DOUBLE_PASSES), one, [*line, *state[count:]], double_pass)
 
     dtypes = [xt.dtype, "i64"][:count]
     return _each_line(x, axis, dtypes, dtypes, sort_line)
@@ -234,7 +233,7 @@ def _partition_lines(x: ir.Value, kth: ir.Value, axis: int) -> ir.Value:
     """``x`` with every line along ``axis`` partitioned at each position of ``kth``
     (ascending): Hoare's selection per position, within what the previous one left."""
     xt = _type(x)
-    zero, one = _index(0), _index(1)
+    zero, one = index_constant(0), index_constant(1)
     count = _as_index(_dim(kth, 0))
 
     def partition_line(n, in_x, in_line, line):
@@ -258,14 +257,14 @@ def _select(line, at, lo, hi, k, dtype: str) -> ir.Value:
     sort would put there, none greater before it, none smaller after it (nothing done
     when ``k < lo``). Hoare's partition around the middle element, repeated on the part
     holding ``k``: each round leaves both parts non-empty, so ``[lo, hi)`` shrinks."""
-    one = _index(1)
+    one = index_constant(1)
 
     def searching(lo, hi, line):
         wide = arith.cmpi(CmpI.sgt, arith.subi(hi, lo), one)
         return arith.andi(wide, arith.cmpi(CmpI.sle, lo, k))
 
     def round_(lo, hi, line):
-        mid = arith.addi(lo, arith.divsi(arith.subi(arith.subi(hi, lo), one), _index(2)))
+        mid = arith.addi(lo, arith.divsi(arith.subi(arith.subi(hi, lo), one), index_constant(2)))
         pivot = tensor.extract(line, at(mid))
 
         def crossing(i, j, line):

@@ -55,7 +55,19 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from compiler.mlir import arith, collect, constant_index, defined_inside, ir, llvm, memref, operation_of, scf, vector
+from compiler.mlir import (
+    arith,
+    collect,
+    constant_index,
+    defined_inside,
+    index_constant,
+    ir,
+    llvm,
+    memref,
+    operation_of,
+    scf,
+    vector,
+)
 from compiler.passes.base import EmberPass
 from compiler.passes.buffers import VIEWS, root_buffer
 from compiler.passes.fusion import CHEAP_MATH
@@ -209,10 +221,6 @@ def _plan(loop: ir.Operation, min_bytes: int) -> _Plan | None:
 # ----------------------------------------------------------------------------- run-time split
 
 
-def _c(value: int) -> ir.Value:
-    return arith.constant(ir.IndexType.get(), value)
-
-
 def _address(access: ir.Operation, position: ir.Value) -> ir.Value:
     """The byte address of ``access``'s element with its last index at ``position``."""
     buffer = access.opview.memref
@@ -224,15 +232,15 @@ def _address(access: ir.Operation, position: ir.Value) -> ir.Value:
     for index, stride in zip(element, strides, strict=True):
         linear = arith.addi(linear, arith.muli(index, stride))
     base = memref.extract_aligned_pointer_as_index(buffer)
-    return arith.addi(base, arith.muli(linear, _c(_element_bytes(t.element_type))))
+    return arith.addi(base, arith.muli(linear, index_constant(_element_bytes(t.element_type))))
 
 
 def _total_bytes(buffer: ir.Value) -> ir.Value:
     root = root_buffer(buffer)
     t = ir.MemRefType(root.type)
-    total = _c(_element_bytes(t.element_type))
+    total = index_constant(_element_bytes(t.element_type))
     for axis in range(t.rank):
-        total = arith.muli(total, memref.dim(root, _c(axis)))
+        total = arith.muli(total, memref.dim(root, index_constant(axis)))
     return total
 
 
@@ -247,22 +255,25 @@ def _split(plan: _Plan, min_bytes: int) -> tuple[ir.Value, ir.Value]:
     """(start, end) of the aligned vector part, computed before the loop; start = end =
     the loop's end when the vector part must not run."""
     lower, upper = plan.loop.operands[0], plan.loop.operands[1]
-    lanes = _c(plan.lanes)
+    lanes = index_constant(plan.lanes)
     first = plan.streaming[0]
     first_bytes = _element_bytes(ir.MemRefType(first.opview.memref.type).element_type)
     address = _address(first, lower)
-    misalign = arith.remui(address, _c(VECTOR_BYTES))
-    head = arith.divui(arith.remui(arith.subi(_c(VECTOR_BYTES), misalign), _c(VECTOR_BYTES)), _c(first_bytes))
+    misalign = arith.remui(address, index_constant(VECTOR_BYTES))
+    head = arith.divui(
+        arith.remui(arith.subi(index_constant(VECTOR_BYTES), misalign), index_constant(VECTOR_BYTES)),
+        index_constant(first_bytes),
+    )
     count = arith.subi(upper, lower)
     start = arith.addi(lower, head)
     ok = [arith.cmpi(arith.CmpIPredicate.sle, arith.addi(head, lanes), count)]  # signed: an empty range
     for store in plan.streaming:
         size = _element_bytes(ir.MemRefType(store.opview.memref.type).element_type)
         if _static_bytes(root_buffer(store.opview.memref)) is None:
-            ok.append(arith.cmpi(arith.CmpIPredicate.uge, _total_bytes(store.opview.memref), _c(min_bytes)))
+            ok.append(arith.cmpi(arith.CmpIPredicate.uge, _total_bytes(store.opview.memref), index_constant(min_bytes)))
         # every streaming output lands on a whole vector where the first one does
-        aligned = arith.remui(_address(store, start), _c(plan.lanes * size))
-        ok.append(arith.cmpi(arith.CmpIPredicate.eq, aligned, _c(0)))
+        aligned = arith.remui(_address(store, start), index_constant(plan.lanes * size))
+        ok.append(arith.cmpi(arith.CmpIPredicate.eq, aligned, index_constant(0)))
     go = _all(ok)
     vectors = arith.muli(arith.divui(arith.subi(upper, start), lanes), lanes)
     start = arith.select(go, start, upper)
@@ -280,7 +291,7 @@ def _vector_type(t: ir.Type, lanes: int) -> ir.Type:
 def _vector_body(plan: _Plan, start: ir.Value, end: ir.Value) -> None:
     loop = plan.loop
     iv = loop.regions[0].blocks[0].arguments[0]
-    vector_loop = scf.ForOp(start, end, _c(plan.lanes))
+    vector_loop = scf.ForOp(start, end, index_constant(plan.lanes))
     with ir.InsertionPoint(vector_loop.body):
         i = vector_loop.induction_variable
         vectors: dict = {}  # scalar value of the old body -> its vector in the new one
@@ -339,9 +350,9 @@ def _rewrite(plan: _Plan, min_bytes: int) -> None:
         _vector_body(plan, start, end)
         # the scalar loop twice: [lower, start) and [end, upper)
         lower, upper = loop.operands[0], loop.operands[1]
-        twice = scf.ForOp(_c(0), _c(2), _c(1))
+        twice = scf.ForOp(index_constant(0), index_constant(2), index_constant(1))
         with ir.InsertionPoint(twice.body):
-            first = arith.cmpi(arith.CmpIPredicate.eq, twice.induction_variable, _c(0))
+            first = arith.cmpi(arith.CmpIPredicate.eq, twice.induction_variable, index_constant(0))
             loop.operands[0] = arith.select(first, lower, end)
             loop.operands[1] = arith.select(first, start, upper)
             scf.YieldOp([])

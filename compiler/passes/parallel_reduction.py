@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from compiler.mlir import arith, constant_attr, constant_index, functions, ir, memref, operation_of, scf
+from compiler.mlir import arith, constant_attr, constant_index, functions, index_constant, ir, memref, operation_of, scf
 from compiler.passes.base import EmberPass
 from compiler.passes.parallel import BOOKKEEPING_OPS
 from compiler.passes.signature import add_arguments, sync_signature
@@ -125,10 +125,6 @@ def _match(fn) -> _Reduction | None:
     return _Reduction(acc, init, loop, combiner, finish)
 
 
-def _index(value: int):
-    return arith.constant(ir.IndexType.get(), value)
-
-
 def _rewrite(fn, r: _Reduction) -> None:
     element = ir.MemRefType(r.acc.type).element_type
     partials, counter, part, parts = add_arguments(
@@ -151,7 +147,7 @@ def _rewrite(fn, r: _Reduction) -> None:
             op.operands[use.operand_number] = mine
     with ir.InsertionPoint(r.loop), r.loop.location:  # this part's block of the outer loop
         n = r.loop.operands[1]
-        one = _index(1)
+        one = index_constant(1)
         r.loop.operands[0] = arith.divui(arith.muli(n, part), parts)
         r.loop.operands[1] = arith.divui(arith.muli(n, arith.addi(part, one)), parts)
     _merge_when_last(r, partials, counter, parts)
@@ -161,7 +157,7 @@ def _rewrite(fn, r: _Reduction) -> None:
 def _merge_when_last(r: _Reduction, partials, counter, parts) -> None:
     block = [op.operation for op in r.loop.parent.regions[0].blocks[0].operations]
     with ir.InsertionPoint(block[block.index(r.loop) + 1]), r.loop.location:
-        zero, one = _index(0), _index(1)
+        zero, one = index_constant(0), index_constant(1)
         i64 = ir.IntegerType.get_signless(64)
         old = memref.AtomicRMWOp(arith.AtomicRMWKind.addi, arith.constant(i64, 1), counter, [zero]).result
         last = arith.cmpi(arith.CmpIPredicate.eq, old, arith.index_cast(i64, arith.subi(parts, one)))

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from compiler.mlir import arith, collect, constant_index, defined_inside, ir, memref, scf
+from compiler.mlir import arith, collect, constant_index, defined_inside, index_constant, ir, memref, scf
 from compiler.passes.base import EmberPass
 
 LINE_BYTES = 64
@@ -82,10 +82,6 @@ def _writing_pass(loops: list, first: ir.Operation) -> ir.Operation | None:
     return None
 
 
-def _index(value: int) -> ir.Value:
-    return arith.constant(ir.IndexType.get(), value)
-
-
 def _row_bytes_condition(loop: ir.Operation, element_bytes: int) -> ir.Value | None:
     """None when the row's length is static and in range, a run-time ``i1`` when it is
     not known; raises LookupError when it is static and out of range."""
@@ -96,8 +92,8 @@ def _row_bytes_condition(loop: ir.Operation, element_bytes: int) -> ir.Value | N
         raise LookupError
     length = arith.subi(loop.operands[1], loop.operands[0])
     fits = arith.andi(
-        arith.cmpi(arith.CmpIPredicate.sge, length, _index(-(-MIN_ROW_BYTES // element_bytes))),
-        arith.cmpi(arith.CmpIPredicate.sle, length, _index(MAX_ROW_BYTES // element_bytes)),
+        arith.cmpi(arith.CmpIPredicate.sge, length, index_constant(-(-MIN_ROW_BYTES // element_bytes))),
+        arith.cmpi(arith.CmpIPredicate.sle, length, index_constant(MAX_ROW_BYTES // element_bytes)),
     )
     return fits
 
@@ -105,7 +101,7 @@ def _row_bytes_condition(loop: ir.Operation, element_bytes: int) -> ir.Value | N
 def _prefetch_chunk(buffers: list, next_row: ir.Value, start: ir.Value, last_column: ir.Value, per_line: int):
     for buffer in buffers:
         for line in range(LINES):
-            column = arith.minsi(arith.addi(start, _index(line * per_line)) if line else start, last_column)
+            column = arith.minsi(arith.addi(start, index_constant(line * per_line)) if line else start, last_column)
             memref.prefetch(buffer, [next_row, column], False, 3, True)
 
 
@@ -124,8 +120,8 @@ def _chunked(row_loop: ir.Operation, writing: ir.Operation, buffers: list) -> No
         following = arith.addi(row, row_loop.operands[2])
         has_next = arith.cmpi(arith.CmpIPredicate.slt, following, row_loop.operands[1])
         next_row = arith.select(has_next, following, row)
-        last_column = arith.subi(upper, _index(1))
-        chunks = scf.ForOp(lower, upper, _index(LINES * per_line))
+        last_column = arith.subi(upper, index_constant(1))
+        chunks = scf.ForOp(lower, upper, index_constant(LINES * per_line))
         with ir.InsertionPoint(chunks.body):
             start = chunks.induction_variable
             if fits is None:
@@ -135,7 +131,7 @@ def _chunked(row_loop: ir.Operation, writing: ir.Operation, buffers: list) -> No
                 with ir.InsertionPoint(guard.then_block):
                     _prefetch_chunk(buffers, next_row, start, last_column, per_line)
                     scf.YieldOp([])
-            end = arith.minsi(arith.addi(start, _index(LINES * per_line)), upper)
+            end = arith.minsi(arith.addi(start, index_constant(LINES * per_line)), upper)
             chunk = scf.ForOp(start, end, writing.operands[2])
             with ir.InsertionPoint(chunk.body):
                 end_of_body = scf.YieldOp([])

@@ -34,11 +34,12 @@ wide for two blocks is left to ``ember-tile`` (its strips are long rows then).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
-from compiler.mlir import arith, collect, functions, ir, linalg, operation_of, scf, tensor
+from compiler.mlir import arith, collect, functions, index_constant, ir, linalg, operation_of, scf, tensor
 from compiler.passes.base import EmberPass
-from compiler.passes.linalg_utils import iterator_types
+from compiler.passes.linalg_utils import generic, indexing_maps, iterator_types
 from compiler.passes.parallel_reduction import COMBINERS, is_identity
 
 BLOCKS = 16
@@ -48,17 +49,12 @@ MAX_PARTIAL_BYTES = 8 << 20
 DYNAMIC = ir.ShapedType.get_dynamic_size()
 
 
-def _maps(op) -> list:
-    return [ir.AffineMapAttr(m).value for m in ir.ArrayAttr(op.attributes["indexing_maps"])]
-
-
 def _row_inputs(op) -> list[bool] | None:
     """Per input: whether it is sliced by rows (``d0`` its first result and nowhere
     else); None when an input uses ``d0`` any other way."""
-    maps = _maps(op)
     sliced = []
-    for m in maps[: len(op.opview.inputs)]:
-        mentions = [i for i, e in enumerate(m.results) if _mentions_d0(e)]
+    for m in indexing_maps(op)[: len(op.opview.inputs)]:
+        mentions = [i for i, e in enumerate(m.results) if _uses_loop(e, 0)]
         if not mentions:
             sliced.append(False)
         elif mentions == [0] and isinstance(m.results[0], ir.AffineDimExpr) and m.results[0].position == 0:
@@ -68,18 +64,26 @@ def _row_inputs(op) -> list[bool] | None:
     return sliced if any(sliced) else None
 
 
-def _mentions_d0(expr) -> bool:
-    """Whether the affine expression uses loop 0 (``d0``, not ``d10``)."""
-    text = str(expr)
-    return any(token == "d0" for token in text.replace("(", " ").replace(")", " ").replace(",", " ").split())
+def _uses_loop(expr, loop: int) -> bool:
+    """Whether the affine expression reads loop ``loop``'s variable."""
+    if isinstance(expr, ir.AffineDimExpr):
+        return expr.position == loop
+    if isinstance(expr, ir.AffineBinaryExpr):
+        return _uses_loop(expr.lhs, loop) or _uses_loop(expr.rhs, loop)
+    return False
+
+
+def _accumulator(op) -> ir.Value:
+    """The body's argument holding the output element."""
+    block = op.regions[0].blocks[0]
+    return block.arguments[len(block.arguments) - 1]
 
 
 def _combiner(op):
     """The body's combiner of the output and a value, when it is one of COMBINERS."""
     block = op.regions[0].blocks[0]
-    out = block.arguments[len(block.arguments) - 1]
     yielded = operation_of(list(block.operations)[-1].operands[0].owner)
-    if yielded is None or yielded.name not in COMBINERS or out not in list(yielded.operands):
+    if yielded is None or yielded.name not in COMBINERS or _accumulator(op) not in list(yielded.operands):
         return None
     if yielded.name in ("arith.addf", "arith.mulf"):
         text = str(yielded.attributes["fastmath"]) if "fastmath" in yielded.attributes else "<none>"
@@ -102,15 +106,9 @@ def _blocks(op, sliced: list) -> int:
     """How many blocks of rows: 0 when the reduction does not qualify."""
     out_type = ir.RankedTensorType(op.results[0].type)
     element = out_type.element_type
-    if not out_type.has_static_shape or out_type.rank == 0:
+    if not out_type.has_static_shape or out_type.rank == 0 or not isinstance(element, (ir.FloatType, ir.IntegerType)):
         return 0
-    if isinstance(element, ir.FloatType):
-        width = ir.FloatType(element).width
-    elif isinstance(element, ir.IntegerType):
-        width = ir.IntegerType(element).width
-    else:
-        return 0
-    row_bytes = max(1, width // 8) * max(1, _elements(out_type))
+    row_bytes = max(1, element.width // 8) * max(1, math.prod(out_type.shape))
     blocks = min(BLOCKS, MAX_PARTIAL_BYTES // row_bytes)
     rows_type = ir.RankedTensorType(op.opview.inputs[sliced.index(True)].type)
     if not rows_type.is_dynamic_dim(0):
@@ -121,21 +119,10 @@ def _blocks(op, sliced: list) -> int:
     return blocks if blocks >= 2 else 0
 
 
-def _elements(t) -> int:
-    n = 1
-    for d in t.shape:
-        n *= d
-    return n
-
-
-def _index(value: int) -> ir.Value:
-    return arith.constant(ir.IndexType.get(), value)
-
-
 def _row_slice(value: ir.Value, offset: ir.Value, size: ir.Value) -> ir.Value:
     """``value[offset : offset + size]`` along dim 0, whole along the others."""
     t = ir.RankedTensorType(value.type)
-    rest = [tensor.dim(value, _index(i)) if t.is_dynamic_dim(i) else None for i in range(1, t.rank)]
+    rest = [tensor.dim(value, index_constant(i)) if t.is_dynamic_dim(i) else None for i in range(1, t.rank)]
     static_sizes = [DYNAMIC] + [DYNAMIC if r is not None else t.get_dim_size(i + 1) for i, r in enumerate(rest)]
     result = ir.RankedTensorType.get([DYNAMIC] + list(t.shape[1:]), t.element_type)
     return tensor.ExtractSliceOp(
@@ -157,8 +144,8 @@ def _partials(op, sliced: list, blocks: int, identity: ir.Value) -> ir.Value:
     partial_type = ir.RankedTensorType.get([blocks] + shape, out_type.element_type)
     inputs = list(op.opview.inputs)
     rows_source = inputs[sliced.index(True)]
-    rows = tensor.dim(rows_source, _index(0))
-    per_block = arith.divui(arith.addi(rows, _index(blocks - 1)), _index(blocks))
+    rows = tensor.dim(rows_source, index_constant(0))
+    per_block = arith.divui(arith.addi(rows, index_constant(blocks - 1)), index_constant(blocks))
     empty = tensor.EmptyOp(partial_type.shape, out_type.element_type).result
     loop = scf.ForallOp([0], [blocks], [1], [empty])
     body = loop.regions[0].blocks[0]
@@ -196,24 +183,15 @@ def _combined(op, partials: ir.Value, combiner) -> ir.Value:
     init = op.opview.outputs[0]
     rank = ir.RankedTensorType(init.type).rank
     dims = [ir.AffineDimExpr.get(i) for i in range(rank + 1)]
-    maps = [
-        ir.AffineMapAttr.get(ir.AffineMap.get(rank + 1, 0, dims)),
-        ir.AffineMapAttr.get(ir.AffineMap.get(rank + 1, 0, dims[1:])),
-    ]
-    kinds = ["reduction"] + ["parallel"] * rank
-    iterators = ir.ArrayAttr.get([ir.Attribute.parse(f"#linalg.iterator_type<{k}>") for k in kinds])
-    combine = linalg.GenericOp([init.type], [partials], [init], ir.ArrayAttr.get(maps), iterators)
-    element = ir.RankedTensorType(init.type).element_type
-    body = combine.regions[0].blocks.append(element, element)
-    value, acc = body.arguments
-    with ir.InsertionPoint(body):
+    maps = [ir.AffineMapAttr.get(ir.AffineMap.get(rank + 1, 0, d)) for d in (dims, dims[1:])]
+    accumulator_first = combiner.operands[0] == _accumulator(op)
+
+    def fold(value, acc):
         folded = combiner.clone()
-        accumulator_first = (
-            folded.operands[0] == op.regions[0].blocks[0].arguments[len(op.regions[0].blocks[0].arguments) - 1]
-        )
         folded.operands[0], folded.operands[1] = (acc, value) if accumulator_first else (value, acc)
-        linalg.YieldOp([folded.results[0]])
-    return combine.results[0]
+        return folded.results[0]
+
+    return generic([partials], init, maps, ["reduction"] + ["parallel"] * rank, fold)
 
 
 def _split(op) -> bool:

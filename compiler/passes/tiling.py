@@ -267,7 +267,9 @@ def tile_and_fuse(op, tile_bytes: int, rows: int | None = None, recompute: bool 
     loop = tile_loop(op, tile_bytes)
     group = fusion_group(op, loop, recompute)
     sizes = [0] * len(kinds)
-    sizes[loop] = min(rows or tile_rows(op, tile_bytes, loop), _light_root_rows(op, loop, group, tile_bytes))
+    sizes[loop] = rows or tile_rows(op, tile_bytes, loop)
+    if (light := _light_root_rows(op, loop, group, tile_bytes)) is not None:
+        sizes[loop] = min(sizes[loop], light)
     extent = static_extent(op, loop)
     if extent is not None and extent <= sizes[loop]:
         return False
@@ -289,17 +291,17 @@ def tile_and_fuse(op, tile_bytes: int, rows: int | None = None, recompute: bool 
     return True
 
 
-def _light_root_rows(op, loop: int, group: list, tile_bytes: int) -> int:
+def _light_root_rows(op, loop: int, group: list, tile_bytes: int) -> int | None:
     """Rows per tile for a root much lighter than the producers fused into it: a row
     reduction's result under an elementwise op (``np.sqrt((x * x).sum(1))``, a
     variance's division by ``n``). Sized by the root alone, one iteration is a few
     bytes, the whole (4096, 1024) reduction fit one tile and ran on one thread (0.57 ms
     on one thread or two; tiled by the producers' bytes, 0.31 on two). A root carrying
-    a fair share of the work (layer norm's output) keeps its own size."""
+    a fair share of the work (layer norm's output) keeps its own size (None)."""
     own = slice_bytes(op, loop)
     fused = sum(slice_bytes(p, None) for p in group if p.name != "linalg.fill")
     if fused <= LIGHT_ROOT * own:
-        return 1 << 62
+        return None
     return max(1, tile_bytes // (own + fused))
 
 
