@@ -131,8 +131,9 @@ func.func private @ember_blas_unpacked_ELEM(%packed: MATRIX, %x: MATRIX) {
 func.func private @POOL_THREADS() -> i64
 func.func private @ember_gemm_ELEM(%a: MATRIX, %b: MATRIX, %c: MATRIX, %beta: ELEM) {
   // A product BLAS runs on one thread (m*n*k <= 2**18, OpenBLAS's threshold) that is
-  // worth two (>= 2**15): blocks of 32 rows on the worker pool, one call each. Rows
-  // split at multiples of 32 go through BLAS's kernels as in one call: the same bits.
+  // worth two (>= 2**15): blocks of 32 rows on the worker pool, one call each, on any
+  // number of threads (one included), so the bits do not depend on it. OpenBLAS rounds
+  // a block as in one call on most configurations, not on all (docs/numpy-semantics.md).
   %c2 = arith.constant 2 : index
   %c32 = arith.constant 32 : index
   %lo = arith.constant 32768 : index
@@ -147,7 +148,7 @@ func.func private @ember_gemm_ELEM(%a: MATRIX, %b: MATRIX, %c: MATRIX, %beta: EL
   %threads64 = func.call @POOL_THREADS() : () -> i64
   %threads = arith.index_cast %threads64 : i64 to index
   %parts = arith.minui %threads, %blocks : index
-  %many = arith.cmpi sge, %parts, %c2 : index
+  %many = arith.cmpi sge, %blocks, %c2 : index
   %sized = arith.andi %worth, %serial : i1
   %split = arith.andi %sized, %many : i1
   scf.if %split {
@@ -158,26 +159,30 @@ func.func private @ember_gemm_ELEM(%a: MATRIX, %b: MATRIX, %c: MATRIX, %beta: EL
   return
 }
 func.func private @ember_gemm_rows_ELEM(%a: MATRIX, %b: MATRIX, %c: MATRIX, %beta: ELEM, %blocks: index, %parts: index) {
-  // the rows' %blocks blocks of 32 (the last one takes what is left over) in %parts parts
+  // the rows' %blocks blocks of 32 (the last one takes what is left over), one call
+  // each, in %parts parts of whole blocks
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c32 = arith.constant 32 : index
   %ba, %oa, %m, %k, %sa0, %sa1 = memref.extract_strided_metadata %a : MATRIX -> memref<ELEM>, index, index, index, index, index
   %bc, %oc, %mc, %n, %sc0, %sc1 = memref.extract_strided_metadata %c : MATRIX -> memref<ELEM>, index, index, index, index, index
+  %final = arith.subi %blocks, %c1 : index
   scf.forall (%p) in (%parts) {
     %pb = arith.muli %p, %blocks : index
     %fb = arith.divui %pb, %parts : index
-    %first = arith.muli %fb, %c32 : index
     %p1 = arith.addi %p, %c1 : index
     %nb = arith.muli %p1, %blocks : index
     %eb = arith.divui %nb, %parts : index
-    %end32 = arith.muli %eb, %c32 : index
-    %last = arith.cmpi eq, %p1, %parts : index
-    %end = arith.select %last, %m, %end32 : index
-    %rows = arith.subi %end, %first : index
-    %ab = memref.subview %a[%first, 0] [%rows, %k] [1, 1] : MATRIX to MATRIX
-    %cb = memref.subview %c[%first, 0] [%rows, %n] [1, 1] : MATRIX to MATRIX
-    func.call @ember_gemm_block_ELEM(%ab, %b, %cb, %beta) : (MATRIX, MATRIX, MATRIX, ELEM) -> ()
+    scf.for %blk = %fb to %eb step %c1 {
+      %first = arith.muli %blk, %c32 : index
+      %next = arith.addi %first, %c32 : index
+      %last = arith.cmpi eq, %blk, %final : index
+      %end = arith.select %last, %m, %next : index
+      %rows = arith.subi %end, %first : index
+      %ab = memref.subview %a[%first, 0] [%rows, %k] [1, 1] : MATRIX to MATRIX
+      %cb = memref.subview %c[%first, 0] [%rows, %n] [1, 1] : MATRIX to MATRIX
+      func.call @ember_gemm_block_ELEM(%ab, %b, %cb, %beta) : (MATRIX, MATRIX, MATRIX, ELEM) -> ()
+    }
   }
   return
 }
