@@ -82,20 +82,21 @@ def _writing_pass(loops: list, first: ir.Operation) -> ir.Operation | None:
     return None
 
 
-def _row_bytes_condition(loop: ir.Operation, element_bytes: int) -> ir.Value | None:
-    """None when the row's length is static and in range, a run-time ``i1`` when it is
-    not known; raises LookupError when it is static and out of range."""
+def _static_row_fits(loop: ir.Operation, element_bytes: int) -> bool | None:
+    """Whether the row's length is in range, when it is static; None when it is not."""
     lower, upper = (constant_index(v) for v in loop.operands[:2])
-    if lower is not None and upper is not None:
-        if MIN_ROW_BYTES <= (upper - lower) * element_bytes <= MAX_ROW_BYTES:
-            return None
-        raise LookupError
+    if lower is None or upper is None:
+        return None
+    return MIN_ROW_BYTES <= (upper - lower) * element_bytes <= MAX_ROW_BYTES
+
+
+def _row_bytes_condition(loop: ir.Operation, element_bytes: int) -> ir.Value:
+    """The run-time ``i1``: the row's length (not known statically) is in range."""
     length = arith.subi(loop.operands[1], loop.operands[0])
-    fits = arith.andi(
+    return arith.andi(
         arith.cmpi(arith.CmpIPredicate.sge, length, index_constant(-(-MIN_ROW_BYTES // element_bytes))),
         arith.cmpi(arith.CmpIPredicate.sle, length, index_constant(MAX_ROW_BYTES // element_bytes)),
     )
-    return fits
 
 
 def _prefetch_chunk(buffers: list, next_row: ir.Value, start: ir.Value, last_column: ir.Value, per_line: int):
@@ -112,11 +113,11 @@ def _chunked(row_loop: ir.Operation, writing: ir.Operation, buffers: list) -> No
     per_line = LINE_BYTES // element_bytes
     row = row_loop.regions[0].blocks[0].arguments[0]
     lower, upper = writing.operands[0], writing.operands[1]
+    static_fits = _static_row_fits(writing, element_bytes)
+    if static_fits is False:
+        return
     with ir.InsertionPoint(writing), writing.location:
-        try:
-            fits = _row_bytes_condition(writing, element_bytes)
-        except LookupError:
-            return
+        fits = None if static_fits else _row_bytes_condition(writing, element_bytes)
         following = arith.addi(row, row_loop.operands[2])
         has_next = arith.cmpi(arith.CmpIPredicate.slt, following, row_loop.operands[1])
         next_row = arith.select(has_next, following, row)
