@@ -56,6 +56,7 @@ PIPELINES: dict[str, tuple[str, str]] = {
                 "lower-affine",
                 "convert-vector-to-llvm",  # ember-nontemporal-stores' vector loops
                 "finalize-memref-to-llvm",
+                "ember-byte-bools",  # bool loads/stores as bytes: LLVM vectorizes no i1 memory access
                 "ember-expand-math",  # exp/log/tanh/erf inline (vectorizable) instead of libm calls
                 "convert-math-to-llvm",
                 "convert-math-to-libm",

@@ -42,6 +42,7 @@ _PASSES: dict[str, tuple[str, str]] = {
     "ember-nontemporal-stores": ("compiler.passes.nontemporal_stores", "EmberNontemporalStores"),
     "ember-opaque-identities": ("compiler.passes.opaque_identities", "EmberOpaqueIdentities"),
     "ember-expand-math": ("compiler.passes.expand_math", "EmberExpandMath"),
+    "ember-byte-bools": ("compiler.passes.byte_bools", "EmberByteBools"),
     "ember-gpu-kernels": ("compiler.passes.gpu_kernels", "EmberGpuKernels"),
 }
 

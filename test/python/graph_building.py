@@ -61,3 +61,16 @@ def loops_of(fn, *args, contiguous: bool = True) -> str:
         set_contiguous(function_named(module), (contiguous,) * len(args))
         run_pipeline(module, "builtin.module(lower-to-loops)")
         return str(module)
+
+
+def optimized_llvm_ir(fn, *args) -> str:
+    """The O3-optimized LLVM IR of the graph ``compiler.compile(fn)`` captures for
+    ``args`` (all-contiguous variant): what LLVM made of the loops, vectorized or not."""
+    from compiler.backends.llvm_cpu import codegen, lower_to_object
+    from compiler.dialects import ember
+    from compiler.mlir import symbol_name
+
+    with ember.new_context():
+        module = ir.Module.parse(captured_graph(fn, *args))
+        entry = symbol_name(module.body.operations[0])
+        return str(codegen.optimize(lower_to_object(module, entry, (True,) * len(args)).llvm_ir))

@@ -5,12 +5,9 @@ vectorizes."""
 
 import numpy as np
 import pytest
-from graph_building import captured_graph
+from graph_building import optimized_llvm_ir
 
 import compiler
-from compiler.backends.llvm_cpu import codegen, lower_to_object
-from compiler.dialects import ember
-from compiler.mlir import ir, symbol_name
 
 RNG = np.random.default_rng(17)
 
@@ -78,14 +75,6 @@ def test_masked_min_and_max(dtype):
         np.testing.assert_array_equal(g, w)
 
 
-def _optimized_llvm_ir(fn, *args) -> str:
-    """The O3-optimized LLVM IR of the graph ``compiler.compile(fn)`` captures."""
-    with ember.new_context():
-        module = ir.Module.parse(captured_graph(fn, *args))
-        entry = symbol_name(module.body.operations[0])
-        return str(codegen.optimize(lower_to_object(module, entry, (True,) * len(args)).llvm_ir))
-
-
 def test_the_masked_max_vectorizes():
     """where(causal, x, -inf).max(-1): a vector max in the optimized kernel (LLVM's own
     folding of the -inf had left a scalar loop)."""
@@ -95,5 +84,5 @@ def test_the_masked_max_vectorizes():
         t = s.shape[-1]
         return np.where(np.arange(t)[:, None] >= np.arange(t)[None, :], s, -np.inf).max(axis=-1)
 
-    assert "llvm.maximum.v" in _optimized_llvm_ir(row_max, x)
+    assert "llvm.maximum.v" in optimized_llvm_ir(row_max, x)
     np.testing.assert_array_equal(compiler.compile(row_max)(x), row_max(x))
