@@ -161,7 +161,6 @@ func.func private @ember_gemm_ELEM(%a: MATRIX, %b: MATRIX, %c: MATRIX, %beta: EL
 func.func private @ember_gemm_rows_ELEM(%a: MATRIX, %b: MATRIX, %c: MATRIX, %beta: ELEM, %blocks: index, %parts: index) {
   // the rows' %blocks blocks of 32 (the last one takes what is left over), one call
   // each, in %parts parts of whole blocks
-  %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c32 = arith.constant 32 : index
   %ba, %oa, %m, %k, %sa0, %sa1 = memref.extract_strided_metadata %a : MATRIX -> memref<ELEM>, index, index, index, index, index
