@@ -12,16 +12,21 @@ float32 product         Ember  OpenBLAS  MKL       Ember  OpenBLAS  MKL
 256x512 @ 512x2048      2.84   3.02      2.71      1.35   1.51      1.48
 256x2048 @ 2048x512     2.92   3.30      2.69      1.45   1.57      1.37
 
+On a 2-core AVX2 EPYC (Zen 3), one thread, Ember's time over OpenBLAS's call by call
+in one process: 1.03-1.08 (``Geometry``: the AVX-512 blocking there, each vector two
+halves, was 2.5-3x OpenBLAS's time).
+
 MKL is torch's ``torch.mm``. The algorithm is Goto's (as in BLIS), for row-major
-operands:
+operands, with the blocking of the host's vector width (``GEOMETRIES``; the numbers
+below are AVX-512's):
 
 * each part of the pool takes a range of C's rows or of its columns (whichever split
   copies less, see ``_partition``) and works alone: no barrier between parts;
-* per block of ``KC`` along the shared dimension, the part packs its rows of A into
-  panels of ``MR`` rows, each row's ``KC`` elements after the other (zero rows past
-  A's end), and per block of ``NB`` columns of B, panels of ``NR`` columns, element
+* per block of ``kc`` along the shared dimension, the part packs its rows of A into
+  panels of ``mr`` rows, each row's ``kc`` elements after the other (zero rows past
+  A's end), and per block of ``nb`` columns of B, panels of ``nr`` columns, element
   ``[k][col]`` (zero columns past the block's end);
-* the micro-kernel keeps an ``MR x NR`` (6 x 64) tile of C in 24 vector registers: per
+* the micro-kernel keeps an ``mr x nr`` (6 x 64) tile of C in 24 vector registers: per
   step of k, four vectors of B's panel and six broadcasts of A's, 24 fused
   multiply-adds, four steps per loop iteration. A's panel (6 KiB) stays in the L1
   cache while B's block (512 KiB, in the L2 cache) streams past it. (12 x 32, twice
@@ -36,13 +41,12 @@ operands:
 
 Each product sums its k-blocks in order, each block with fused multiply-adds: the
 result equals NumPy's up to the rounding of a reordered sum (as the matrix-vector
-loops' do); NaN and infinities propagate as in NumPy.
-"""
+loops' do); NaN and infinities propagate as in NumPy."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from compiler.mlir import (
     add_functions,
@@ -55,69 +59,112 @@ from compiler.mlir import (
     operation_of,
     public_definitions,
 )
-from compiler.passes.base import EmberPass
+from compiler.passes.base import EmberPass, PassFailure
 from compiler.passes.blas import matmul_transposes, zero_fill_before
 from compiler.passes.buffers import distinct_memory, root_buffer
 from compiler.passes.linalg_utils import indexing_maps, is_plus_zero
 from compiler.passes.matvec import checked_call, other_library_work, unit_stride
 from compiler.passes.parallel import normalized
 from runtime.abi import POOL_THREADS
+from runtime.target import has_512_bit_vectors
 
 ELEMENT = "f32"
-LANES = 16
-MR = 6  # rows of A per panel: MR x NV vectors of C in registers (24 of 32)
-NV = 4  # (12 x 2: 3-4 % slower, with twice the broadcasts of A per step)
-NR = LANES * NV  # columns of B per panel
-KC = 256  # the shared dimension's block (A's panel: MR * KC * 4 = 6 KiB)
-NB = 512  # columns of B per packed block (KC * NB * 4 = 512 KiB)
-ROW_CHUNK = 128 * MR  # rows of A packed at once per part
 UNROLL = 4
 MIN_MACS = 1 << 18  # up to this many, BLAS (one call on one thread, or row blocks on ours: blas_library.py)
 SPLIT_MACS = 1 << 21  # a smaller one runs on one thread
 
+
+@dataclass(frozen=True)
+class Geometry:
+    """The blocking for one width of vector register (float32 lanes per vector): an
+    ``mr x nv`` tile of vectors of C in registers, with ``nv`` vectors of B's panel and
+    a broadcast of A's beside them, so ``mr * nv + nv + 1`` registers at most."""
+
+    lanes: int  # float32 lanes per vector
+    mr: int  # rows of A per panel
+    nv: int  # vectors of C per row of the tile
+    kc: int  # the shared dimension's block (A's panel: mr * kc * 4 bytes, in the L1 cache)
+    nb: int  # columns of B per packed block (kc * nb * 4 bytes, in the L2 cache)
+    row_chunk: int  # rows of A packed at once per part
+
+    @property
+    def nr(self) -> int:
+        """Columns of B per panel."""
+        return self.lanes * self.nv
+
+    @property
+    def vec(self) -> str:
+        return f"vector<{self.lanes}x{ELEMENT}>"
+
+    @property
+    def a_pack(self) -> str:
+        return f"memref<{self.row_chunk * self.kc}x{ELEMENT}>"
+
+    @property
+    def b_pack(self) -> str:
+        return f"memref<{self.nb * self.kc}x{ELEMENT}>"
+
+    @property
+    def tile(self) -> str:
+        return f"memref<{self.mr}x{self.nr}x{ELEMENT}>"
+
+
+# 32 registers of 16 lanes (AVX-512): 24 accumulators (12 x 2 was 3-4 % slower, with
+# twice the broadcasts of A per step); 16 of 8 (AVX2): 12 accumulators, 3 vectors of B
+# and a broadcast. 6 x 2 there was 5 % slower, and the AVX-512 blocking run as two
+# 8-lane halves (48 accumulators in 16 registers) ran at 40 % of OpenBLAS.
+GEOMETRIES = {
+    512: Geometry(lanes=16, mr=6, nv=4, kc=256, nb=512, row_chunk=128 * 6),
+    256: Geometry(lanes=8, mr=4, nv=3, kc=256, nb=240, row_chunk=128 * 4),
+}
+
+
+def host_vector_bits() -> int:
+    """The widest float vector the host's kernels use: 512 on AVX-512, else 256."""
+    return 512 if has_512_bit_vectors() else 256
+
+
 MAT = f"memref<?x?x{ELEMENT}, strided<[?, 1], offset: ?>>"
-VEC = f"vector<{LANES}x{ELEMENT}>"
-A_PACK = f"memref<{ROW_CHUNK * KC}x{ELEMENT}>"
-B_PACK = f"memref<{NB * KC}x{ELEMENT}>"
-TILE = f"memref<{MR}x{NR}x{ELEMENT}>"
 BIAS = f"memref<?x{ELEMENT}, strided<[1], offset: ?>>"
 HELPER = f"ember_gemm_loops_{ELEMENT}"
 BIAS_HELPER = f"ember_gemm_bias_loops_{ELEMENT}"
 
 
-def _constants() -> str:
+def _constants(g: Geometry) -> str:
     values = sorted(
-        {0, 1, 2, 3, 4, MR, NR, KC, NB, UNROLL, ROW_CHUNK // MR} | set(range(MR)) | {LANES * v for v in range(NV)}
+        {0, 1, 2, 3, 4, g.mr, g.nr, g.kc, g.nb, UNROLL, g.row_chunk // g.mr}
+        | set(range(g.mr))
+        | {g.lanes * v for v in range(g.nv)}
     )
     return "\n".join(f"  %c{v} = arith.constant {v} : index" for v in values)
 
 
-def _k_step(k: str, tag: str, accumulators: list[str]) -> tuple[list[str], list[str]]:
+def _k_step(g: Geometry, k: str, tag: str, accumulators: list[str]) -> tuple[list[str], list[str]]:
     """One step of the shared dimension: the lines, and the new accumulators."""
     lines = [
-        f"          %bo{tag}0 = arith.muli {k}, %c{NR} : index",
+        f"          %bo{tag}0 = arith.muli {k}, %c{g.nr} : index",
         f"          %bo{tag} = arith.addi %bo{tag}0, %bbase : index",
         f"          %ao{tag} = arith.addi {k}, %abase : index",
     ]
-    for v in range(NV):
-        lines.append(f"          %bi{v}{tag} = arith.addi %bo{tag}, %c{LANES * v} : index")
-        lines.append(f"          %b{v}{tag} = vector.load %Bp[%bi{v}{tag}] : {B_PACK}, {VEC}")
+    for v in range(g.nv):
+        lines.append(f"          %bi{v}{tag} = arith.addi %bo{tag}, %c{g.lanes * v} : index")
+        lines.append(f"          %b{v}{tag} = vector.load %Bp[%bi{v}{tag}] : {g.b_pack}, {g.vec}")
     new = []
-    for r in range(MR):
+    for r in range(g.mr):
         lines.append(f"          %ai{r}{tag} = arith.addi %ao{tag}, %arow{r} : index")
-        lines.append(f"          %s{r}{tag} = memref.load %Ap[%ai{r}{tag}] : {A_PACK}")
-        lines.append(f"          %x{r}{tag} = vector.broadcast %s{r}{tag} : {ELEMENT} to {VEC}")
-        for v in range(NV):
-            acc = accumulators[r * NV + v]
-            lines.append(f"          %n{r}_{v}{tag} = vector.fma %x{r}{tag}, %b{v}{tag}, {acc} : {VEC}")
+        lines.append(f"          %s{r}{tag} = memref.load %Ap[%ai{r}{tag}] : {g.a_pack}")
+        lines.append(f"          %x{r}{tag} = vector.broadcast %s{r}{tag} : {ELEMENT} to {g.vec}")
+        for v in range(g.nv):
+            acc = accumulators[r * g.nv + v]
+            lines.append(f"          %n{r}_{v}{tag} = vector.fma %x{r}{tag}, %b{v}{tag}, {acc} : {g.vec}")
             new.append(f"%n{r}_{v}{tag}")
     return lines, new
 
 
-def _accumulate() -> list[str]:
+def _accumulate(g: Geometry) -> list[str]:
     """``%acc#i``: the tile's vectors summed over ``%kc`` steps, ``UNROLL`` per iteration."""
-    accumulators = [f"%a{r}_{v}" for r in range(MR) for v in range(NV)]
-    types = ", ".join([VEC] * len(accumulators))
+    accumulators = [f"%a{r}_{v}" for r in range(g.mr) for v in range(g.nv)]
+    types = ", ".join([g.vec] * len(accumulators))
     count = len(accumulators)
     lines = [
         f"        %kc_rem = arith.remui %kc, %c{UNROLL} : index",
@@ -128,25 +175,25 @@ def _accumulate() -> list[str]:
     current = accumulators
     for u in range(UNROLL):
         lines.append(f"          %kk{u} = arith.addi %kk, %c{u} : index")
-        step, current = _k_step(f"%kk{u}", f"u{u}", current)
+        step, current = _k_step(g, f"%kk{u}", f"u{u}", current)
         lines += step
     lines += [f"          scf.yield {', '.join(current)} : {types}", "        }"]
     lines.append(
         f"        %acc:{count} = scf.for %kk = %kc_full to %kc step %c1 "
         f"iter_args({', '.join(f'{a} = %unrolled#{i}' for i, a in enumerate(accumulators))}) -> ({types}) {{"
     )
-    step, current = _k_step("%kk", "r", accumulators)
+    step, current = _k_step(g, "%kk", "r", accumulators)
     lines += step
     lines += [f"          scf.yield {', '.join(current)} : {types}", "        }"]
     return lines
 
 
-def _epilogue(value: str, bias_at: str, tag: str, vector: bool) -> tuple[list[str], str]:
+def _epilogue(g: Geometry, value: str, bias_at: str, tag: str, vector: bool) -> tuple[list[str], str]:
     """After the last block of k: ``value + bias[j]``, then ``max(., 0)`` where ``%relu``
     says (the elementwise loop ``ember-gemm-loops`` folds in, op for op)."""
-    kind = VEC if vector else ELEMENT
+    kind = g.vec if vector else ELEMENT
     zero = "%vzero" if vector else "%zero"
-    load = f"vector.load %bias[{bias_at}] : {BIAS}, {VEC}" if vector else f"memref.load %bias[{bias_at}] : {BIAS}"
+    load = f"vector.load %bias[{bias_at}] : {BIAS}, {g.vec}" if vector else f"memref.load %bias[{bias_at}] : {BIAS}"
     lines = [
         f"          %e{tag} = scf.if %last -> ({kind}) {{",
         f"            %bv{tag} = {load}",
@@ -161,49 +208,49 @@ def _epilogue(value: str, bias_at: str, tag: str, vector: bool) -> tuple[list[st
     return lines, f"%e{tag}"
 
 
-def _store_tile(bias: bool) -> list[str]:
+def _store_tile(g: Geometry, bias: bool) -> list[str]:
     """The tile into C at ``(%row0, %col0)``: stored on the first block of k (unless the
     product accumulates into C), else added; with ``bias``, the epilogue applied on the
     last block; through the scratch tile ``%T`` where it crosses C's edge."""
     lines = [
-        f"        %row_end = arith.addi %row0, %c{MR} : index",
-        f"        %col_end = arith.addi %col0, %c{NR} : index",
+        f"        %row_end = arith.addi %row0, %c{g.mr} : index",
+        f"        %col_end = arith.addi %col0, %c{g.nr} : index",
         "        %rows_in = arith.cmpi ule, %row_end, %m : index",
         "        %cols_in = arith.cmpi ule, %col_end, %n : index",
         "        %inside = arith.andi %rows_in, %cols_in : i1",
         "        scf.if %inside {",
     ]
-    for r in range(MR):
+    for r in range(g.mr):
         lines.append(f"          %R{r} = arith.addi %row0, %c{r} : index")
-        for v in range(NV):
-            i, at = r * NV + v, f"%R{r}, %C{r}_{v}"
+        for v in range(g.nv):
+            i, at = r * g.nv + v, f"%R{r}, %C{r}_{v}"
             lines += [
-                f"          %C{r}_{v} = arith.addi %col0, %c{LANES * v} : index",
-                f"          %o{r}_{v} = scf.if %first -> ({VEC}) {{",
-                f"            scf.yield %acc#{i} : {VEC}",
+                f"          %C{r}_{v} = arith.addi %col0, %c{g.lanes * v} : index",
+                f"          %o{r}_{v} = scf.if %first -> ({g.vec}) {{",
+                f"            scf.yield %acc#{i} : {g.vec}",
                 "          } else {",
-                f"            %old{r}_{v} = vector.load %C[{at}] : {MAT}, {VEC}",
-                f"            %sum{r}_{v} = arith.addf %old{r}_{v}, %acc#{i} : {VEC}",
-                f"            scf.yield %sum{r}_{v} : {VEC}",
+                f"            %old{r}_{v} = vector.load %C[{at}] : {MAT}, {g.vec}",
+                f"            %sum{r}_{v} = arith.addf %old{r}_{v}, %acc#{i} : {g.vec}",
+                f"            scf.yield %sum{r}_{v} : {g.vec}",
                 "          }",
             ]
             value = f"%o{r}_{v}"
             if bias:
-                epilogue, value = _epilogue(value, f"%C{r}_{v}", f"{r}_{v}", vector=True)
+                epilogue, value = _epilogue(g, value, f"%C{r}_{v}", f"{r}_{v}", vector=True)
                 lines += epilogue
-            lines.append(f"          vector.store {value}, %C[{at}] : {MAT}, {VEC}")
+            lines.append(f"          vector.store {value}, %C[{at}] : {MAT}, {g.vec}")
     lines.append("        } else {")
-    for r in range(MR):
-        for v in range(NV):
-            lines.append(f"          vector.store %acc#{r * NV + v}, %T[%c{r}, %c{LANES * v}] : {TILE}, {VEC}")
+    for r in range(g.mr):
+        for v in range(g.nv):
+            lines.append(f"          vector.store %acc#{r * g.nv + v}, %T[%c{r}, %c{g.lanes * v}] : {g.tile}, {g.vec}")
     lines += [
         "          %rows_left = arith.subi %m, %row0 : index",
-        f"          %tile_rows = arith.minui %rows_left, %c{MR} : index",
+        f"          %tile_rows = arith.minui %rows_left, %c{g.mr} : index",
         "          %cols_left = arith.subi %n, %col0 : index",
-        f"          %tile_cols = arith.minui %cols_left, %c{NR} : index",
+        f"          %tile_cols = arith.minui %cols_left, %c{g.nr} : index",
         "          scf.for %i = %c0 to %tile_rows step %c1 {",
         "            scf.for %j = %c0 to %tile_cols step %c1 {",
-        f"              %tv = memref.load %T[%i, %j] : {TILE}",
+        f"              %tv = memref.load %T[%i, %j] : {g.tile}",
         "              %ci = arith.addi %row0, %i : index",
         "              %cj = arith.addi %col0, %j : index",
         f"              %out = scf.if %first -> ({ELEMENT}) {{",
@@ -216,7 +263,7 @@ def _store_tile(bias: bool) -> list[str]:
     ]
     value = "%out"
     if bias:
-        epilogue, value = _epilogue(value, "%cj", "s", vector=False)
+        epilogue, value = _epilogue(g, value, "%cj", "s", vector=False)
         lines += [f"    {line}" for line in epilogue]
     lines += [
         f"              memref.store {value}, %C[%ci, %cj] : {MAT}",
@@ -227,15 +274,15 @@ def _store_tile(bias: bool) -> list[str]:
     return lines
 
 
-def _pack_a() -> str:
-    """Rows ``%pch*MR..`` (panels ``%pch`` to ``%pche``) of A, k from ``%pc``, into
+def _pack_a(g: Geometry) -> str:
+    """Rows ``%pch*mr..`` (panels ``%pch`` to ``%pche``) of A, k from ``%pc``, into
     ``%Ap``: each panel its rows one after the other (zeros past A's last row), copies
     of contiguous runs that LLVM vectorizes."""
     return f"""        scf.for %pa = %pch to %pche step %c1 {{
           %pl = arith.subi %pa, %pch : index
           %abase = arith.muli %pl, %pstride : index
-          %rowp = arith.muli %pa, %c{MR} : index
-          scf.for %r = %c0 to %c{MR} step %c1 {{
+          %rowp = arith.muli %pa, %c{g.mr} : index
+          scf.for %r = %c0 to %c{g.mr} step %c1 {{
             %row = arith.addi %rowp, %r : index
             %in_a = arith.cmpi ult, %row, %m : index
             %rbase0 = arith.muli %r, %kc : index
@@ -245,42 +292,42 @@ def _pack_a() -> str:
                 %kx = arith.addi %pc, %kk : index
                 %e = memref.load %A[%row, %kx] : {MAT}
                 %at = arith.addi %rbase, %kk : index
-                memref.store %e, %Ap[%at] : {A_PACK}
+                memref.store %e, %Ap[%at] : {g.a_pack}
               }}
             }} else {{
               scf.for %kk = %c0 to %kc step %c1 {{
                 %at = arith.addi %rbase, %kk : index
-                memref.store %zero, %Ap[%at] : {A_PACK}
+                memref.store %zero, %Ap[%at] : {g.a_pack}
               }}
             }}
           }}
         }}"""
 
 
-def _pack_b() -> str:
+def _pack_b(g: Geometry) -> str:
     """Columns ``%cb`` to ``%cbe`` of B, k from ``%pc``, into ``%Bp``'s panels (vector
     copies for whole panels, zeros past the block's end)."""
     whole = "\n".join(
-        f"""              %bc{v} = arith.addi %qcol, %c{LANES * v} : index
-              %bv{v} = vector.load %B[%kx, %bc{v}] : {MAT}, {VEC}
-              %bd{v} = arith.addi %d, %c{LANES * v} : index
-              vector.store %bv{v}, %Bp[%bd{v}] : {B_PACK}, {VEC}"""
-        for v in range(NV)
+        f"""              %bc{v} = arith.addi %qcol, %c{g.lanes * v} : index
+              %bv{v} = vector.load %B[%kx, %bc{v}] : {MAT}, {g.vec}
+              %bd{v} = arith.addi %d, %c{g.lanes * v} : index
+              vector.store %bv{v}, %Bp[%bd{v}] : {g.b_pack}, {g.vec}"""
+        for v in range(g.nv)
     )
     return f"""          scf.for %q = %c0 to %qn step %c1 {{
-            %qc0 = arith.muli %q, %c{NR} : index
+            %qc0 = arith.muli %q, %c{g.nr} : index
             %qcol = arith.addi %cb, %qc0 : index
             %qbase = arith.muli %q, %qstride : index
-            %qend = arith.addi %qcol, %c{NR} : index
+            %qend = arith.addi %qcol, %c{g.nr} : index
             %qwhole = arith.cmpi ule, %qend, %cbe : index
             scf.for %kk = %c0 to %kc step %c1 {{
               %kx = arith.addi %pc, %kk : index
-              %d0 = arith.muli %kk, %c{NR} : index
+              %d0 = arith.muli %kk, %c{g.nr} : index
               %d = arith.addi %d0, %qbase : index
               scf.if %qwhole {{
 {whole}
               }} else {{
-                scf.for %j = %c0 to %c{NR} step %c1 {{
+                scf.for %j = %c0 to %c{g.nr} step %c1 {{
                   %col = arith.addi %qcol, %j : index
                   %in_b = arith.cmpi ult, %col, %cbe : index
                   %bv = scf.if %in_b -> ({ELEMENT}) {{
@@ -290,19 +337,19 @@ def _pack_b() -> str:
                     scf.yield %zero : {ELEMENT}
                   }}
                   %dj = arith.addi %d, %j : index
-                  memref.store %bv, %Bp[%dj] : {B_PACK}
+                  memref.store %bv, %Bp[%dj] : {g.b_pack}
                 }}
               }}
             }}
           }}"""
 
 
-def _row_offsets() -> str:
+def _row_offsets(g: Geometry) -> str:
     """``%arow<r>``: where row ``r`` of a packed panel of A starts (``r * kc``)."""
-    return "\n".join(f"        %arow{r} = arith.muli %kc, %c{r} : index" for r in range(MR))
+    return "\n".join(f"        %arow{r} = arith.muli %kc, %c{r} : index" for r in range(g.mr))
 
 
-def _partition() -> str:
+def _partition(g: Geometry) -> str:
     """``%parts`` parts (the pool's threads; one for a small product), each ``%tr``'s
     share of the row panels (``%p_lo`` to ``%p_hi``) and ``%tc``'s of the columns
     (``%col_lo`` to ``%col_hi``). Every part packs all of what it does not split: split
@@ -319,7 +366,7 @@ def _partition() -> str:
   %big = arith.cmpi uge, %mnk, %cSplit : index
   %parts = arith.select %big, %threads, %c1 : index
   %four = arith.muli %parts, %c4 : index
-  %col_panels = arith.ceildivui %n, %c{NR} : index
+  %col_panels = arith.ceildivui %n, %c{g.nr} : index
   %rows_split = arith.cmpi uge, %panels, %four : index
   %cols_split = arith.cmpi uge, %col_panels, %four : index
   %cols_short = arith.xori %cols_split, %true : i1
@@ -337,7 +384,7 @@ def _partition() -> str:
   %col_parts = arith.select %tall, %c1, %parts : index
   %panels_each = arith.ceildivui %panels, %row_parts : index
   %col_panels_each = arith.ceildivui %col_panels, %col_parts : index
-  %cols_each = arith.muli %col_panels_each, %c{NR} : index"""
+  %cols_each = arith.muli %col_panels_each, %c{g.nr} : index"""
 
 
 def _part_ranges() -> str:
@@ -367,11 +414,11 @@ def _no_k(bias: bool) -> str:
     }}"""
 
 
-def gemm_text(bias: bool = False) -> str:
+def gemm_text(g: Geometry, bias: bool = False) -> str:
     """``C = A @ B`` (``C += A @ B`` where ``%accumulate``) for float32 A, B, C with
     contiguous rows (see the module doc); with ``bias``, ``C = A @ B + bias`` and, where
     ``%relu``, ``max(., 0)`` of it, applied to each tile as its last block is stored."""
-    kernel = "\n".join(_accumulate() + _store_tile(bias))
+    kernel = "\n".join(_accumulate(g) + _store_tile(g, bias))
     if bias:
         signature = f"@{BIAS_HELPER}(%A: {MAT}, %B: {MAT}, %bias: {BIAS}, %C: {MAT}, %relu: i1)"
         accumulate = "  %accumulate = arith.constant false"
@@ -381,18 +428,18 @@ def gemm_text(bias: bool = False) -> str:
     return f"""
 func.func private {signature} {{
 {accumulate}
-{_constants()}
+{_constants(g)}
   %cSplit = arith.constant {SPLIT_MACS} : index
   %zero = arith.constant 0.0 : {ELEMENT}
   %true = arith.constant true
   %m = memref.dim %A, %c0 : {MAT}
   %k = memref.dim %A, %c1 : {MAT}
   %n = memref.dim %B, %c1 : {MAT}
-  %panels = arith.ceildivui %m, %c{MR} : index
-{_partition()}
-  %Ap = memref.alloc() {{alignment = 64 : i64}} : {A_PACK}
-  %Bp = memref.alloc() {{alignment = 64 : i64}} : {B_PACK}
-  %T = memref.alloc() {{alignment = 64 : i64}} : {TILE}
+  %panels = arith.ceildivui %m, %c{g.mr} : index
+{_partition(g)}
+  %Ap = memref.alloc() {{alignment = 64 : i64}} : {g.a_pack}
+  %Bp = memref.alloc() {{alignment = 64 : i64}} : {g.b_pack}
+  %T = memref.alloc() {{alignment = 64 : i64}} : {g.tile}
   %fresh = arith.xori %accumulate, %true : i1
   %no_k0 = arith.cmpi eq, %k, %c0 : index
   %no_k = arith.andi %no_k0, %fresh : i1
@@ -400,35 +447,35 @@ func.func private {signature} {{
 {_no_k(bias)}
   }}
   scf.forall (%t) in (%parts) {{
-    %vzero = arith.constant dense<0.0> : {VEC}
+    %vzero = arith.constant dense<0.0> : {g.vec}
 {_part_ranges()}
-    scf.for %pch = %p_lo to %p_hi step %c{ROW_CHUNK // MR} {{
-      %pche0 = arith.addi %pch, %c{ROW_CHUNK // MR} : index
+    scf.for %pch = %p_lo to %p_hi step %c{g.row_chunk // g.mr} {{
+      %pche0 = arith.addi %pch, %c{g.row_chunk // g.mr} : index
       %pche = arith.minui %pche0, %p_hi : index
-      scf.for %pc = %c0 to %k step %c{KC} {{
+      scf.for %pc = %c0 to %k step %c{g.kc} {{
         %k_left = arith.subi %k, %pc : index
-        %kc = arith.minui %k_left, %c{KC} : index
+        %kc = arith.minui %k_left, %c{g.kc} : index
         %first_k = arith.cmpi eq, %pc, %c0 : index
         %first = arith.andi %first_k, %fresh : i1
         %k_end = arith.addi %pc, %kc : index
         %last = arith.cmpi eq, %k_end, %k : index
-        %pstride = arith.muli %kc, %c{MR} : index
-        %qstride = arith.muli %kc, %c{NR} : index
-{_row_offsets()}
-{_pack_a()}
-        scf.for %cb = %col_lo to %col_hi step %c{NB} {{
-          %cbe0 = arith.addi %cb, %c{NB} : index
+        %pstride = arith.muli %kc, %c{g.mr} : index
+        %qstride = arith.muli %kc, %c{g.nr} : index
+{_row_offsets(g)}
+{_pack_a(g)}
+        scf.for %cb = %col_lo to %col_hi step %c{g.nb} {{
+          %cbe0 = arith.addi %cb, %c{g.nb} : index
           %cbe = arith.minui %cbe0, %col_hi : index
           %ncb = arith.subi %cbe, %cb : index
-          %qn = arith.ceildivui %ncb, %c{NR} : index
-{_pack_b()}
+          %qn = arith.ceildivui %ncb, %c{g.nr} : index
+{_pack_b(g)}
           scf.for %pa = %pch to %pche step %c1 {{
             %pl = arith.subi %pa, %pch : index
             %abase = arith.muli %pl, %pstride : index
-            %row0 = arith.muli %pa, %c{MR} : index
+            %row0 = arith.muli %pa, %c{g.mr} : index
             scf.for %q = %c0 to %qn step %c1 {{
               %bbase = arith.muli %q, %qstride : index
-              %qc0 = arith.muli %q, %c{NR} : index
+              %qc0 = arith.muli %q, %c{g.nr} : index
               %col0 = arith.addi %cb, %qc0 : index
 {kernel}
             }}
@@ -437,9 +484,9 @@ func.func private {signature} {{
       }}
     }}
   }}
-  memref.dealloc %Ap : {A_PACK}
-  memref.dealloc %Bp : {B_PACK}
-  memref.dealloc %T : {TILE}
+  memref.dealloc %Ap : {g.a_pack}
+  memref.dealloc %Bp : {g.b_pack}
+  memref.dealloc %T : {g.tile}
   return
 }}
 """
@@ -450,11 +497,11 @@ def library_text(element: str = ELEMENT) -> str:
     definitions, compiled once per process by the CPU backend
     (``backends/llvm_cpu/helper_library.py``)."""
     assert element == ELEMENT
-    return public_definitions(_both())
+    return public_definitions(_both(GEOMETRIES[host_vector_bits()]))
 
 
-def _both() -> str:
-    return f"func.func private @{POOL_THREADS}() -> i64\n" + gemm_text() + gemm_text(bias=True)
+def _both(g: Geometry) -> str:
+    return f"func.func private @{POOL_THREADS}() -> i64\n" + gemm_text(g) + gemm_text(g, bias=True)
 
 
 def entry_points(element: str = ELEMENT) -> frozenset[str]:
@@ -666,15 +713,21 @@ class EmberGemmLoops(EmberPass):
     # Put the helper's definition into the module (to read it, or to compile the module
     # on its own); by default it declares it and the CPU backend links its helper library.
     define_helpers: bool = False
+    # The blocking's vector width (``GEOMETRIES``); the host's by default, as the
+    # helper library the backend compiles.
+    vector_bits: int = field(default_factory=host_vector_bits)
 
     def run(self, module):
+        if self.vector_bits not in GEOMETRIES:
+            raise PassFailure(f"vector-bits must be one of {sorted(GEOMETRIES)}, not {self.vector_bits}")
+        g = GEOMETRIES[self.vector_bits]
         found = []
         for fn in functions(module):
             targets = collect(fn, _target)
             if targets and not other_library_work(fn, besides=frozenset(targets)):
                 found += targets
         if found:
-            text = _both()
+            text = _both(g)
             add_functions(module, text if self.define_helpers else declarations(text))
         for op in found:
             fill = zero_fill_before(op)

@@ -3,7 +3,8 @@
 The shapes reach every path of the helper: whole 6 x 64 tiles and the edge tiles
 (through the scratch tile), the shared dimension in one block of 256 or several (the
 tile stored, then added), under the four-step unrolling and past it, several 512-column
-blocks of B and several 768-row chunks of A, the rows split across threads (tall) or
+blocks of B and several 768-row chunks of A (the AVX-512 blocking; AVX2's tiles, 4 x 24,
+blocks, 240, and chunks, 512, are smaller, so the same shapes reach its paths), the rows split across threads (tall) or
 the columns (short and wide, or where that copies less)."""
 
 import numpy as np
@@ -12,6 +13,7 @@ from blas_oracle import assert_reordered_close
 from graph_building import loops_of
 
 import compiler
+from compiler.dialects.ember import new_context
 from compiler.passes import gemm
 
 # A kernel that fails to compile runs eagerly with a warning: here that is a failure.
@@ -197,10 +199,24 @@ def test_the_helper_writes_only_c():
     assert np.isfinite(got).all()
 
 
-def test_blocking_constants_fit_the_registers_and_caches():
-    """24 accumulators and two vectors of B in 32 vector registers; A's panel in a 48 KiB
-    L1 cache with room for B's stream; B's block in a 2 MiB L2."""
-    assert gemm.MR * gemm.NV + gemm.NV <= 32
-    assert gemm.MR * gemm.KC * 4 <= 16 << 10
-    assert gemm.NB * gemm.KC * 4 <= 1 << 20
-    assert gemm.ROW_CHUNK % gemm.MR == 0 and gemm.NB % gemm.NR == 0
+@pytest.mark.parametrize("bits, registers", [(512, 32), (256, 16)])
+def test_blocking_constants_fit_the_registers_and_caches(bits, registers):
+    """The accumulators, the vectors of B and a broadcast of A in the vector registers
+    (32 with AVX-512, 16 with AVX2); A's panel in a 32 KiB L1 cache with room for B's
+    stream; B's block in a 1 MiB L2; whole panels per block and chunk."""
+    g = gemm.GEOMETRIES[bits]
+    assert g.lanes * 32 == bits
+    assert g.mr * g.nv + g.nv + 1 <= registers
+    assert g.mr * g.kc * 4 <= 8 << 10
+    assert g.nb * g.kc * 4 <= 1 << 20
+    assert g.row_chunk % g.mr == 0 and g.nb % g.nr == 0
+
+
+def test_the_host_gets_the_blocking_of_its_vector_width():
+    """The library the backend compiles uses the host's blocking: an AVX2 machine
+    running the AVX-512 blocking spills half its accumulators (2.5-3x slower)."""
+    g = gemm.GEOMETRIES[gemm.host_vector_bits()]
+    other = gemm.GEOMETRIES[768 - gemm.host_vector_bits()]
+    with new_context():
+        text = gemm.library_text()
+    assert f"vector<{g.lanes}xf32>" in text and f"vector<{other.lanes}xf32>" not in text

@@ -1,4 +1,6 @@
-// RUN: ember-opt %s --pass-pipeline='builtin.module(ember-gemm-loops{define-helpers=true})' | FileCheck %s
+// RUN: ember-opt %s --pass-pipeline='builtin.module(ember-gemm-loops{define-helpers=true vector-bits=512})' | FileCheck %s
+// RUN: ember-opt %s --pass-pipeline='builtin.module(ember-gemm-loops{define-helpers=true vector-bits=256})' | FileCheck %s --check-prefix=NARROW
+// RUN: not ember-opt %s --pass-pipeline='builtin.module(ember-gemm-loops{vector-bits=128})' 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: ember-opt %s --pass-pipeline='builtin.module(ember-gemm-loops)' | FileCheck %s --check-prefix=DECLARED
 
 // By default only the helper's declaration: the CPU backend links the library it
@@ -8,7 +10,30 @@
 // DECLARED-LABEL: func.func @mm
 // DECLARED: call @ember_gemm_loops_f32(
 
-// The helper: parts from the pool's threads (one for a small product); per block of
+// vector-bits is the blocking's vector width (by default the host's: 512 with
+// AVX-512, else 256).
+// BAD: error: ember-gemm-loops: vector-bits must be one of [256, 512], not 128
+
+// With 256-bit vectors (AVX2's 16 registers): panels of 4 rows of A and 24 columns of
+// B (three vectors), blocks of 240 columns of B, 12 accumulators.
+// NARROW-LABEL: func.func private @ember_gemm_loops_f32
+// NARROW: memref.alloc() {alignment = 64 : i64} : memref<131072xf32>
+// NARROW: memref.alloc() {alignment = 64 : i64} : memref<61440xf32>
+// NARROW: memref.alloc() {alignment = 64 : i64} : memref<4x24xf32>
+// NARROW: scf.for %{{.*}} step %c240
+// NARROW-COUNT-3: vector.store %{{.*}} : memref<61440xf32>, vector<8xf32>
+// NARROW: %{{.*}}:12 = scf.for %{{.*}} step %c4 iter_args(
+// NARROW-COUNT-48: vector.fma
+// NARROW: %{{.*}}:12 = scf.for %{{.*}} step %c1 iter_args(
+// NARROW-COUNT-12: vector.fma
+// NARROW: scf.if %{{.*}} {
+// NARROW-COUNT-12: vector.store %{{.*}} : memref<?x?xf32, strided<[?, 1], offset: ?>>, vector<8xf32>
+// NARROW: } else {
+// NARROW-COUNT-12: vector.store %{{.*}} : memref<4x24xf32>, vector<8xf32>
+// NARROW-LABEL: func.func private @ember_gemm_bias_loops_f32
+// NARROW: scf.if %{{.*}} -> (vector<8xf32>) {
+
+// The helper with 512-bit vectors: parts from the pool's threads (one for a small product); per block of
 // 256 along k, A's rows packed into panels of 6, B's columns into panels of 64 (four
 // vector copies per k for a whole panel); the micro-kernel's loop four steps of k an
 // iteration, each four vectors of B and 6 broadcasts of A into 24 accumulators; then

@@ -11,10 +11,10 @@
 // DECLARED: call @ember_matvec_loops_f64(
 
 // A @ x's helper: a forall over blocks of 16 rows, four rows at a time with one vector
-// accumulator each and a prefetch 2 KiB (256 float64) ahead in each row, clamped to
+// accumulator each and a prefetch 512 bytes (64 float64) ahead in each row, clamped to
 // the row's last element; then each row's lanes added and its last columns.
 // CHECK-LABEL: func.func private @ember_matvec_loops_f64
-// CHECK-DAG: %[[PF:.*]] = arith.constant 256 : index
+// CHECK-DAG: %[[PF:.*]] = arith.constant 64 : index
 // CHECK-DAG: %[[RB:.*]] = arith.constant 16 : index
 // CHECK: %[[TILES:.*]] = arith.ceildivui %{{.*}}, %[[RB]] : index
 // CHECK: scf.forall (%{{.*}}) in (%[[TILES]])
