@@ -13,7 +13,7 @@ float32 product         Ember  OpenBLAS  MKL       Ember  OpenBLAS  MKL
 256x2048 @ 2048x512     2.92   3.30      2.69      1.45   1.57      1.37
 
 On a 2-core AVX2 EPYC (Zen 3), one thread, Ember's time over OpenBLAS's call by call
-in one process: 1.03-1.08 (``Geometry``: the AVX-512 blocking there, each vector two
+in one process: 1.01-1.11 (``Geometry``: the AVX-512 blocking there, each vector two
 halves, was 2.5-3x OpenBLAS's time).
 
 MKL is torch's ``torch.mm``. The algorithm is Goto's (as in BLIS), for row-major
