@@ -12,13 +12,12 @@ float32 product         Ember  OpenBLAS  MKL       Ember  OpenBLAS  MKL
 256x512 @ 512x2048      2.84   3.02      2.71      1.35   1.51      1.48
 256x2048 @ 2048x512     2.92   3.30      2.69      1.45   1.57      1.37
 
-On a 2-core AVX2 EPYC (Zen 3), one thread, Ember's time over OpenBLAS's call by call
-in one process: 1.01-1.11 (``Geometry``: the AVX-512 blocking there, each vector two
-halves, was 2.5-3x OpenBLAS's time).
+MKL is torch's ``torch.mm``. On a 2-core AVX2 EPYC (Zen 3), one thread, Ember's time
+over OpenBLAS's call by call in one process: 1.01-1.11 (``Geometry``: the AVX-512
+blocking there, each vector two halves, was 2.5-3x OpenBLAS's time).
 
-MKL is torch's ``torch.mm``. The algorithm is Goto's (as in BLIS), for row-major
-operands, with the blocking of the host's vector width (``GEOMETRIES``; the numbers
-below are AVX-512's):
+The algorithm is Goto's (as in BLIS), for row-major operands, with the blocking of the
+host's vector width (``GEOMETRIES``; the numbers below are AVX-512's):
 
 * each part of the pool takes a range of C's rows or of its columns (whichever split
   copies less, see ``_partition``) and works alone: no barrier between parts;
@@ -70,6 +69,7 @@ from runtime.target import has_512_bit_vectors
 
 ELEMENT = "f32"
 UNROLL = 4
+CHUNK_PANELS = 128  # panels of A packed at once per part
 MIN_MACS = 1 << 18  # up to this many, BLAS (one call on one thread, or row blocks on ours: blas_library.py)
 SPLIT_MACS = 1 << 21  # a smaller one runs on one thread
 
@@ -85,12 +85,16 @@ class Geometry:
     nv: int  # vectors of C per row of the tile
     kc: int  # the shared dimension's block (A's panel: mr * kc * 4 bytes, in the L1 cache)
     nb: int  # columns of B per packed block (kc * nb * 4 bytes, in the L2 cache)
-    row_chunk: int  # rows of A packed at once per part
 
     @property
     def nr(self) -> int:
         """Columns of B per panel."""
         return self.lanes * self.nv
+
+    @property
+    def row_chunk(self) -> int:
+        """Rows of A packed at once per part."""
+        return CHUNK_PANELS * self.mr
 
     @property
     def vec(self) -> str:
@@ -114,8 +118,8 @@ class Geometry:
 # and a broadcast. 6 x 2 there was 5 % slower, and the AVX-512 blocking run as two
 # 8-lane halves (48 accumulators in 16 registers) ran at 40 % of OpenBLAS.
 GEOMETRIES = {
-    512: Geometry(lanes=16, mr=6, nv=4, kc=256, nb=512, row_chunk=128 * 6),
-    256: Geometry(lanes=8, mr=4, nv=3, kc=256, nb=240, row_chunk=128 * 4),
+    512: Geometry(lanes=16, mr=6, nv=4, kc=256, nb=512),
+    256: Geometry(lanes=8, mr=4, nv=3, kc=256, nb=240),
 }
 
 
@@ -132,7 +136,7 @@ BIAS_HELPER = f"ember_gemm_bias_loops_{ELEMENT}"
 
 def _constants(g: Geometry) -> str:
     values = sorted(
-        {0, 1, 2, 3, 4, g.mr, g.nr, g.kc, g.nb, UNROLL, g.row_chunk // g.mr}
+        {0, 1, 2, 3, 4, g.mr, g.nr, g.kc, g.nb, UNROLL, CHUNK_PANELS}
         | set(range(g.mr))
         | {g.lanes * v for v in range(g.nv)}
     )
@@ -449,8 +453,8 @@ func.func private {signature} {{
   scf.forall (%t) in (%parts) {{
     %vzero = arith.constant dense<0.0> : {g.vec}
 {_part_ranges()}
-    scf.for %pch = %p_lo to %p_hi step %c{g.row_chunk // g.mr} {{
-      %pche0 = arith.addi %pch, %c{g.row_chunk // g.mr} : index
+    scf.for %pch = %p_lo to %p_hi step %c{CHUNK_PANELS} {{
+      %pche0 = arith.addi %pch, %c{CHUNK_PANELS} : index
       %pche = arith.minui %pche0, %p_hi : index
       scf.for %pc = %c0 to %k step %c{g.kc} {{
         %k_left = arith.subi %k, %pc : index

@@ -4,8 +4,8 @@ The shapes reach every path of the helper: whole 6 x 64 tiles and the edge tiles
 (through the scratch tile), the shared dimension in one block of 256 or several (the
 tile stored, then added), under the four-step unrolling and past it, several 512-column
 blocks of B and several 768-row chunks of A (the AVX-512 blocking; AVX2's tiles, 4 x 24,
-blocks, 240, and chunks, 512, are smaller, so the same shapes reach its paths), the rows split across threads (tall) or
-the columns (short and wide, or where that copies less)."""
+blocks, 240, and chunks, 512, are smaller, so the same shapes reach its paths), the rows
+split across threads (tall) or the columns (short and wide, or where that copies less)."""
 
 import numpy as np
 import pytest
@@ -215,8 +215,9 @@ def test_blocking_constants_fit_the_registers_and_caches(bits, registers):
 def test_the_host_gets_the_blocking_of_its_vector_width():
     """The library the backend compiles uses the host's blocking: an AVX2 machine
     running the AVX-512 blocking spills half its accumulators (2.5-3x slower)."""
-    g = gemm.GEOMETRIES[gemm.host_vector_bits()]
-    other = gemm.GEOMETRIES[768 - gemm.host_vector_bits()]
+    host = gemm.host_vector_bits()
+    g = gemm.GEOMETRIES[host]
+    (other,) = (blocking for bits, blocking in gemm.GEOMETRIES.items() if bits != host)
     with new_context():
         text = gemm.library_text()
     assert f"vector<{g.lanes}xf32>" in text and f"vector<{other.lanes}xf32>" not in text
