@@ -120,13 +120,13 @@ def ember_parts(compiled, x, y):
     )
     layout = (x.flags.c_contiguous, y.flags.c_contiguous)
     variant, foreign = kernel.variant(layout)
-    foreign = kernel._call.__globals__.get("fast", foreign)  # the builtin the call path tries first
+    foreign = kernel._checked_call().__globals__.get("fast", foreign)  # the builtin the call path tries first
     out = np.empty(N_WARM, np.float32)
     return {
         "entry": (run, (x, y)),
         "guards": (guards_only, (x, y)),
         "kernel": (kernel, (x, y)),
-        "binder": (kernel._call, (x, y)),
+        "binder": (kernel._checked_call(), (x, y)),
         "trusted binder": (kernel.call_from_guarded_entry, (x, y)),
         "foreign": (foreign, (x, y, out)),
         "_variant": variant,
@@ -156,7 +156,7 @@ def warm_ember(calls: int, batches: int) -> dict:
         "entry": "  entry.run (guards+kernel+return)",
         "guards": "  guard code alone",
         "kernel": "  GRAPH(x, y): Kernel.__call__",
-        "binder": "  Kernel._call: generated binder",
+        "binder": "  Kernel._checked_call(): generated binder",
         "trusted binder": "  entry's binder (guards did the checks)",
         "foreign": "  kernel's entry alone (out preallocated)",
     }
@@ -382,7 +382,7 @@ def main(argv=None) -> int:
     for label, r in breakdown:
         line(label, r)
     entry_us = rows["  entry.run (guards+kernel+return)"]["us"]
-    binder_us = rows["  Kernel._call: generated binder"]["us"]
+    binder_us = rows["  Kernel._checked_call(): generated binder"]["us"]
     foreign_us = rows["  kernel's entry alone (out preallocated)"]["us"]
     print(
         f"    => wrapper (CompiledFunction.__call__ loop) ~ {ember_us - entry_us:.3f} us; "

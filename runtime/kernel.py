@@ -93,31 +93,45 @@ class Kernel:
         self._variants = BuiltOnce(lambda contiguous: self._loaded(contiguous, self._build(contiguous)))
         self._shape_program = shape_program
         self._shape_cache: dict[tuple, list[tuple]] = {}
-        self._call = self._call_trusted = self._call_generic
-        self._make_calls({})
+        # The generated call paths (``binder.py``), each made on its first use: a kernel
+        # loaded from the cache is usually called through one of them only, and making
+        # one (``compile`` of its source) is 0.3-0.7 ms of a warm start.
+        self._fast: dict = {}
+        self._call = self._call_trusted = None
 
-    def _make_calls(self, fast: dict) -> None:
-        """The generated call paths (``binder.py``); ``fast``: ``fast`` and ``RETRY`` once
-        the all-contiguous variant has a fastcall entry."""
-        if not abi.fast_entry_supported:
-            return
-        signature = self.signature
-        namespace = {
+    def _namespace(self) -> dict:
+        """What the generated call paths call; with ``fast`` and ``RETRY`` once the
+        all-contiguous variant has a fastcall entry."""
+        return {
             "bad": self._reject,
             "shape_cache": self._shape_cache,
             "output_shapes": self._shapes_for,
             "variants": self._variants.values,
             "variant": self.variant,
             "parts_for_bytes": threads.parts_for_bytes,
-            **fast,
+            **self._fast,
         }
-        self._call = self._call_trusted = binder.make_call(signature, namespace)
-        # constant output shapes: static inputs, none of whose values sizes an output
-        if all(t.is_static for t in signature.inputs) and not signature.value_inputs:
-            shapes = self._shapes_for(tuple(t.shape for t in signature.inputs))
-            self._call_trusted = binder.make_call(signature, namespace, trusted_shapes=shapes)
-        else:  # symbolic sizes: the guards checked the rest, the output shapes are looked up
-            self._call_trusted = binder.make_call(signature, namespace, checked=False)
+
+    def _checked_call(self):
+        """The call path checking every array against the signature (``__call__``)."""
+        if self._call is None:
+            supported = abi.fast_entry_supported
+            self._call = binder.make_call(self.signature, self._namespace()) if supported else self._call_generic
+        return self._call
+
+    def _trusted_call(self):
+        """The call path for arrays the guards checked (``call_from_guarded_entry``)."""
+        if self._call_trusted is None:
+            signature = self.signature
+            if not abi.fast_entry_supported:
+                self._call_trusted = self._call_generic
+            # constant output shapes: static inputs, none of whose values sizes an output
+            elif all(t.is_static for t in signature.inputs) and not signature.value_inputs:
+                shapes = self._shapes_for(tuple(t.shape for t in signature.inputs))
+                self._call_trusted = binder.make_call(signature, self._namespace(), trusted_shapes=shapes)
+            else:  # symbolic sizes: the guards checked the rest, the output shapes are looked up
+                self._call_trusted = binder.make_call(signature, self._namespace(), checked=False)
+        return self._call_trusted
 
     def variant(self, contiguous: tuple[bool, ...]):
         return self._variants.get(contiguous)
@@ -128,8 +142,9 @@ class Kernel:
         found = variant, self._function_of(variant)
         if not variant.parallel and all(contiguous) and abi.fast_entry_supported:
             fast = fastcall(variant.loaded, self.signature.name)
-            if fast is not None:
-                self._make_calls(fast)
+            if fast is not None:  # the call paths made from now on try it first
+                self._fast = fast
+                self._call = self._call_trusted = None
         return found
 
     def _function_of(self, variant: Variant):
@@ -208,12 +223,12 @@ class Kernel:
     def call_from_guarded_entry(self):
         """The call path for callers whose guards already fixed the number of arrays and
         each one's class, dtype and static shape (the frontend's generated entries)."""
-        return self._call_trusted
+        return self._trusted_call()
 
     def __call__(self, *arrays) -> tuple[np.ndarray, ...]:
         if len(arrays) != len(self.signature.inputs):
             raise TypeError(f"{self.signature.name} takes {len(self.signature.inputs)} arrays, got {len(arrays)}")
-        return self._call(*arrays)
+        return (self._call or self._checked_call())(*arrays)
 
 
 class KernelPair:

@@ -351,3 +351,25 @@ def test_verify_on_a_built_module_reports_the_op():
         op.attributes["axes"] = ir.DenseI64ArrayAttr.get([7])
         with pytest.raises(ir.MLIRError, match=r"'ember.sum' op axes \[7\] out of range"):
             module.operation.verify()
+
+
+def test_printing_and_copying_a_built_module_skip_the_python_verifier(monkeypatch):
+    """The cache key prints the graph and the backend copies it to lower: neither runs the
+    ops' type rules again (the builder ran them), as ``str`` and ``Module.parse`` do."""
+    from compiler.mlir import copy_module
+    from compiler.mlir import module_text as print_module
+
+    text, _ = module_text(
+        '"ember.sum"(%f) {axes = array<i64: 1>, keepdims = true} : (tensor<2x3xf32>) -> tensor<2x1xf32>', 1
+    )
+    calls = []
+    real = ember.check_op
+    monkeypatch.setattr(ember, "check_op", lambda op: calls.append(op.name) or real(op))
+    with ember.new_context():
+        module = ir.Module.parse(text.replace("module {", 'module attributes {ember.note = "kept"} {'))
+        calls.clear()
+        printed = print_module(module)
+        copy = copy_module(module)
+        assert calls == []
+        assert print_module(copy) == printed and 'ember.note = "kept"' in printed
+        assert str(module) == printed and "ember.sum" in calls  # str verifies every op first

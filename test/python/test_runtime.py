@@ -9,6 +9,7 @@ import pytest
 import runtime.threads as threads
 from compiler.backends.llvm_cpu import compile_module
 from compiler.dialects.builder import FunctionBuilder
+from compiler.dialects.shapes import ShapeProgram
 from compiler.dialects.types import TensorType
 
 
@@ -130,10 +131,38 @@ def test_both_call_paths_bind_any_view(fast, monkeypatch):
 
 
 def test_generated_call_path_reads_like_hand_written_code():
-    source = softmax_kernel()._call.__ember_source__
+    source = softmax_kernel()._checked_call().__ember_source__
     assert source.startswith("def call(a0):")
     assert "if type(a0) is not ndarray or a0.dtype is not IN0 or a0.ndim != 2:" in source
     assert "o0 = empty(shapes[0], OUT0)" in source
+
+
+def test_call_paths_are_generated_on_first_use():
+    """A warm start compiles only the call path it uses: none at load, the checked one on
+    a direct call, the trusted one when an entry asks for it."""
+    kernel = softmax_kernel()
+    assert kernel._call is None and kernel._call_trusted is None
+    x = np.random.default_rng(0).standard_normal((3, 5)).astype(np.float32)
+    (got,) = kernel(x)
+    np.testing.assert_allclose(got, softmax_ref(x), rtol=1e-5)
+    assert kernel._call is not None and kernel._call_trusted is None
+    (trusted,) = kernel.call_from_guarded_entry(x)
+    np.testing.assert_array_equal(trusted, got)
+    assert kernel.call_from_guarded_entry is kernel._call_trusted  # made once
+
+
+def test_static_kernels_take_their_declared_output_shapes():
+    """No shape program is built where every shape is static; a dynamic kernel replays
+    the type rules, and so computes the shape of each call's output."""
+    b = FunctionBuilder("rows", [TensorType((4, 6), "f64")])
+    (x,) = b.args
+    static = compile_module(b.finish([b.op("sum", x, axes=(1,), keepdims=False)]))
+    assert not isinstance(static._shape_program, ShapeProgram)
+    (total,) = static(np.ones((4, 6)))
+    assert total.shape == (4,) and (total == 6.0).all()
+    dynamic = softmax_kernel()
+    assert isinstance(dynamic._shape_program, ShapeProgram)
+    assert dynamic(np.ones((2, 7), np.float32))[0].shape == (2, 7)
 
 
 @pytest.mark.parametrize("name", ["pow", "expf", "malloc", "free", "memcpy"])

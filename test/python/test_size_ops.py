@@ -201,7 +201,7 @@ def test_zeros_sized_by_an_int_argument(zeros_and_arange, count):
 def test_the_shape_memo_is_keyed_by_the_int_value(zeros_and_arange):
     kernel = zeros_and_arange.kernel
     assert kernel.signature.value_inputs == (0,)
-    assert "int(a0)" in kernel._call.__ember_source__
+    assert "int(a0)" in kernel._checked_call().__ember_source__
     first = kernel(n(3))
     second = kernel(n(5))  # same input shapes (0-d), another value
     assert [a.shape for a in first] == [(3,), (3,)]

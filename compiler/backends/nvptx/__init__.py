@@ -19,7 +19,7 @@ from compiler.backends.nvptx.codegen import default_arch, kernel_module_ir, ptx_
 from compiler.backends.nvptx.host_plan import host_steps
 from compiler.dialects.shapes import ShapeProgram
 from compiler.errors import EmberError
-from compiler.mlir import bindings_version, function_named, ir
+from compiler.mlir import bindings_version, copy_module, function_named, ir, module_text
 from compiler.passes.bufferize import set_contiguous
 from compiler.passes.pass_manager import run_pipeline
 from runtime.cache import ARTIFACTS, Artifact, artifact_key
@@ -39,8 +39,8 @@ def target_arch() -> str:
 
 def lower_to_ptx(module: ir.Module, entry: str, contiguous: tuple[bool, ...], arch: str) -> tuple[str, list]:
     """(PTX of the kernels, host steps) of ``module``'s function ``entry``; ``module`` is untouched."""
+    lowered = copy_module(module)
     with module.context:
-        lowered = ir.Module.parse(str(module))
         set_contiguous(function_named(lowered, entry), contiguous)
     start = time.perf_counter()
     run_pipeline(lowered, "builtin.module(lower-to-gpu)")
@@ -61,7 +61,7 @@ def lower_to_ptx(module: ir.Module, entry: str, contiguous: tuple[bool, ...], ar
 
 def gpu_artifact(module: ir.Module, entry: str, contiguous: tuple[bool, ...], arch: str) -> Artifact:
     layout = "".join("c" if flag else "s" for flag in contiguous)
-    key = artifact_key(str(module), entry, layout, __version__, bindings_version(), "nvptx", arch)
+    key = artifact_key(module_text(module), entry, layout, __version__, bindings_version(), "nvptx", arch)
     artifact = ARTIFACTS.get(key)
     if artifact is None:
         ptx, steps = lower_to_ptx(module, entry, contiguous, arch)
