@@ -541,8 +541,11 @@ def _rewrite(op: ir.Operation, scalef: bool) -> None:
     op.erase()
 
 
+_EXPANDED = {name for name, _ in EXPANSIONS}  # the name first: the pass looks at every op of the module
+
+
 def expandable(op: ir.Operation) -> bool:
-    return len(op.results) == 1 and (op.name, _width(op.results[0].type)) in EXPANSIONS
+    return op.name in _EXPANDED and len(op.results) == 1 and (op.name, _width(op.results[0].type)) in EXPANSIONS
 
 
 # (op name, float width) -> the libm function that computes it to within an ulp.
@@ -554,8 +557,11 @@ LIBM_CALLS: dict[tuple[str, int], str] = {
 }
 
 
+_LIBM_OPS = {name for name, _ in LIBM_CALLS}
+
+
 def _libm_call_of(op: ir.Operation) -> str | None:
-    if len(op.results) != 1 or isinstance(op.results[0].type, ir.VectorType):
+    if op.name not in _LIBM_OPS or len(op.results) != 1 or isinstance(op.results[0].type, ir.VectorType):
         return None  # a vector is left to the upstream lowering
     return LIBM_CALLS.get((op.name, _width(op.results[0].type)))
 

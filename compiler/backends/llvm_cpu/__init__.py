@@ -153,7 +153,7 @@ def _run_stages(module: ir.Module, pipeline: str, entry: str) -> None:
     if not logs.enabled("ir"):
         run_pipeline(module, f"builtin.module({pipeline})")
         if recorder is not None:
-            recorder.append([pipeline, str(module), False])
+            recorder.append([pipeline, module_text(module), False])
         return
     for element in expand([Element(pipeline)]):
         run_pipeline(module, f"builtin.module({element.text()})")
