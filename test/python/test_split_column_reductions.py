@@ -9,6 +9,7 @@ the thread count. The structure checks say which reductions split and which do n
 
 import re
 import warnings
+import zlib
 
 import numpy as np
 import pytest
@@ -39,10 +40,13 @@ PROGRAMS = {
 SHAPES = [(512, 1024), (33, 7), (100000, 3), (40099, 5), (17, 100), (1, 8), (0, 5), (4096, 16, 6)]
 
 
-def _close(got, want):
+def _close(got, want, terms: int = 1):
+    """Ember adds the rows in blocks, NumPy pairwise: a float32 sum of ``terms`` values
+    rounds differently, by up to about ``terms`` ulps where it nears zero (a sum of 24,576
+    standard normal values: 3.5e-4 apart). A wrong block or a lost row is off by whole units."""
     assert got.shape == want.shape and got.dtype == want.dtype
     tol = 3e-4 if got.dtype == np.float32 else 1e-10
-    np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+    np.testing.assert_allclose(got, want, rtol=tol, atol=max(tol, terms * np.finfo(got.dtype).eps))
 
 
 @pytest.mark.parametrize("name", PROGRAMS)
@@ -50,7 +54,8 @@ def _close(got, want):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_matches_numpy(name, shape, dtype):
     fn = PROGRAMS[name]
-    x = RNG.standard_normal(shape).astype(dtype)
+    seed = zlib.crc32(f"{name} {shape} {np.dtype(dtype)}".encode())  # the same data in any test order
+    x = np.random.default_rng(seed).standard_normal(shape).astype(dtype)
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # NumPy's mean of an empty slice
         try:
@@ -60,7 +65,7 @@ def test_matches_numpy(name, shape, dtype):
                 compiler.compile(fn)(x)
             return
         got = compiler.compile(fn)(x)
-    _close(got, want)
+    _close(got, want, terms=x.size // max(want.size, 1))
 
 
 @pytest.mark.parametrize("dtype", [np.int32, np.int64, np.uint8, np.bool_])
