@@ -55,6 +55,12 @@ class Signature:
         """output index -> the input it is written into, for in-out outputs."""
         return {j: i for j, i in enumerate(self.inout) if i is not None}
 
+    @property
+    def constant_output_shapes(self) -> bool:
+        """Whether every call's outputs have the same shapes: static inputs, none of whose
+        values sizes an output."""
+        return all(t.is_static for t in self.inputs) and not self.value_inputs
+
 
 @dataclass(frozen=True)
 class Variant:
@@ -125,8 +131,7 @@ class Kernel:
             signature = self.signature
             if not abi.fast_entry_supported:
                 self._call_trusted = self._call_generic
-            # constant output shapes: static inputs, none of whose values sizes an output
-            elif all(t.is_static for t in signature.inputs) and not signature.value_inputs:
+            elif signature.constant_output_shapes:
                 shapes = self._shapes_for(tuple(t.shape for t in signature.inputs))
                 self._call_trusted = binder.make_call(signature, self._namespace(), trusted_shapes=shapes)
             else:  # symbolic sizes: the guards checked the rest, the output shapes are looked up

@@ -251,11 +251,11 @@ def compile_module(module: ir.Module, entry: str | None = None) -> Kernel:
 
 
 def _shape_program(func_op, signature: Signature):
-    """The output shapes from the input shapes. Where every input shape is static and no
-    size is read from an input's value, the outputs have their declared shapes and no
+    """The output shapes from the input shapes. Where they are constant
+    (``Signature.constant_output_shapes``) the outputs have their declared shapes and no
     program needs building: replaying the type rules of every op (``ShapeProgram``) is
     about 1 ms of a warm start for a graph of 20 ops."""
-    if signature.value_inputs or not all(t.is_static for t in signature.inputs + signature.outputs):
+    if not signature.constant_output_shapes or not all(t.is_static for t in signature.outputs):
         return ShapeProgram(func_op)
     shapes = [t.shape for t in signature.outputs]
     return lambda input_shapes: list(shapes)
