@@ -17,10 +17,57 @@ from runtime import outputs
 from runtime.abi import DYN
 
 
-def _check_line(i: int, t) -> str:
-    conds = [f"type(a{i}) is not ndarray", f"a{i}.dtype is not IN{i}", f"a{i}.ndim != {t.rank}"]
-    conds += [f"a{i}.shape[{axis}] != {d}" for axis, d in enumerate(t.shape) if d is not DYN]
-    return f"    if {' or '.join(conds)}:\n        bad({i}, a{i})"
+def _check_line(i: int, t, n) -> str:
+    a = n(f"a{i}")
+    conds = [f"{n('type')}({a}) is not {n('ndarray')}", f"{a}.dtype is not {n(f'IN{i}')}", f"{a}.ndim != {t.rank}"]
+    conds += [f"{a}.shape[{axis}] != {d}" for axis, d in enumerate(t.shape) if d is not DYN]
+    return f"    if {' or '.join(conds)}:\n        {n('bad')}({i}, {a})"
+
+
+def _statements(signature, trusted_shapes, checked: bool, fast: bool, n) -> tuple[list[str], str]:
+    """The call's statements over the inputs ``a0, a1, ...``, and the expression of its
+    result (the tuple of outputs); every name the code uses is spelled ``n(name)``."""
+    n_in = len(signature.inputs)
+    ins = [n(f"a{i}") for i in range(n_in)]
+    allocated = signature.allocated
+    outs = [n(f"o{j}") if i is None else n(f"a{i}") for j, i in enumerate(signature.inout)]
+    lines = []
+    if trusted_shapes is not None:  # static sizes: which allocator is known now
+        for j in allocated:
+            shape = tuple(trusted_shapes[j])
+            allocate = "empty" if outputs.cached(shape, signature.outputs[j].dtype) else "bare_empty"
+            lines.append(f"    {n(f'o{j}')} = {n(allocate)}({shape!r}, {n(f'OUT{j}')})")
+    else:
+        if checked:
+            lines += [_check_line(i, t, n) for i, t in enumerate(signature.inputs)]
+        shapes = "".join(f"{a}.shape, " for a in ins)
+        shapes += "".join(f"{n('int')}({ins[i]}), " for i in signature.value_inputs)
+        key, found_shapes = n("key"), n("shapes")
+        lines += [
+            f"    {key} = ({shapes})",
+            f"    {found_shapes} = {n('shape_cache')}.get({key})",
+            f"    if {found_shapes} is None:",
+            f"        {found_shapes} = {n('output_shapes')}({key})",
+        ]
+        lines += [f"    {n(f'o{j}')} = {n('empty')}({found_shapes}[{j}], {n(f'OUT{j}')})" for j in allocated]
+    layout = "".join(f"{a}.flags.c_contiguous, " for a in ins)
+    arrays = ", ".join(ins + [n(f"o{j}") for j in allocated])
+    nbytes = " + ".join(f"{a}.nbytes" for a in ins + [n(f"o{j}") for j in allocated])
+    found = n("found")
+    general = [
+        f"    {found} = {n('variants')}.get(({layout}))",
+        f"    if {found} is None:",
+        f"        {found} = {n('variant')}(({layout}))",
+        f"    if {found}[0].parallel:",
+        f"        {found}[1]({arrays}, {n('parts_for_bytes')}({nbytes}))",  # the launcher: all parts, one call
+        "    else:",
+        f"        {found}[1]({arrays})",
+    ]
+    if fast:  # the all-contiguous variant as a builtin: it says RETRY for another layout
+        lines.append(f"    if {n('fast')}({arrays}) is {n('RETRY')}:")
+        general = ["    " + line for line in general]
+    lines += general
+    return lines, f"({''.join(o + ', ' for o in outs)})"
 
 
 def call_source(signature, trusted_shapes: list | None = None, checked: bool = True, fast: bool = False) -> str:
@@ -30,54 +77,42 @@ def call_source(signature, trusted_shapes: list | None = None, checked: bool = T
     ``checked=False``: the caller checked class, dtype, rank and static sizes (guards over
     symbolic sizes); only the memoized shape lookup stays. ``fast``: the namespace has
     ``fast``, the all-contiguous variant's ``abi.fastcall_name`` builtin, tried first."""
-    n_in = len(signature.inputs)
-    ins = [f"a{i}" for i in range(n_in)]
-    allocated = signature.allocated
-    outs = [f"o{j}" if i is None else f"a{i}" for j, i in enumerate(signature.inout)]
-    lines = [f"def call({', '.join(ins)}):"]
-    if trusted_shapes is not None:  # static sizes: which allocator is known now
-        for j in allocated:
-            shape = tuple(trusted_shapes[j])
-            allocate = "empty" if outputs.cached(shape, signature.outputs[j].dtype) else "bare_empty"
-            lines.append(f"    o{j} = {allocate}({shape!r}, OUT{j})")
-    else:
-        if checked:
-            lines += [_check_line(i, t) for i, t in enumerate(signature.inputs)]
-        shapes = "".join(f"a{i}.shape, " for i in range(n_in))
-        shapes += "".join(f"int(a{i}), " for i in signature.value_inputs)
-        lines += [
-            f"    key = ({shapes})",
-            "    shapes = shape_cache.get(key)",
-            "    if shapes is None:",
-            "        shapes = output_shapes(key)",
-        ]
-        lines += [f"    o{j} = empty(shapes[{j}], OUT{j})" for j in allocated]
-    layout = "".join(f"a{i}.flags.c_contiguous, " for i in range(n_in))
-    arrays = ", ".join(ins + [f"o{j}" for j in allocated])
-    if fast:  # the all-contiguous variant as a builtin: it says RETRY for another layout
-        lines += [f"    if fast({arrays}) is not RETRY:", f"        return ({''.join(o + ', ' for o in outs)})"]
-    nbytes = " + ".join(f"{a}.nbytes" for a in ins + [f"o{j}" for j in allocated])
-    lines += [
-        f"    found = variants.get(({layout}))",
-        "    if found is None:",
-        f"        found = variant(({layout}))",
-        "    if found[0].parallel:",
-        f"        found[1]({arrays}, parts_for_bytes({nbytes}))",  # the launcher: all parts, one call
-        "    else:",
-        f"        found[1]({arrays})",
-        f"    return ({''.join(o + ', ' for o in outs)})",
-    ]
-    return "\n".join(lines) + "\n"
+    lines, result = _statements(signature, trusted_shapes, checked, fast, str)
+    ins = ", ".join(f"a{i}" for i in range(len(signature.inputs)))
+    return "\n".join([f"def call({ins}):", *lines, f"    return {result}"]) + "\n"
+
+
+def _scope(signature, namespace: dict) -> dict:
+    scope = dict(namespace, ndarray=np.ndarray, empty=outputs.empty, bare_empty=np.empty, type=type, int=int)
+    scope.update({f"IN{i}": t.dtype for i, t in enumerate(signature.inputs)})
+    scope.update({f"OUT{j}": t.dtype for j, t in enumerate(signature.outputs)})
+    return scope
 
 
 def make_call(signature, namespace: dict, trusted_shapes: list | None = None, checked: bool = True):
     """The generated call function; ``namespace`` supplies bad, shape_cache,
     output_shapes, variants, variant and parts_for_bytes (and fast and RETRY, if any)."""
-    scope = dict(namespace, ndarray=np.ndarray, empty=outputs.empty, bare_empty=np.empty)
-    scope.update({f"IN{i}": t.dtype for i, t in enumerate(signature.inputs)})
-    scope.update({f"OUT{j}": t.dtype for j, t in enumerate(signature.outputs)})
+    scope = _scope(signature, namespace)
     source = call_source(signature, trusted_shapes, checked, fast="fast" in namespace)
     exec(compile(source, f"<ember call {signature.name}>", "exec"), scope)
     call = scope["call"]
     call.__ember_source__ = source
     return call
+
+
+def inline_call(signature, namespace: dict, inputs: list[str], result: str, prefix: str, **options):
+    """The same call as statements for another generated function to contain (a frontend
+    entry: one Python frame less per call): ``(lines, scope)``, the inputs read from the
+    expressions ``inputs`` once, the tuple of outputs assigned to ``result``, every name
+    of the call and of ``scope`` spelled with ``prefix`` (the caller's reserved one).
+    ``options``: ``make_call``'s ``trusted_shapes`` and ``checked``."""
+
+    def n(name: str) -> str:
+        return prefix + name
+
+    lines = [f"    {n(f'a{i}')} = {expr}" for i, expr in enumerate(inputs)]
+    statements, outs = _statements(
+        signature, options.get("trusted_shapes"), options.get("checked", True), "fast" in namespace, n
+    )
+    lines += [*statements, f"    {result} = {outs}"]
+    return lines, {n(k): value for k, value in _scope(signature, namespace).items()}

@@ -128,15 +128,26 @@ class Kernel:
     def _trusted_call(self):
         """The call path for arrays the guards checked (``call_from_guarded_entry``)."""
         if self._call_trusted is None:
-            signature = self.signature
-            if not abi.fast_entry_supported:
+            if abi.fast_entry_supported:
+                self._call_trusted = binder.make_call(self.signature, self._namespace(), **self._trusted_options())
+            else:
                 self._call_trusted = self._call_generic
-            elif signature.constant_output_shapes:
-                shapes = self._shapes_for(tuple(t.shape for t in signature.inputs))
-                self._call_trusted = binder.make_call(signature, self._namespace(), trusted_shapes=shapes)
-            else:  # symbolic sizes: the guards checked the rest, the output shapes are looked up
-                self._call_trusted = binder.make_call(signature, self._namespace(), checked=False)
         return self._call_trusted
+
+    def _trusted_options(self) -> dict:
+        """How the binder leaves out what the guards checked: every check and the shape
+        lookup for constant output shapes; the checks only for symbolic sizes."""
+        signature = self.signature
+        if signature.constant_output_shapes:
+            return {"trusted_shapes": self._shapes_for(tuple(t.shape for t in signature.inputs))}
+        return {"checked": False}
+
+    def inline_guarded_call(self, inputs: list[str], result: str, prefix: str):
+        """The trusted call path as statements for a frontend entry to contain
+        (``binder.inline_call``: ``(lines, scope)``), or None where it calls the kernel."""
+        if not abi.fast_entry_supported:
+            return None
+        return binder.inline_call(self.signature, self._namespace(), inputs, result, prefix, **self._trusted_options())
 
     def variant(self, contiguous: tuple[bool, ...]):
         return self._variants.get(contiguous)

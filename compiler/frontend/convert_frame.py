@@ -29,6 +29,7 @@ from compiler.frontend.dynamic_policy import DynamicPolicy
 from compiler.frontend.output_graph import TRACE_LOCK, OutputGraph, format_graph
 from compiler.frontend.sources import ClosureSource, LocalSource
 from compiler.frontend.symbolic_convert import BreakHere, InstructionTranslator
+from compiler.frontend.user_frames import user_stacklevel
 
 # Opcodes and their stack effects differ between CPython versions: the tracer reads the
 # versions of one table, frontend/bytecode_versions.py (SUPPORTED_VERSIONS, and a row of
@@ -106,7 +107,7 @@ def convert(fn, args: tuple, kwargs: dict, options, policy: DynamicPolicy | None
                 f"{f' at {where}' if where else ''} ({type(bug).__name__}: {bug}); "
                 "running it in CPython",
                 RuntimeWarning,
-                stacklevel=4,
+                stacklevel=user_stacklevel(),
             )
             reason = Unsupported(f"internal error {type(bug).__name__}: {bug}", where)
             if _give_up_symbolic_sizes(fn, output, policy, reason):
@@ -225,6 +226,7 @@ def _finish(fn, output: OutputGraph, result, options, start, point=None, tx=None
         plan.namespace,
         write_lines=write_lines,
         check_expr=check_expr,
+        inline_graph=getattr(graph, "inline_guarded_call", None),
     )
     logs.log("guards", "GUARDS %s\n%s", fn.__qualname__, "\n".join(f"  - {_guard_line(g, output)}" for g in guards))
     logs.log("output_code", "ENTRY CODE %s\n%s", fn.__qualname__, entry.__ember_source__)
@@ -373,7 +375,7 @@ def _compile_graph(fn, module, output, options):
             f"ember: backend {options.backend!r} failed on the graph of {fn.__qualname__} "
             f"({type(e).__name__}: {e}); running it eagerly",
             RuntimeWarning,
-            stacklevel=4,
+            stacklevel=user_stacklevel(),
         )
         return EagerGraph(module)
     if not callable(graph):

@@ -38,6 +38,7 @@ from compiler.frontend.sources import RESERVED_PREFIX, builtin_names, generated
 
 MISS = object()  # what an entry returns when its guards fail
 _OUT, _MISS, _GRAPH, _RESULT = generated("OUT"), generated("MISS"), generated("GRAPH"), generated("R")
+MISS_RETURN = f"return {_MISS}"  # an entry's statement where its guards fail
 _LITERALS = (bool, int, float, str, type(None))
 _OUTPUT_EXPR = re.compile(re.escape(_OUT) + r"\[(\d+)\](?:\[\(\)\])?")
 
@@ -231,7 +232,7 @@ def check_expr(plan: ResultPlan, output) -> str | None:
     return plan.expr(v.TensorVariable(failed))
 
 
-def _call_text(fn) -> str:
+def call_text(fn) -> str:
     """The arguments passing an entry's parameters on to ``fn`` unchanged."""
     parts = []
     for p in inspect.signature(fn).parameters.values():
@@ -254,8 +255,9 @@ def reserved_parameter(fn) -> str | None:
     return next((n for n in code.co_varnames[:count] if n.startswith(RESERVED_PREFIX)), None)
 
 
-def parameters_text(fn, namespace: dict) -> str:
-    """The user function's parameter list, defaults bound to its current default objects."""
+def parameters_text(fn, namespace: dict, placeholder=None) -> str:
+    """The user function's parameter list, defaults bound to its current default objects
+    (or all to ``placeholder``, when given: the dispatcher's "omitted")."""
     parts = []
     for p in inspect.signature(fn).parameters.values():
         text = p.name
@@ -265,7 +267,7 @@ def parameters_text(fn, namespace: dict) -> str:
             text = "**" + p.name
         if p.default is not p.empty:
             key = generated(f"DEFAULT_{p.name}")
-            namespace[key] = p.default
+            namespace[key] = p.default if placeholder is None else placeholder
             text += f"={key}"
         parts.append((p.kind, text))
     out, star_done = [], False
@@ -294,11 +296,14 @@ def build_entry(
     name: str = "entry",
     write_lines: list[str] = (),
     check_expr: str | None = None,
+    inline_graph=None,
 ):
     """``body_lines`` run before the result is read, ``write_lines`` after it (the reads
     and the writes ``effect_lines`` makes). ``check_expr`` (``check_expr()``), when true
     right after the graph ran, makes the entry run the plain function instead: nothing
-    the graph computed is used and nothing has been written yet."""
+    the graph computed is used and nothing has been written yet. ``inline_graph(inputs,
+    result, prefix)`` (a CPU kernel's ``inline_guarded_call``) gives the graph's call
+    as statements for the entry to contain, or None."""
     scope = {
         _MISS: MISS,
         _GRAPH: graph,
@@ -322,16 +327,21 @@ def build_entry(
         lines += [
             "    try:",
             f"        if not ({condition}):",
-            f"            return {_MISS}",
+            f"            {MISS_RETURN}",
             f"    except {generated('Exception')}:",
-            f"        return {_MISS}",
+            f"        {MISS_RETURN}",
         ]
     if graph is not None:
-        lines.append(f"    {_OUT} = {_GRAPH}({', '.join(input_exprs)})")
+        inlined = inline_graph(input_exprs, _OUT, generated("K_")) if inline_graph is not None else None
+        if inlined is None:
+            lines.append(f"    {_OUT} = {_GRAPH}({', '.join(input_exprs)})")
+        else:  # the graph's call path written out here: one Python frame less per call
+            lines += inlined[0]
+            scope.update(inlined[1])
         if check_expr is not None:
             plain = generated("PLAIN")
             scope[plain] = fn
-            lines += [f"    if {check_expr}:", f"        return {plain}({_call_text(fn)})"]
+            lines += [f"    if {check_expr}:", f"        return {plain}({call_text(fn)})"]
     lines += body_lines
     if write_lines:  # the result is read before the writes change what it reads
         lines += [f"    {_RESULT} = {result_expr}", *write_lines, f"    return {_RESULT}"]
@@ -341,4 +351,5 @@ def build_entry(
     exec(compile(source, f"<ember entry {fn.__qualname__}>", "exec"), scope)
     entry = scope[name]
     entry.__ember_source__ = source
+    entry.__ember_body__ = lines[1:]  # for a dispatcher to contain (dispatcher.py): MISS_RETURN where it misses
     return entry

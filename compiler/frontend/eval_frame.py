@@ -10,13 +10,14 @@ A call tries the entries cached for the function's code object (most recent firs
 each is generated code that checks its guards and, when they hold, runs the
 compiled graph. A miss traces the call (``convert_frame``) and adds an entry. Past
 ``recompile_limit`` entries a warning is issued once and further misses run the
-plain function.
+plain function. The trying is not a loop here but generated per function
+(``dispatcher.py``): each ``CompiledFunction`` has a class of its own whose
+``__call__`` is regenerated whenever its entries change.
 """
 
 from __future__ import annotations
 
 import functools
-import sys
 import threading
 import types
 import warnings
@@ -25,12 +26,13 @@ from dataclasses import dataclass
 
 from compiler import config, logs
 from compiler.errors import InvalidArgument
-from compiler.frontend import bytecode_versions
+from compiler.frontend import bytecode_versions, dispatcher
 from compiler.frontend.convert_frame import convert
 from compiler.frontend.dynamic_policy import DynamicPolicy
 from compiler.frontend.entry_codegen import MISS
 from compiler.frontend.guards import failing_guards, now_value
 from compiler.frontend.sources import generated
+from compiler.frontend.user_frames import user_stacklevel
 
 _KNOWN_OPTIONS = {"recompile_limit", "strict", "max_graph_ops"}
 _all_compiled: "weakref.WeakSet[CompiledFunction]" = weakref.WeakSet()
@@ -59,12 +61,33 @@ class CompiledFunction:
         self._policy = DynamicPolicy(options.dynamic)  # automatic dynamic: what changed between traces
         functools.update_wrapper(self, fn)
         _all_compiled.add(self)
+        if self._generates_dispatcher and dispatcher.can_dispatch(fn):
+            self.__class__ = type(type(self).__name__, (type(self),), {"__module__": type(self).__module__})
+            self._own_class = True
+        self._set_entries([])
+
+    _generates_dispatcher = True  # give each instance a class whose __call__ is generated (dispatcher.py)
+    _own_class = False
 
     def __call__(self, *args, **kwargs):
+        """The generic call, for a function with no class of its own (a reserved parameter name)."""
+        return self._call_generic(*args, **kwargs)
+
+    def _call_generic(self, *args, **kwargs):
         for entry in self._entries:
             result = entry.run(*args, **kwargs)
             if result is not MISS:
                 return result
+        return self._miss(args, kwargs)
+
+    def _set_entries(self, entries: list) -> None:
+        """A new list (calls iterating the old one go on) and a ``__call__`` generated over it."""
+        self._entries = entries
+        if self._own_class:
+            call = dispatcher.build_dispatcher(self._fn, entries, self._missed, self._call_generic)
+            type(self).__call__ = staticmethod(call)
+
+    def _missed(self, *args, **kwargs):
         return self._miss(args, kwargs)
 
     def __get__(self, obj, objtype=None):
@@ -96,7 +119,7 @@ class CompiledFunction:
                     if self._entries:
                         self._log_recompile(args, kwargs)
                     entry = convert(self._fn, args, kwargs, self._options, self._policy)
-                    self._entries = [entry, *self._entries]  # a new list: calls iterating the old one go on
+                    self._set_entries([entry, *self._entries])
                     break
             for entry in fresh:  # run outside the lock: a call may take long, or call this function
                 result = entry.run(*args, **kwargs)
@@ -120,7 +143,7 @@ class CompiledFunction:
             "limit with compile(..., options={'recompile_limit': N}) or compiler.config.recompile_limit, "
             "or compile with dynamic=True if sizes change",
             RuntimeWarning,
-            stacklevel=5,
+            stacklevel=user_stacklevel(),
         )
 
     def _log_recompile(self, args, kwargs) -> None:
@@ -151,7 +174,7 @@ class CompiledFunction:
         )
 
     def reset(self) -> None:
-        self._entries.clear()
+        self._set_entries([])
         self._warned = False
         self._policy = DynamicPolicy(self._options.dynamic)
 
@@ -160,6 +183,8 @@ class ResumeFunction(CompiledFunction):
     """A compiled resume function (``resume.py``). It remembers the entry each call
     ran (``last_entry``), for ``explain`` to follow a graph break into the next graph;
     a user's compiled function pays nothing for that on its calls."""
+
+    _generates_dispatcher = False
 
     def __call__(self, *args, **kwargs):
         for entry in self._entries:
@@ -227,16 +252,8 @@ def _warn_unsupported_version() -> None:
         f"(Ember traces the bytecode of CPython {bytecode_versions.describe_supported()}); "
         "compiled functions run in CPython, uncompiled",
         RuntimeWarning,
-        stacklevel=_user_stacklevel(),
+        stacklevel=user_stacklevel(),
     )
-
-
-def _user_stacklevel() -> int:
-    """The ``stacklevel`` that points a warning at the first caller outside this module."""
-    frame, level = sys._getframe(1), 1
-    while frame is not None and frame.f_code.co_filename == __file__:
-        frame, level = frame.f_back, level + 1
-    return level
 
 
 def reset() -> None:

@@ -229,8 +229,9 @@ def test_an_internal_error_warns_and_still_returns_the_right_answer(monkeypatch)
 
     monkeypatch.setattr(symbolic_convert.InstructionTranslator, "BINARY_OP", broken)
     f = compile(lambda x: x * 2 + 1)
-    with pytest.warns(RuntimeWarning, match="internal error while compiling .*simulated bug"):
+    with pytest.warns(RuntimeWarning, match="internal error while compiling .*simulated bug") as caught:
         np.testing.assert_array_equal(f(X), X * 2 + 1)
+    assert caught[0].filename == __file__  # the warning points at the call, not into Ember
     strict = compile(lambda x: x * 2 + 1, options={"strict": True})
     with pytest.raises(AttributeError, match="simulated bug"):
         strict(X)
