@@ -100,19 +100,25 @@ def make_call(signature, namespace: dict, trusted_shapes: list | None = None, ch
     return call
 
 
-def inline_call(signature, namespace: dict, inputs: list[str], result: str, prefix: str, **options):
+def inline_call(
+    signature,
+    namespace: dict,
+    inputs: list[str],
+    result: str,
+    prefix: str,
+    trusted_shapes: list | None = None,
+    checked: bool = True,
+):
     """The same call as statements for another generated function to contain (a frontend
     entry: one Python frame less per call): ``(lines, scope)``, the inputs read from the
     expressions ``inputs`` once, the tuple of outputs assigned to ``result``, every name
     of the call and of ``scope`` spelled with ``prefix`` (the caller's reserved one).
-    ``options``: ``make_call``'s ``trusted_shapes`` and ``checked``."""
+    ``trusted_shapes`` and ``checked`` as for ``make_call``."""
 
     def n(name: str) -> str:
         return prefix + name
 
     lines = [f"    {n(f'a{i}')} = {expr}" for i, expr in enumerate(inputs)]
-    statements, outs = _statements(
-        signature, options.get("trusted_shapes"), options.get("checked", True), "fast" in namespace, n
-    )
+    statements, outs = _statements(signature, trusted_shapes, checked, "fast" in namespace, n)
     lines += [*statements, f"    {result} = {outs}"]
     return lines, {n(k): value for k, value in _scope(signature, namespace).items()}

@@ -69,11 +69,8 @@ def _containing(fn, entry, rest):
     body = getattr(entry.run, "__ember_body__", None)
     if body is None or fn.__defaults__ or fn.__kwdefaults__:
         return None
-    scope = dict(entry.run.__globals__)
-    rest_name = generated("REST")
-    if rest_name in scope:
-        return None
-    scope[rest_name] = rest()
+    rest_name = generated("REST")  # not a name build_entry binds
+    scope = {**entry.run.__globals__, rest_name: rest()}
     miss = f"return {rest_name}({call_text(fn)})"
     lines = [f"def {_NAME}({parameters_text(fn, scope)}):"]
     lines += [line.replace(MISS_RETURN, miss) if line.strip() == MISS_RETURN else line for line in body]
