@@ -26,12 +26,21 @@ loop: its body once, inside an ``scf.for`` over the same range, as Numba and JAX
 
 After the loop every carried value is the loop's result; the index holds its last
 value (when read later), and values made inside the body only are not read after it.
+
+* **Arrays swapped between iterations** (double buffering: ``b[1:-1] = f(a); a, b = b,
+  a``) make a body that is the same only every second iteration: the names come back
+  to their arrays after a whole cycle of the swap. Such a loop is traced with that many
+  copies of the body in each ``scf.for`` iteration (the *period*, up to
+  ``MAX_PERIOD``), and the iterations left over (``len(range) % period``) unrolled
+  after it.
+* ``scf.for`` only counts up: a range counting down runs over its negated indices.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import dis
+import math
 
 import numpy as np
 
@@ -45,6 +54,7 @@ from compiler.frontend.numpy_core import Tensor, same_shape
 from compiler.frontend.scalar_inputs import ScalarVariable
 
 MAX_CAPTURED = 16  # loops one function may ask to trace as loops (each costs a trace)
+MAX_PERIOD = 4  # body copies per scf.for iteration, for names permuted between iterations
 
 
 class GraphTooLarge(Unsupported):
@@ -66,6 +76,13 @@ class LoopIndexVariable(ScalarVariable):
 
 class _NotALoop(Exception):  # noqa: N818 - a control-flow signal, not an error
     """Why this body is not the same every iteration (the loop is unrolled instead)."""
+
+
+class _Permuted(Exception):  # noqa: N818 - a control-flow signal, not an error
+    """The body permutes arrays among names: it is the same every ``period`` iterations."""
+
+    def __init__(self, period: int):
+        self.period = period
 
 
 # ----------------------------------------------------------------------------- where loops are
@@ -112,8 +129,18 @@ def capture(tx, inst, iterator) -> bool:
     if snapshot.emitter["status_checks"]:
         return _give_up(tx, key, where, "a np.linalg call that may raise comes before it")
     try:
-        carried = _probe(tx, inst, iterator, snapshot)
-        _trace(tx, inst, iterator, snapshot, carried)
+        try:
+            period, carried = 1, _probe(tx, inst, iterator, snapshot, 1)
+        except _Permuted as permuted:
+            period = permuted.period
+            if period > MAX_PERIOD:
+                raise _NotALoop(
+                    f"its arrays come back to their names every {period} iterations (at most {MAX_PERIOD} traced)"
+                ) from None
+            if len(iterator.range) < period:
+                raise _NotALoop(f"it swaps arrays every {period} iterations, and runs fewer") from None
+            carried = _probe(tx, inst, iterator, snapshot, period)
+        _trace(tx, inst, iterator, snapshot, carried, period)
     except (_NotALoop, Unsupported, v.UserError) as e:
         snapshot.restore()
         reason = e.reason if isinstance(e, Unsupported) else str(e)
@@ -122,7 +149,9 @@ def capture(tx, inst, iterator) -> bool:
         if isinstance(e, v.UserError):
             reason = f"the body raised {e.error!r}"
         return _give_up(tx, key, where, reason)
-    logs.log("graph_breaks", "the loop at %s traced as a loop (scf.for, %d iterations)", where, len(iterator.range))
+    n = len(iterator.range)
+    copies = "" if period == 1 else f", {period} copies of the body per iteration, {n % period} left over"
+    logs.log("graph_breaks", "the loop at %s traced as a loop (scf.for, %d iterations%s)", where, n, copies)
     return True
 
 
@@ -142,13 +171,17 @@ class _Carried:
     new_bases: list  # trackers the body gave a base (written arrays made before the loop)
 
 
-def _probe(tx, inst, iterator, snapshot: Snapshot) -> _Carried:
-    """Trace the body once in a loop carrying nothing, note what it changed, undo it."""
+def _probe(tx, inst, iterator, snapshot: Snapshot, period: int) -> _Carried:
+    """Trace ``period`` copies of the body in a loop carrying nothing, note what they
+    changed, undo it. Raises ``_Permuted`` when one copy permutes arrays among names."""
     em, r = tx.output.emitter, iterator.range
-    loop = _open(tx, r, [])
+    loop = _open(tx, r, period, [])
     try:
-        index = LoopIndexVariable(_index_tensor(tx, loop), None, r.start)
-        _run_body(tx, inst, index, iterator)
+        for j in range(period):
+            index = _index(tx, loop, r, j)
+            _run_body(tx, inst, index, iterator)
+        if period == 1 and (cycle := _permutation_period(tx, snapshot)) > 1:
+            raise _Permuted(cycle)
         _check_python_state(tx, snapshot)
         before = {id(b): fields["version"] for b, fields in snapshot.bases}
         bases = [b for b, _ in snapshot.bases if b.version != before[id(b)]]
@@ -172,6 +205,29 @@ def _probe(tx, inst, iterator, snapshot: Snapshot) -> _Carried:
     return _Carried(bases, names, check, new_bases)
 
 
+def _permutation_period(tx, snapshot: Snapshot) -> int:
+    """After one copy of the body: how many copies bring every name holding an array
+    from before the loop back to it (1: none moved; ``_NotALoop`` when the names do not
+    permute)."""
+    held = {id(t): name for name, t in snapshot.locals.items() if isinstance(t, v.TensorVariable)}
+    moved = {}  # name -> the name whose array it holds now
+    for name, tracker in tx.locals.items():
+        if snapshot.locals.get(name) is not tracker and id(tracker) in held:
+            moved[name] = held[id(tracker)]
+    if not moved:
+        return 1
+    if set(moved) != set(moved.values()):
+        name = next(n for n in moved if n not in moved.values())
+        raise _NotALoop(f"`{name}` takes the array of `{moved[name]}`, which does not take another in turn")
+    period = 1
+    for name in moved:
+        length, at = 1, moved[name]
+        while at != name:
+            length, at = length + 1, moved[at]
+        period = math.lcm(period, length)
+    return period
+
+
 def _what(tracker, snapshot: Snapshot) -> str:
     if isinstance(tracker, ScalarVariable):
         return "a number made from the loop index"
@@ -180,7 +236,7 @@ def _what(tracker, snapshot: Snapshot) -> str:
     return "a view made in the body"
 
 
-def _trace(tx, inst, iterator, snapshot: Snapshot, carried: _Carried) -> None:
+def _trace(tx, inst, iterator, snapshot: Snapshot, carried: _Carried, period: int) -> None:
     """The loop itself: the body traced over the carried values' iteration arguments."""
     em = tx.output.emitter
     for tracker in carried.new_bases:
@@ -195,21 +251,27 @@ def _trace(tx, inst, iterator, snapshot: Snapshot, carried: _Carried) -> None:
     if carried.check:
         inits.append(em.check if em.check is not None else em.constant(np.bool_(False)))
         slots.append(("check", None))
-    loop = _open(tx, iterator.range, [t.value for t in inits])
+    loop = _open(tx, iterator.range, period, [t.value for t in inits])
     try:
-        _trace_body(tx, inst, iterator, snapshot, loop, slots, inits)
+        _trace_body(tx, inst, iterator, snapshot, loop, slots, inits, period)
     except BaseException:
         tx.output.builder.discard_loop(loop)
         raise
-    _exit(tx, inst)
+    left = len(iterator.range) % period
+    if left:  # the iterations after the last whole period: unrolled, by FOR_ITER itself
+        iterator.index = len(iterator.range) - left
+        tx.ip = tx.index_of[inst.offset]
+    else:
+        _exit(tx, inst)
 
 
-def _trace_body(tx, inst, iterator, snapshot: Snapshot, loop, slots: list, inits: list) -> None:
+def _trace_body(tx, inst, iterator, snapshot: Snapshot, loop, slots: list, inits: list, period: int) -> None:
     em = tx.output.emitter
     for (kind, what), init, arg in zip(slots, inits, loop.inner_iter_args):
         _bind(tx, kind, what, _like(em, init, arg))
-    index = LoopIndexVariable(_index_tensor(tx, loop), None, iterator.range.start)
-    _run_body(tx, inst, index, iterator)
+    for j in range(period):
+        index = _index(tx, loop, iterator.range, j)
+        _run_body(tx, inst, index, iterator)
     _check_python_state(tx, snapshot, allow=[name for kind, name in slots if kind == "name"])
     yields = []
     for (kind, what), init in zip(slots, inits):
@@ -221,18 +283,31 @@ def _trace_body(tx, inst, iterator, snapshot: Snapshot, loop, slots: list, inits
     em._size_values = snapshot.emitter["_size_values"]  # sizes computed in the body stay there
     for (kind, what), init, result in zip(slots, inits, results):
         _bind(tx, kind, what, _like(em, init, result))
-    _finish_locals(tx, inst, iterator, snapshot, index, [what for kind, what in slots if kind == "name"])
+    last = iterator.range[len(iterator.range) // period * period - 1]
+    _finish_locals(tx, inst, last, snapshot, index, [what for kind, what in slots if kind == "name"])
 
 
-def _open(tx, r: range, inits: list):
+def _open(tx, r: range, period: int, inits: list):
+    """An ``scf.for`` over ``r``'s whole periods: ``period`` iterations of ``r`` in each
+    of its own. ``scf.for`` counts up: a range counting down runs over its negated
+    values (``_index`` turns them back)."""
+    b, sign = tx.output.builder, 1 if r.step > 0 else -1
+    start, step = sign * r.start, sign * r.step * period
+    stop = start + len(r) // period * step
+    return b.open_loop(b.size_constant(start), b.size_constant(stop), b.size_constant(step), inits)
+
+
+def _index(tx, loop, r: range, j: int) -> LoopIndexVariable:
+    """The loop index in the ``j``-th copy of the body: the induction variable (negated
+    for a range counting down) plus ``j`` steps."""
     b = tx.output.builder
-    return b.open_loop(b.size_constant(r.start), b.size_constant(r.stop), b.size_constant(r.step), inits)
-
-
-def _index_tensor(tx, loop) -> Tensor:
-    em = tx.output.emitter
-    value = em.b.from_index(loop.induction_variable)
-    return Tensor(value, TensorType((), "i64"), scalar=True, weak=True)
+    value = loop.induction_variable
+    if r.step < 0:
+        value = b.size_arith("sub", b.size_constant(0), value)
+    if j:
+        value = b.size_arith("add", value, b.size_constant(j * r.step))
+    tensor = Tensor(b.from_index(value), TensorType((), "i64"), scalar=True, weak=True)
+    return LoopIndexVariable(tensor, None, r.start + j * r.step)
 
 
 def _like(em, init: Tensor, value) -> Tensor:
@@ -325,15 +400,14 @@ def _check_python_state(tx, snapshot: Snapshot, allow=()) -> None:
             raise _NotALoop(f"the body changes the Python value `{name}`")
 
 
-def _finish_locals(tx, inst, iterator, snapshot: Snapshot, index, carried_names: list) -> None:
-    """After the loop: the index holds its last value; what only the body made is gone."""
-    r = iterator.range
+def _finish_locals(tx, inst, last: int, snapshot: Snapshot, index, carried_names: list) -> None:
+    """After the loop: the index holds its ``last`` value; what only the body made is gone."""
     for name in list(tx.locals):
         tracker = tx.locals[name]
         if tracker is snapshot.locals.get(name) or name in carried_names:
             continue
         if tracker is index:
-            tx.locals[name] = v.ConstantVariable(r[-1])
+            tx.locals[name] = v.ConstantVariable(last)
         elif isinstance(tracker, (v.TensorVariable, v.MaskedVariable)):
             if _live_after(tx, inst, name):
                 raise _NotALoop(f"`{name}`, read after the loop, is made in its body")

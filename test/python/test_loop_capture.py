@@ -52,6 +52,27 @@ def wrap_around(x, y):
     return y
 
 
+def swap_steps(a, b, steps):
+    for _ in range(steps):
+        b[1:-1] = 0.5 * (a[:-2] + a[2:])
+        a, b = b, a  # double buffering: the body is the same every second iteration
+    return a
+
+
+def rotate_three(a, b, c, steps):
+    for _ in range(steps):
+        c[:] = a * 0.5 + b
+        a, b, c = b, c, a
+    return a, b, c
+
+
+def count_down(x, start, step):
+    acc = np.zeros(x.shape[1])
+    for i in range(start, -1, step):
+        acc = acc * 0.5 + x[i] * i
+    return acc
+
+
 def _cases():
     rng = np.random.default_rng(3)
     return [
@@ -64,6 +85,11 @@ def _cases():
         (wrap_around, (rng.standard_normal(60), np.zeros(60))),
         (jacobi, (np.full((6, 6), -0.0), 20)),  # -0.0 kept where NumPy keeps it
         (weighted_rows, (rng.integers(-5, 5, (60, 3)),)),
+        (swap_steps, (rng.standard_normal(20), np.zeros(20), 40)),  # period 2, nothing left over
+        (swap_steps, (rng.standard_normal(20), np.zeros(20), 41)),  # the last iteration unrolled
+        (rotate_three, (rng.standard_normal(5), rng.standard_normal(5), np.zeros(5), 44)),  # period 3, 2 left
+        (count_down, (rng.standard_normal((70, 3)), 69, -1)),
+        (count_down, (rng.standard_normal((70, 3)), 68, -3)),
     ]
 
 
@@ -191,10 +217,17 @@ def _appending(x):
     return rows[-1]
 
 
-def _swapping(a, b):
+def _aliasing(a, b):
     for _ in range(20):
         b[1:-1] = 0.5 * (a[:-2] + a[2:])
-        a, b = b, a
+        a = b  # from the second iteration on, both names hold b's array
+    return a
+
+
+def _rotating_five(a, b, c, d, e):
+    for _ in range(20):
+        e[1:] = a[1:] * 0.5 + b[:-1]
+        a, b, c, d, e = b, c, d, e, a
     return a
 
 
@@ -205,7 +238,8 @@ def _swapping(a, b):
         (_triangle, (np.tril(np.ones((12, 12))) + 12 * np.eye(12), np.ones(12), np.zeros(12)), "slice bound"),
         (_printing, (np.ones(3),), "print"),
         (_index_branch, (np.ones(3),), "the loop index used as a Python value"),
-        (_swapping, (np.ones(20), np.zeros(20)), "arrays swapped"),
+        (_aliasing, (np.ones(20), np.zeros(20)), "`a` takes the array of `b`, which does not take another"),
+        (_rotating_five, tuple(np.full(4, float(k)) for k in range(5)), "every 5 iterations (at most 4 traced)"),
         (_appending, (np.ones(3),), "changes a list or dict"),
     ],
 )
