@@ -160,11 +160,12 @@ def error_note(where: str, e: Exception) -> str:
     return f"{where}: ERR {type(e).__name__}: {msg[0][:200] if msg else ''}"
 
 
-def run_one(name, make, reference, workload, inputs, target, notes, unwrap=as_numpy):
-    """Build the implementation, check it against NumPy, then time it."""
+def run_one(name, make, reference, workload, inputs, target, notes, unwrap=as_numpy, functional=False):
+    """Build the implementation, check what it leaves against NumPy (``Workload.outcome``:
+    ``reference``), then time it (on copies of the arguments it writes in place)."""
     try:
         fn = make()
-        got = unwrap(fn(*inputs))
+        got = unwrap(workload.outcome(fn, inputs, functional))
     except Exception as e:  # noqa: BLE001
         notes.append(error_note(f"{workload.name}/{name}", e))
         return Result(status="ERR")
@@ -173,7 +174,7 @@ def run_one(name, make, reference, workload, inputs, target, notes, unwrap=as_nu
         notes.append(f"{workload.name}/{name}: FAIL, disagrees with NumPy ({detail}); not timed")
         return Result(status="FAIL", note=detail)
     settle()
-    return Result(measure(fn, inputs, target))
+    return Result(measure(fn, workload.fresh(inputs), target))
 
 
 def workload_inputs(w, scale):
@@ -202,9 +203,10 @@ def jax_columns(jax, w, inputs):
     """``jax.jit`` of the jax.numpy version, waiting for the result; float64 for float64 workloads."""
     jax.config.update("jax_enable_x64", is_float64(inputs))
     args = tuple(jax.device_put(a) if isinstance(a, np.ndarray) else a for a in inputs)
+    counts = [i for i, a in enumerate(inputs) if isinstance(a, int)]  # loop counts: static, as Ember's guards
 
     def make():
-        jitted = jax.jit(w.jax or w.numpy)
+        jitted = jax.jit(w.jax or w.numpy, static_argnums=counts)
         return lambda *a: jax.block_until_ready(jitted(*a))
 
     return {"jax": (make, args)}
@@ -244,10 +246,10 @@ def worker(kind, selected, scale, target, threads) -> int:
     print(json.dumps({"version": mod.__version__}), flush=True)
     for w in selected:
         inputs = workload_inputs(w, scale)
-        reference = w.numpy(*inputs)
+        reference = w.outcome(w.numpy, inputs)
         notes = []
         cells = {
-            column: run_one(column, make, reference, w, args, target, notes).to_json()
+            column: run_one(column, make, reference, w, args, target, notes, functional=column == "jax").to_json()
             for column, (make, args) in COLUMNS[kind](mod, w, inputs).items()
         }
         print(json.dumps({"workload": w.name, "results": cells, "notes": notes}), flush=True)
@@ -355,15 +357,15 @@ def measure_in_process(w, scale, target, notes, first_ms, backend_unit) -> tuple
     result is measured on the first round only (cold: empty caches)."""
     print(f"  {w.name}: numpy, ember ...", end="", flush=True)
     inputs = workload_inputs(w, scale)
-    reference = w.numpy(*inputs)
+    reference = w.outcome(w.numpy, inputs)
     settle()
-    res = {"numpy": Result(measure(w.numpy, inputs, target))}
+    res = {"numpy": Result(measure(w.numpy, w.fresh(inputs), target))}
     make, unwrap = ember_column(w, scale, backend_unit)
     if w.name not in first_ms:
         first_ms[w.name] = None
         try:
-            first_ms[w.name] = first_result_ms(make, inputs, notes, w.name)
-            if not backend_unit and (note := graph_note(w, inputs)):
+            first_ms[w.name] = first_result_ms(make, w.fresh(inputs), notes, w.name)
+            if not backend_unit and (note := graph_note(w, w.fresh(inputs))):
                 notes.append(note)
         except Exception as e:  # noqa: BLE001 (run_one below says ERR too)
             notes.append(error_note(f"{w.name}/ember first call", e))

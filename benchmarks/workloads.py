@@ -20,6 +20,8 @@ from typing import Callable
 
 import numpy as np
 
+from benchmarks.inplace import jacobi, matvec_update
+
 F32 = np.float32
 GELU_C = 0.7978845608  # sqrt(2 / pi)
 GELU_A = 0.044715
@@ -45,9 +47,27 @@ class Workload:
     torch_ops: Callable | None = None  # torch's fused library op(s), eager; None: it has none
     numba: Callable | None = None  # () -> a hand-written kernel; None: numba.njit(numpy)
     streaming: bool = True  # memory bound: report Ember's bandwidth
+    mutates: tuple = ()  # positions of the arguments the NumPy function writes in place
 
     def inputs(self, rng: np.random.Generator, scale: str):
         return self.make_inputs(rng, **self.sizes[scale])
+
+    def fresh(self, args: tuple) -> tuple:
+        """``args`` with a copy of each argument the function writes in place: a timing
+        loop may then call it again and again without touching the inputs that every
+        other column and check starts from."""
+        return tuple(_copy(a) if i in self.mutates else a for i, a in enumerate(args))
+
+    def outcome(self, fn, args: tuple, functional: bool = False) -> list:
+        """What a call leaves that NumPy's must match: its results, then the arguments
+        it writes in place (a call on fresh copies of them). A ``functional`` version
+        (JAX's: its arrays are immutable) returns those arguments' new values after its
+        results instead."""
+        if functional or not self.mutates:
+            return results(fn(*args))
+        args = self.fresh(args)
+        out = fn(*args)
+        return ([] if out is None else results(out)) + [args[i] for i in self.mutates]
 
     def module(self, scale: str):
         """The hand-built Ember graph (``run.py --backend-unit``); KeyError if it has none."""
@@ -59,6 +79,11 @@ class Workload:
         """Array inputs read once plus outputs written once."""
         arrays = [a for a in inputs if isinstance(a, np.ndarray)] + results(output)
         return sum(np.asarray(a).nbytes for a in arrays)
+
+
+def _copy(a):
+    """A copy of a NumPy array or torch tensor."""
+    return a.clone() if hasattr(a, "clone") else a.copy()
 
 
 def results(output) -> list:
@@ -564,6 +589,63 @@ def dot_torch(a, b):
     return torch.mm(a, b)
 
 
+# ----------------------------------------------------------------------------- 16.-18. in place and loops
+# The in-place programs of benchmarks/inplace.py (each writes into its arguments), and
+# the issue's loop over a diagonal: a Python loop as users write it.
+
+
+def jacobi_inputs(rng, n):
+    return rng.standard_normal((n, n)), rng.standard_normal((n, n)), JACOBI_STEPS
+
+
+def jacobi_jax(a, b, steps):
+    """The grids' new values, functionally: (result, the caller's a, the caller's b)."""
+    grids, src, dst = [a, b], 0, 1
+    for _ in range(steps):
+        g = grids[src]
+        five = g[1:-1, 1:-1] + g[:-2, 1:-1] + g[2:, 1:-1] + g[1:-1, :-2] + g[1:-1, 2:]
+        grids[dst] = grids[dst].at[1:-1, 1:-1].set(0.2 * five)
+        src, dst = dst, src
+    return grids[src], grids[0], grids[1]
+
+
+def matvec_update_inputs(rng, n):
+    return tuple(rng.standard_normal(s) for s in [(n, n), n, n, n, n])
+
+
+def matvec_update_jax(A, x1, x2, y1, y2):
+    return x1 + A @ y1, x2 + A.T @ y2
+
+
+def matvec_update_torch_ops(A, x1, x2, y1, y2):
+    x1.addmv_(A, y1)
+    x2.addmv_(A.t(), y2)
+
+
+def diag_tanh_inputs(rng, n):
+    return (rng.standard_normal((n, n)),)
+
+
+def diag_tanh_numpy(a):
+    trace = 0.0
+    for i in range(a.shape[0]):
+        trace += np.tanh(a[i, i])
+    return a + trace
+
+
+def diag_tanh_jax(a):
+    import jax
+    import jax.numpy as jnp
+
+    return a + jax.lax.fori_loop(0, a.shape[0], lambda i, t: t + jnp.tanh(a[i, i]), 0.0)
+
+
+def diag_tanh_torch(a):
+    import torch
+
+    return a + torch.tanh(torch.diagonal(a)).sum()
+
+
 # ----------------------------------------------------------------------------- the list
 
 N_FULL, N_QUICK, N_TINY = 1 << 24, 1 << 20, 1000
@@ -573,6 +655,7 @@ ROWS_SIZES = {
     "quick": {"rows": 512, "cols": 1024},
     "tiny": {"rows": 13, "cols": 24},
 }
+JACOBI_STEPS = 10
 MATVEC_SIZES = {"full": {"m": 4000, "n": 5000}, "quick": {"m": 800, "n": 1000}, "tiny": {"m": 7, "n": 9}}
 
 
@@ -683,5 +766,35 @@ WORKLOADS = [
         torch=dot_torch,
         torch_ops=dot_torch,
         streaming=False,
+    ),
+    Workload(
+        "jacobi",
+        "5-point stencil, 10 steps in place",
+        {"full": {"n": 2000}, "quick": {"n": 400}, "tiny": {"n": 9}},
+        jacobi_inputs,
+        jacobi,
+        jax=jacobi_jax,
+        streaming=False,
+        mutates=(0, 1),
+    ),
+    Workload(
+        "matvec_update",
+        "x1 += A @ y1; x2 += A.T @ y2",
+        {"full": {"n": 4000}, "quick": {"n": 800}, "tiny": {"n": 7}},
+        matvec_update_inputs,
+        matvec_update,
+        jax=matvec_update_jax,
+        torch_ops=matvec_update_torch_ops,
+        mutates=(1, 2),
+    ),
+    Workload(
+        "diag_tanh",
+        "loop: trace += tanh(a[i, i]); a + trace",
+        {"full": {"n": 2000}, "quick": {"n": 500}, "tiny": {"n": 9}},
+        diag_tanh_inputs,
+        diag_tanh_numpy,
+        jax=diag_tanh_jax,
+        torch=diag_tanh_torch,
+        torch_ops=diag_tanh_torch,
     ),
 ]

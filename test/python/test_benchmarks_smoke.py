@@ -27,9 +27,9 @@ def tiny_inputs(w):
 def test_compiled_numpy_function_matches_numpy(workload):
     inputs = tiny_inputs(workload)
     make, unwrap = run.ember_column(workload, "tiny", backend_unit=False)
-    ok, detail = check(unwrap(make()(*inputs)), workload.numpy(*inputs))
+    ok, detail = check(unwrap(workload.outcome(make(), inputs)), workload.outcome(workload.numpy, inputs))
     assert ok, detail
-    assert run.graph_note(workload, inputs) is None  # one graph, no break: not CPython's time
+    assert run.graph_note(workload, workload.fresh(inputs)) is None  # one graph, no break: not CPython's time
 
 
 @pytest.mark.parametrize("workload", WITH_GRAPH, ids=lambda w: w.name)
@@ -65,7 +65,8 @@ def jax(monkeypatch):
 def test_jax_column_matches_numpy(workload, jax):
     inputs = tiny_inputs(workload)
     ((make, args),) = run.jax_columns(jax, workload, inputs).values()
-    ok, detail = check(run.as_numpy(make()(*args)), workload.numpy(*inputs))
+    got = run.as_numpy(workload.outcome(make(), args, functional=True))
+    ok, detail = check(got, workload.outcome(workload.numpy, inputs))
     assert ok, detail
 
 
@@ -74,7 +75,7 @@ def test_torch_library_ops_match_numpy(workload):
     torch = pytest.importorskip("torch")
     inputs = tiny_inputs(workload)
     make, args = run.torch_columns(torch, workload, inputs)["torch-ops"]
-    ok, detail = check(run.as_numpy(make()(*args)), workload.numpy(*inputs))
+    ok, detail = check(run.as_numpy(workload.outcome(make(), args)), workload.outcome(workload.numpy, inputs))
     assert ok, detail
 
 
@@ -84,6 +85,23 @@ def test_check_rejects_wrong_answers():
     assert not check((want[0] + 1e-3, want[1]), want)[0]
     assert not check((want[0].astype(np.float64), want[1]), want)[0]  # another dtype
     assert not check(want[0], want)[0]  # one result of two
+
+
+def test_outcome_is_what_a_call_leaves_in_its_arguments():
+    """An in-place workload is checked on what it writes, and its inputs stay as they were."""
+    update = next(w for w in WORKLOADS if w.name == "matvec_update")
+    inputs = tiny_inputs(update)
+    before = [a.copy() for a in inputs]
+    want = update.outcome(update.numpy, inputs)
+    assert len(want) == 2  # returns None; writes x1 and x2
+    assert all(np.array_equal(a, b) for a, b in zip(inputs, before))
+    assert not check(update.outcome(lambda A, x1, x2, y1, y2: None, inputs), want)[0]
+
+    def first_only(A, x1, x2, y1, y2):
+        x1 += A @ y1
+
+    assert not check(update.outcome(first_only, inputs), want)[0]
+    assert check(update.outcome(update.jax, inputs, functional=True), want)[0]
 
 
 def test_in_process_columns_measure_two_results():
