@@ -48,6 +48,13 @@ def relaxation(a, steps):
     return a.sum()
 
 
+def double_buffered(a, b, steps):
+    for _ in range(steps):
+        b[1:-1, 1:-1] = 0.2 * (a[1:-1, 1:-1] + a[:-2, 1:-1] + a[2:, 1:-1] + a[1:-1, :-2] + a[1:-1, 2:])
+        a, b = b, a
+    return a
+
+
 def _check(got, want, tol):
     got = got if isinstance(got, tuple) else (got,)
     want = want if isinstance(want, tuple) else (want,)
@@ -101,6 +108,23 @@ def test_loop_inside_time_steps(n, thread_count):
     want = relaxation(theirs, 4)
     np.testing.assert_allclose(got, want, rtol=1e-12)
     np.testing.assert_allclose(mine, theirs, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("steps", [1, 4, 5])
+def test_unrolled_time_steps_share_one_forked_loop(steps, thread_count):
+    """Every step of an unrolled double-buffered stencil is the same loop on the grids
+    swapped: one forked function, every step calling its fork with the grids."""
+    a, b = RNG.standard_normal((300, 200)), RNG.standard_normal((300, 200))
+    loops = loops_of(double_buffered, a, b, steps)
+    assert loops.count("func.func @ember_forked_") == 1
+    assert loops.count("call @ember_fork_double_buffered_0(") == steps
+    assert "memref.subview" not in loops.split("func.func @ember_forked_")[0]  # views made by the forked loop
+    mine, theirs = (a.copy(), b.copy()), (a.copy(), b.copy())
+    got = compiler.compile(double_buffered)(*mine, steps)
+    want = double_buffered(*theirs, steps)
+    np.testing.assert_array_equal(got, want)
+    for m, t in zip(mine, theirs):
+        np.testing.assert_array_equal(m, t)
 
 
 def test_concurrent_callers():

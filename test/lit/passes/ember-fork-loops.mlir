@@ -100,6 +100,38 @@ func.func @vector_value(%out: memref<16xf32>, %v: vector<4xf32>) {
   return
 }
 
+// Two loops computing the same on other buffers (a time step unrolled, its grids
+// swapped): one forked function, which both calls reach through one fork. The windows
+// each loop reads and writes are views the forked function makes from the buffers
+// passed, not descriptors the kernel builds per call.
+// CHECK: func.func private @ember_fork_swapped_0(memref<10xf32>, memref<10xf32>, index)
+// CHECK-NOT: @ember_fork_swapped_1
+// CHECK-LABEL: func.func @swapped
+// CHECK-SAME: (%[[A:[a-z0-9_]+]]: memref<10xf32>, %[[B:[a-z0-9_]+]]: memref<10xf32>)
+// CHECK-NOT: memref.subview
+// CHECK: call @ember_fork_swapped_0(%[[A]], %[[B]], %{{.*}})
+// CHECK-NOT: memref.subview
+// CHECK: call @ember_fork_swapped_0(%[[B]], %[[A]], %{{.*}})
+// CHECK-NEXT: return
+func.func @swapped(%a: memref<10xf32>, %b: memref<10xf32>) {
+  %cst = arith.constant 0.5 : f32
+  %src0 = memref.subview %a[0] [8] [1] : memref<10xf32> to memref<8xf32, strided<[1]>>
+  %dst0 = memref.subview %b[1] [8] [1] : memref<10xf32> to memref<8xf32, strided<[1], offset: 1>>
+  scf.forall (%i) in (8) {
+    %v = memref.load %src0[%i] : memref<8xf32, strided<[1]>>
+    %w = arith.mulf %v, %cst : f32
+    memref.store %w, %dst0[%i] : memref<8xf32, strided<[1], offset: 1>>
+  }
+  %src1 = memref.subview %b[0] [8] [1] : memref<10xf32> to memref<8xf32, strided<[1]>>
+  %dst1 = memref.subview %a[1] [8] [1] : memref<10xf32> to memref<8xf32, strided<[1], offset: 1>>
+  scf.forall (%i) in (8) {
+    %v = memref.load %src1[%i] : memref<8xf32, strided<[1]>>
+    %w = arith.mulf %v, %cst : f32
+    memref.store %w, %dst1[%i] : memref<8xf32, strided<[1], offset: 1>>
+  }
+  return
+}
+
 // The forked functions, at the end of the module.
 // CHECK-LABEL: func.func @ember_forked_two_loops_0
 // CHECK-SAME: (%[[I:[a-z0-9_]+]]: memref<?xf32>, %[[M:[a-z0-9_]+]]: memref<?xf32>, %[[PART:[a-z0-9_]+]]: index, %[[PARTS:[a-z0-9_]+]]: index)
@@ -122,3 +154,9 @@ func.func @vector_value(%out: memref<16xf32>, %v: vector<4xf32>) {
 // CHECK-SAME: (%{{[a-z0-9_]+}}: index, %{{[a-z0-9_]+}}: memref<16xf32>, %{{[a-z0-9_]+}}: index, %{{[a-z0-9_]+}}: index)
 // CHECK-NOT: memref.alloc
 // CHECK: scf.forall
+// CHECK-LABEL: func.func @ember_forked_swapped_0
+// CHECK-SAME: (%[[FA:[a-z0-9_]+]]: memref<10xf32>, %[[FB:[a-z0-9_]+]]: memref<10xf32>,
+// CHECK-DAG: memref.subview %[[FA]][0] [8] [1]
+// CHECK-DAG: memref.subview %[[FB]][1] [8] [1]
+// CHECK: scf.forall
+// CHECK-NOT: func.func @ember_forked_swapped_1

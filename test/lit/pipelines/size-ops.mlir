@@ -10,8 +10,7 @@
 // LOOPS-SAME: %arg1: memref<i64, strided<[], offset: ?>> {llvm.noalias}, %arg2: memref<?x4xf32> {llvm.noalias}, %arg3: memref<i64> {llvm.noalias}, %arg4: memref<?xf32> {llvm.noalias})
 // LOOPS: %[[DIM:.*]] = memref.dim %arg0
 // LOOPS: %[[LEN:.*]] = arith.subi %[[DIM]], %c2 : index
-// LOOPS: %[[SLICE:.*]] = memref.subview %arg0[%{{.*}}, 0] [%[[LEN]], 4] [1, 1]
-// LOOPS: call @ember_fork_sizes_0(%{{.*}}, %[[LEN]], %[[SLICE]], %arg2, %{{.*}})
+// LOOPS: call @ember_fork_sizes_0(%{{.*}}, %[[LEN]], %arg0, %{{.*}}, %arg2, %{{.*}})
 // LOOPS: %[[NV:.*]] = memref.load %arg1[]
 // LOOPS: %[[N:.*]] = arith.index_cast %[[NV]] : i64 to index
 // LOOPS: arith.floordivsi %[[DIM]]
@@ -24,6 +23,8 @@
 // LOOPS: return
 // The loops, each forked onto the worker pool (ember-fork-loops).
 // LOOPS-LABEL: func.func @ember_forked_sizes_0
+// The slice is made in the forked function, from the argument it is a slice of.
+// LOOPS: memref.subview %arg2[%arg3, 0] [%arg1, 4] [1, 1]
 // LOOPS: math.exp
 // LOOPS-LABEL: func.func @ember_forked_sizes_1
 // LOOPS: memref.store %cst, %{{.*}}[%{{.*}}] : memref<?xf32, strided<[1], offset: ?>>
