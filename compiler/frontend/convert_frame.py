@@ -50,7 +50,10 @@ class Entry:
     resumes: list = field(default_factory=list)  # the resume functions (compiled) the entry may call
 
 
-def convert(fn, args: tuple, kwargs: dict, options, policy: DynamicPolicy | None = None) -> Entry:
+def convert(fn, args: tuple, kwargs: dict, options, policy: DynamicPolicy | None = None, started=None) -> Entry:
+    """The entry for this call of ``fn``: traced, compiled, guarded. ``started``: when
+    the first of the traces this entry took began (traced again with a loop as a loop,
+    or with static sizes), so that its times count the traces thrown away too."""
     if logs.enabled("bytecode"):
         logs.log(
             "bytecode",
@@ -61,7 +64,7 @@ def convert(fn, args: tuple, kwargs: dict, options, policy: DynamicPolicy | None
             dis.Bytecode(fn.__code__).dis(),
         )
     with TRACE_LOCK:
-        start = time.perf_counter()
+        start = time.perf_counter() if started is None else started
         policy = policy or DynamicPolicy(options.dynamic)
         output = _new_output(fn, options, policy)
         tx = None
@@ -85,14 +88,14 @@ def convert(fn, args: tuple, kwargs: dict, options, policy: DynamicPolicy | None
             )
         except Unsupported as e:
             if _capture_loop(fn, policy, e):
-                return convert(fn, args, kwargs, options, policy)
+                return convert(fn, args, kwargs, options, policy, start)
             point = None if options.fullgraph else graph_break.break_point(fn, e)
             if point is not None:
-                entry = _trace_to_break(fn, args, kwargs, options, point, policy)
+                entry = _trace_to_break(fn, args, kwargs, options, point, policy, start)
                 if entry is not None:
                     return entry
             if _give_up_symbolic_sizes(fn, output, policy, e):
-                return convert(fn, args, kwargs, options, policy)
+                return convert(fn, args, kwargs, options, policy, start)
             if options.fullgraph:
                 raise GraphBreakError(e) from None
             return _fallback(fn, output, e, options, tx)
@@ -111,7 +114,7 @@ def convert(fn, args: tuple, kwargs: dict, options, policy: DynamicPolicy | None
             )
             reason = Unsupported(f"internal error {type(bug).__name__}: {bug}", where)
             if _give_up_symbolic_sizes(fn, output, policy, reason):
-                return convert(fn, args, kwargs, options, policy)
+                return convert(fn, args, kwargs, options, policy, start)
             return _fallback(fn, output, reason, options, tx)
 
 
@@ -123,7 +126,13 @@ def _capture_loop(fn, policy: DynamicPolicy, reason: Unsupported) -> bool:
     for key in reason.loops:
         if key not in policy.loops:
             policy.loops.add(key)
-            logs.log("graph_breaks", "%s: tracing again with the loop at offset %d as a loop", fn.__qualname__, key[1])
+            logs.log(
+                "graph_breaks",
+                "%s: %s; tracing again with the loop at offset %d as a loop",
+                fn.__qualname__,
+                reason.reason,
+                key[1],
+            )
             return True
     return False
 
@@ -322,11 +331,10 @@ def _tensor_ops(block):
             yield op
 
 
-def _trace_to_break(fn, args, kwargs, options, point, policy) -> Entry | None:
+def _trace_to_break(fn, args, kwargs, options, point, policy, start: float) -> Entry | None:
     """Trace ``fn`` again, stopping before the breaking instruction, and build the
     entry that breaks there; None (the caller falls back to CPython) when the state at
-    the break cannot be handed to CPython."""
-    start = time.perf_counter()
+    the break cannot be handed to CPython. ``start``: when the first trace began."""
     output = _new_output(fn, options, policy)
     tx = _root_translator(fn, args, kwargs, output)
     tx.stop_at = point.index

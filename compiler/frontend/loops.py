@@ -116,6 +116,48 @@ def wanted(tx, inst, iterator) -> bool:
     )
 
 
+def too_large(tx, what: str, around: list) -> GraphTooLarge:
+    """The error stopping a trace past its budget; ``around``: the loops it is in,
+    innermost first (with the reason the innermost could not be traced as a loop)."""
+    failed = [tx.output.loop_failures[k] for k in around if k in tx.output.loop_failures]
+    why = f"; traced as a loop, its body {failed[0]}" if failed else ""
+    return GraphTooLarge(
+        f"{what} while tracing (compiler.config.max_graph_ops){why}",
+        "a loop unrolled while tracing; raise the budget with options={'max_graph_ops': N}",
+        around,
+    )
+
+
+def too_large_ahead(tx, inst, iterator) -> None:
+    """Stop the unrolled trace of an innermost loop over a ``range`` (or an array's
+    rows) as soon as its first two iterations show the rest will not fit the budget,
+    so that it is traced again as a loop: a loop of 2,000 iterations traced to the
+    budget first cost ~150 ms of every first call (a warm disk-cache hit included),
+    most of it the thousand ops thrown away. The estimate is the smaller of the two
+    iterations' op counts. A loop already tried as a loop (its body was not a loop
+    body) is not estimated: the budget decides, as for any other loop, whether its
+    unrolled trace fits (a body whose later iterations do less may). A loop with
+    another loop in its body is not estimated either: the inner one is the one to
+    trace as a loop."""
+    tx.output.loop_steps += 1
+    budget = tx.output.max_ops
+    if budget is None or not isinstance(iterator, v.IteratorVariable) or iterator.index > 2:
+        return
+    if iterator.range is None or (tx.code, inst.offset) in tx.output.policy.loops:
+        return
+    ops = tx.output.builder.ops_emitted
+    iterator.marks.append((ops, tx.output.loop_steps))
+    if iterator.index < 2 or len(iterator.marks) != 3:
+        return
+    (ops0, steps0), (ops1, _), _ = iterator.marks
+    each = min(ops1 - ops0, ops - ops1)
+    left = len(iterator.range) - 2
+    if tx.output.loop_steps - steps0 != 2 or each <= 0 or ops + each * left <= budget:
+        return
+    what = f"the graph would grow past {budget} ops ({left} more iterations of {each} or more ops)"
+    raise too_large(tx, what, [(tx.code, inst.offset), *enclosing_loops(tx)])
+
+
 # ----------------------------------------------------------------------------- capture
 
 

@@ -69,6 +69,7 @@ class OutputGraph:
         self._by_source: dict[Source, v.TensorVariable] = {}
         self.input_bases: list = []  # mutation.ArrayBase of each input, in order
         self.loop_failures: dict = {}  # loop (code, offset) -> why it could not be traced as a loop
+        self.loop_steps = 0  # FOR_ITERs run (loops.too_large_ahead tells innermost loops by it)
 
     @property
     def emitter(self):

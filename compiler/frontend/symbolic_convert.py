@@ -133,14 +133,7 @@ class InstructionTranslator:
         compile would take longer than running the call in CPython saves."""
         budget = self.output.max_ops
         if budget is not None and self.output.builder.ops_emitted > budget:
-            around = loops.enclosing_loops(self)
-            failed = [self.output.loop_failures[k] for k in around if k in self.output.loop_failures]
-            why = f"; traced as a loop, its body {failed[0]}" if failed else ""
-            raise loops.GraphTooLarge(
-                f"the graph grew past {budget} ops while tracing (compiler.config.max_graph_ops){why}",
-                "a loop unrolled while tracing; raise the budget with options={'max_graph_ops': N}",
-                around,
-            )
+            raise loops.too_large(self, f"the graph grew past {budget} ops", loops.enclosing_loops(self))
 
     def push(self, value):
         self.stack.append(value)
@@ -846,6 +839,7 @@ class InstructionTranslator:
     def FOR_ITER(self, inst):
         if loops.wanted(self, inst, self.stack[-1]) and loops.capture(self, inst, self.stack[-1]):
             return  # traced as one scf.for: the frame is past the loop
+        loops.too_large_ahead(self, inst, self.stack[-1])
         item = self.stack[-1].next()
         if item is None:
             self.pop()

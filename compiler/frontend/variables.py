@@ -431,6 +431,7 @@ class IteratorVariable(VariableTracker):
     index: int = 0
     range: range | None = None
     make: Any = None  # item i of an array's rows, made when reached (range: the rows' indices)
+    marks: list = field(default_factory=list)  # (graph ops, loop steps) as its first iterations began
 
     def next(self):
         if self.make is not None:

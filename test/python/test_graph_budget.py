@@ -12,9 +12,11 @@ import compiler
 
 
 def smooth(a, b, steps):
+    w = 0.5
     for _ in range(steps):
-        b[1:-1] = 0.5 * (a[:-2] + a[2:])
+        b[1:-1] = w * (a[:-2] + a[2:])
         a, b = b, a
+        w = w * 0.99  # a Python value each iteration changes: no loop body, only unrolled
     return a
 
 

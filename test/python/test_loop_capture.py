@@ -255,3 +255,32 @@ def test_a_body_that_differs_per_iteration_is_unrolled_and_says_why(fresh_compil
     for g, w in zip(got_args, want_args):
         np.testing.assert_array_equal(g, w)
     assert why in caplog.text
+
+
+def test_a_long_loop_is_traced_again_as_a_loop_after_two_iterations(fresh_compiler, caplog):
+    """Not after unrolling a thousand ops of it: the first two iterations show it will not fit."""
+    x = np.random.default_rng(5).standard_normal((3000, 3))
+    compiler.set_logs("graph_breaks")
+    logging.getLogger("compiler.graph_breaks").propagate = True
+    with caplog.at_level(logging.INFO, logger="compiler.graph_breaks"):
+        got = compiler.compile(weighted_rows)(x)
+    np.testing.assert_allclose(got, weighted_rows(x), rtol=1e-12)
+    assert "would grow past 1000 ops (2998 more iterations of" in caplog.text
+    assert "traced as a loop (scf.for, 3000 iterations)" in caplog.text
+
+
+def _front_loaded(x):
+    for i in range(40):
+        if i < 2:  # only the first two iterations do anything
+            x = np.tanh(x) * 2.0 + 1.0
+    return x
+
+
+def test_a_body_doing_less_later_is_not_given_up_on_early(fresh_compiler):
+    """Its first two iterations suggest ten times the budget of 25 ops; tried as a loop,
+    its body is not one; unrolled, it fits and compiles as one graph, as before the estimate."""
+    x = np.random.default_rng(6).standard_normal(5)
+    compiled = compiler.compile(_front_loaded, options={"max_graph_ops": 25})
+    np.testing.assert_allclose(compiled(x), _front_loaded(x), rtol=1e-15)  # tanh within an ulp
+    out = compiler.explain(compiled)(x)
+    assert (out.graph_count, out.graph_break_count) == (1, 0), out.break_reasons
