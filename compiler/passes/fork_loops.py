@@ -47,7 +47,7 @@ from dataclasses import dataclass
 
 from compiler.mlir import func, functions, ir, memref, operation_of, symbol_name, walk_ops
 from compiler.passes.base import EmberPass
-from compiler.passes.parallel import guard_body, normalized, trip_count
+from compiler.passes.parallel import VIEW_OPS, guard_body, normalized, trip_count
 from compiler.passes.scf_loops import inside_forall
 from runtime.abi import FORKED_PREFIX, PARALLEL_ATTR, fork_name, forked_name
 
@@ -103,16 +103,13 @@ def _constant(value) -> bool:
     return owner is not None and owner.name == "arith.constant"
 
 
-# Ops making a view of a buffer: the forked function makes them again from their
-# operands (passed in their place), so a fork passes a kernel's arguments, not the
-# five shifted windows of one grid a stencil reads (each one more descriptor the kernel
-# builds per call).
-_VIEWS = ("memref.subview", "memref.expand_shape", "memref.collapse_shape", "memref.cast", "memref.reinterpret_cast")
-
-
 def _view(value) -> ir.Operation | None:
+    """The op making ``value`` when it is a view (``VIEW_OPS``): the forked function
+    makes it again from its operands (passed in its place), so a fork passes a kernel's
+    arguments, not the five shifted windows of one grid a stencil reads (each one more
+    descriptor the kernel builds per call)."""
     owner = operation_of(value.owner)
-    return owner if owner is not None and owner.name in _VIEWS else None
+    return owner if owner is not None and owner.name in VIEW_OPS else None
 
 
 @dataclass

@@ -38,6 +38,8 @@ BOOKKEEPING_OPS = (
     "index.",
     "func.return",
 )
+# Ops making a view of a buffer: pure, cheap, made again wherever the view is needed.
+VIEW_OPS = ("memref.subview", "memref.expand_shape", "memref.collapse_shape", "memref.cast", "memref.reinterpret_cast")
 
 
 def _only_loop(fn):

@@ -4,7 +4,9 @@
 so ``ember-parallel-parts`` leaves them on one thread, which on a 2-core machine runs
 ``((x-y)**2).sum()`` over 16M floats at two thirds of torch.compile's speed. After
 ``convert-linalg-to-loops`` such a kernel is ``acc = init; for i: acc = acc (+) f(i)``,
-then perhaps a few scalar ops on the total (``mean`` divides it into the output). We
+after some set-up (constants, sizes, the views its loop reads: the columns of a
+Monte Carlo path loop), then perhaps a few scalar ops on the total (``mean`` divides
+it into the output; ``np.exp(-r * T) * payoff.mean()`` discounts it). We
 give it two scratch arguments that the kernel's launcher allocates (zeroed, on its
 stack, per call; ``runtime/abi.py``) and every part of the call shares —
 ``partials`` (one slot per part) and a ``counter`` — and rewrite it to:
@@ -29,7 +31,7 @@ from dataclasses import dataclass
 
 from compiler.mlir import arith, constant_attr, constant_index, functions, index_constant, ir, memref, operation_of, scf
 from compiler.passes.base import EmberPass
-from compiler.passes.parallel import BOOKKEEPING_OPS
+from compiler.passes.parallel import BOOKKEEPING_OPS, VIEW_OPS
 from compiler.passes.signature import add_arguments, sync_signature
 from runtime.abi import MAX_PARTS, PARALLEL_ATTR, SCRATCH_ATTR
 
@@ -76,7 +78,7 @@ class _Reduction:
     finish: list  # ops after the loop that read the total (mean's division, its store)
 
 
-_FINISH_OK = ("arith.", "memref.load", "memref.store")
+_FINISH_OK = ("arith.", "math.", "memref.load", "memref.store")  # np.exp(-r * T) * total.mean()
 
 
 def _nested_in(op, loop) -> bool:
@@ -94,7 +96,8 @@ def _match(fn) -> _Reduction | None:
     loop = loops[0]
     before, after = body[: body.index(loop)], body[body.index(loop) + 1 : -1]
     stores = [op for op in before if op.name == "memref.store"]
-    if len(stores) != 1 or any(op not in stores and not op.name.startswith(BOOKKEEPING_OPS) for op in before):
+    set_up = BOOKKEEPING_OPS + VIEW_OPS  # the columns a fused loop reads: views made before it
+    if len(stores) != 1 or any(op not in stores and not op.name.startswith(set_up) for op in before):
         return None
     finish = [op for op in after if op.name != "memref.dealloc"]
     if not all(op.name.startswith(_FINISH_OK) for op in finish):

@@ -233,3 +233,26 @@ def test_a_reduction_read_whole_by_every_tile_runs_once_before_the_loop():
     want = interpreter.run(module, x)
     np.testing.assert_array_equal(got[0], want[0])
     np.testing.assert_allclose(got[1], want[1], rtol=1e-13)
+
+
+def _discounted_path_mean(Z, r):
+    S = np.ones(Z.shape[0])
+    total = np.zeros(Z.shape[0])
+    for j in range(Z.shape[1]):
+        S *= np.exp(0.01 * Z[:, j])  # a column of Z per step: views made before the loop
+        total += S
+    return np.exp(-r) * np.mean(total)  # scalar math on the total
+
+
+@pytest.mark.parametrize("threads_env", ["1", "3"])
+def test_a_reduction_of_column_views_with_math_on_the_total_splits_across_threads(threads_env, monkeypatch):
+    """The corpus's mc_asian: the fused path loop reads Z's columns through views made
+    before it, and the total goes through np.exp after it; both used to keep the whole
+    reduction on one thread."""
+    import compiler
+
+    monkeypatch.setenv("EMBER_NUM_THREADS", threads_env)
+    Z = np.random.default_rng(7).standard_normal((50_000, 6))
+    compiled = compiler.compile(_discounted_path_mean)
+    np.testing.assert_allclose(compiled(Z, 0.02), _discounted_path_mean(Z, 0.02), rtol=1e-12)
+    assert compiled.entries[0].graph.parallel

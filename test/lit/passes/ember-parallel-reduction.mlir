@@ -125,3 +125,40 @@ func.func @mean(%x: memref<?xf32> {llvm.noalias}, %out: memref<f32> {llvm.noalia
   memref.dealloc %buf : memref<f32>
   return
 }
+
+// A column read through a view made before the loop, and scalar math on the total
+// (np.exp(-r) * column.sum()): still a reduction across threads; the exp runs once,
+// in the last part.
+// CHECK-LABEL: func.func @discounted_column_sum
+// CHECK-SAME: ember.parallel = true
+// CHECK: memref.subview
+// CHECK: scf.for
+// CHECK: memref.atomic_rmw
+// CHECK: scf.if
+// CHECK: scf.for
+// CHECK: math.exp
+// CHECK: memref.store %{{.*}}, %arg2[]
+// CHECK-NEXT: }
+func.func @discounted_column_sum(%x: memref<?x4xf64> {llvm.noalias}, %rate: memref<f64> {llvm.noalias}, %out: memref<f64> {llvm.noalias}) attributes {ember.num_outputs = 1 : i64, ember.parallel = false} {
+  %c1 = arith.constant 1 : index
+  %c0 = arith.constant 0 : index
+  %init = arith.constant 0.0 : f64
+  %n = memref.dim %x, %c0 : memref<?x4xf64>
+  %col = memref.subview %x[0, 2] [%n, 1] [1, 1] : memref<?x4xf64> to memref<?x1xf64, strided<[4, 1], offset: 2>>
+  %buf = memref.alloc() : memref<f64>
+  memref.store %init, %buf[] : memref<f64>
+  scf.for %i = %c0 to %n step %c1 {
+    %a = memref.load %col[%i, %c0] : memref<?x1xf64, strided<[4, 1], offset: 2>>
+    %acc = memref.load %buf[] : memref<f64>
+    %r = arith.addf %acc, %a : f64
+    memref.store %r, %buf[] : memref<f64>
+  }
+  %total = memref.load %buf[] : memref<f64>
+  %rv = memref.load %rate[] : memref<f64>
+  %neg = arith.negf %rv : f64
+  %d = math.exp %neg : f64
+  %v = arith.mulf %d, %total : f64
+  memref.store %v, %out[] : memref<f64>
+  memref.dealloc %buf : memref<f64>
+  return
+}
