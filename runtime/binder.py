@@ -49,7 +49,7 @@ def _statements(signature, trusted_shapes, checked: bool, fast: bool, n) -> tupl
             f"    if {found_shapes} is None:",
             f"        {found_shapes} = {n('output_shapes')}({key})",
         ]
-        lines += [f"    {n(f'o{j}')} = {n('empty')}({found_shapes}[{j}], {n(f'OUT{j}')})" for j in allocated]
+        lines += [f"    {n(f'o{j}')} = {n(f'EMPTY{j}')}({found_shapes}[{j}])" for j in allocated]
     layout = "".join(f"{a}.flags.c_contiguous, " for a in ins)
     arrays = ", ".join(ins + [n(f"o{j}") for j in allocated])
     nbytes = " + ".join(f"{a}.nbytes" for a in ins + [n(f"o{j}") for j in allocated])
@@ -86,6 +86,7 @@ def _scope(signature, namespace: dict) -> dict:
     scope = dict(namespace, ndarray=np.ndarray, empty=outputs.empty, bare_empty=np.empty, type=type, int=int)
     scope.update({f"IN{i}": t.dtype for i, t in enumerate(signature.inputs)})
     scope.update({f"OUT{j}": t.dtype for j, t in enumerate(signature.outputs)})
+    scope.update({f"EMPTY{j}": outputs.empty_of(t.dtype) for j, t in enumerate(signature.outputs)})
     return scope
 
 

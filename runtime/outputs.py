@@ -67,6 +67,28 @@ def empty(shape, dtype) -> np.ndarray:
     dtype = np.dtype(dtype)
     if not cached(shape, dtype):
         return np.empty(shape, dtype)
+    return _from_cache(shape, dtype)
+
+
+def empty_of(dtype):
+    """``empty`` for outputs of one dtype, what can be decided once decided: the
+    allocator a kernel with run-time output sizes calls for each output. ``empty``
+    looks the dtype up and checks it on every call: 1.6 us against ``np.empty``'s 0.4
+    for a small output, most of such a kernel's warm call."""
+    dtype = np.dtype(dtype)
+    if dtype.hasobject or not temporaries.routed():
+        return lambda shape: np.empty(shape, dtype)
+    least = -(-MIN_BYTES // dtype.itemsize)  # the items from which the cache serves it
+
+    def allocate(shape) -> np.ndarray:
+        if math.prod(shape) < least:
+            return np.empty(shape, dtype)
+        return _from_cache(shape, dtype)
+
+    return allocate
+
+
+def _from_cache(shape, dtype: np.dtype) -> np.ndarray:
     nbytes = math.prod(shape) * dtype.itemsize
     allocate, free = _entries()
     address = allocate(nbytes)

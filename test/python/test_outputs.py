@@ -70,6 +70,28 @@ def test_empty_matches_numpy_empty():
         assert (a == 1).all()
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.int64, np.bool_, np.complex128])
+def test_an_allocator_of_one_dtype_takes_the_cache_from_the_same_size(dtype):
+    """``empty_of``: what a kernel with run-time output sizes allocates with; the same
+    arrays as ``empty``, one item below the cache's size a plain array, at it a block."""
+    allocate = outputs.empty_of(dtype)
+    least = -(-outputs.MIN_BYTES // np.dtype(dtype).itemsize)
+    for shape in [(least - 1,), (least,), (2, 0), ()]:
+        a = allocate(shape)
+        assert a.shape == shape and a.dtype == np.dtype(dtype) and a.flags.c_contiguous and a.flags.writeable
+        assert isinstance(a.base, outputs.Block) == (shape == (least,))
+        assert isinstance(a.base, outputs.Block) == isinstance(outputs.empty(shape, dtype).base, outputs.Block)
+
+
+def test_a_dynamic_kernel_output_comes_from_the_cache_by_its_size():
+    f = compiler.compile(_affine, dynamic=True)
+    small, large = np.ones(1000, np.float32), np.ones(N, np.float32)
+    assert f(small, small).base is None
+    out = f(large, large)
+    assert isinstance(out.base, outputs.Block)
+    np.testing.assert_array_equal(out, np.full(N, 2.5, np.float32))
+
+
 def test_a_static_binder_chooses_the_allocator_once():
     """Sizes known when the binder is generated: a small output is a bare ``np.empty``
     (no size check on the warm path), a large one comes from the cache."""

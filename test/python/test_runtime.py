@@ -134,7 +134,7 @@ def test_generated_call_path_reads_like_hand_written_code():
     source = softmax_kernel()._checked_call().__ember_source__
     assert source.startswith("def call(a0):")
     assert "if type(a0) is not ndarray or a0.dtype is not IN0 or a0.ndim != 2:" in source
-    assert "o0 = empty(shapes[0], OUT0)" in source
+    assert "o0 = EMPTY0(shapes[0])" in source  # outputs.empty_of(OUT0): the dtype decided once
 
 
 def test_call_paths_are_generated_on_first_use():
