@@ -122,9 +122,22 @@ class TensorType:
 
     @staticmethod
     def from_mlir(t: ir.Type) -> "TensorType":
-        t = ir.RankedTensorType(t)
-        shape = tuple(DYN if t.is_dynamic_dim(i) else t.get_dim_size(i) for i in range(t.rank))
-        return TensorType(shape, element_type_name(t.element_type))
+        found = _FROM_MLIR.get(t)
+        if found is None:
+            if len(_FROM_MLIR) >= _FROM_MLIR_LIMIT:
+                _FROM_MLIR.clear()
+            t = ir.RankedTensorType(t)
+            shape = tuple(DYN if t.is_dynamic_dim(i) else t.get_dim_size(i) for i in range(t.rank))
+            found = _FROM_MLIR[t] = TensorType(shape, element_type_name(t.element_type))
+        return found
+
+
+# MLIR tensor type -> TensorType. Reading a type through the bindings (its rank, each
+# size, its element type) costs ~10 us; the tracer reads the type of every operand of
+# every op it builds (a sixth of tracing a 10-step stencil). MLIR types are unique per
+# context, so a type is its own key; the bound keeps the types (and contexts) held few.
+_FROM_MLIR: dict = {}
+_FROM_MLIR_LIMIT = 4096
 
 
 def element_type_of(dtype) -> str:
