@@ -45,7 +45,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from compiler.mlir import func, functions, ir, memref, operation_of, symbol_name, walk_ops
+from compiler.mlir import func, functions, ir, memref, module_text, operation_of, symbol_name, walk_ops
 from compiler.passes.base import EmberPass
 from compiler.passes.parallel import VIEW_OPS, guard_body, normalized, trip_count
 from compiler.passes.scf_loops import inside_forall
@@ -272,7 +272,7 @@ def fork_loops(module) -> int:
 def _text_without_name(forked) -> str:
     """The forked function as text, its name left out: two loops with the same text
     compute the same on their arguments."""
-    return str(forked).replace(f"@{symbol_name(forked.operation)}(", "@(", 1)
+    return module_text(forked).replace(f"@{symbol_name(forked.operation)}(", "@(", 1)  # unverified: 2 ms less
 
 
 def _call_earlier_fork(forked, decl, call, earlier: str) -> None:
