@@ -273,8 +273,8 @@ def _permutation_period(tx, snapshot: Snapshot) -> int:
 def _what(tracker, snapshot: Snapshot) -> str:
     if isinstance(tracker, ScalarVariable):
         return "a number made from the loop index"
-    if any(tracker is t for t, _ in snapshot.trackers):
-        return "another array after one iteration (arrays swapped between iterations)"
+    if any(tracker is t for t, _ in snapshot.trackers):  # names swapping arrays are _permutation_period's
+        return "after one iteration an array from before the loop that no variable held (from a container)"
     return "a view made in the body"
 
 
