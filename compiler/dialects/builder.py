@@ -34,6 +34,10 @@ class FunctionBuilder:
         self.args = list(self.entry.arguments)
         self._outer: list = []  # the blocks around the loop body being built
         self.ops_emitted = 0  # the tracer's size budget reads it after every instruction
+        # (starts, steps, shape) of each ``update_slice`` of a static region smaller than
+        # its array (``b[1:-1] = ...``): a loop updating the same regions every iteration
+        # is a loop of time steps (frontend/loops.py)
+        self.region_updates: list[tuple] = []
 
     def add_argument(self, t: TensorType) -> ir.Value:
         """A new trailing argument (the frontend discovers its inputs while tracing)."""
@@ -63,6 +67,8 @@ class FunctionBuilder:
                 if str(v.type) != "index":
                     raise ops.TypeRuleError(f"expects index operands, got a value of type {v.type}")
             types = [self.type_of(v) for v in operands[:split]]
+            if name == "update_slice" and len(operands) == 2 and types[0].shape != types[1].shape:
+                self.region_updates.append((tuple(attrs["starts"]), tuple(attrs["steps"]), types[1].shape))
             inferred = ops.infer(name, types, attrs, result)
             result_type = ir.IndexType.get() if inferred == ops.INDEX else inferred.to_mlir()
             attributes = {k: ember.to_attribute(kind, attrs[k]) for k, kind in spec.attrs.items()}

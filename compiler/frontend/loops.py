@@ -44,7 +44,7 @@ import math
 
 import numpy as np
 
-from compiler import logs
+from compiler import config, logs
 from compiler.dialects.types import TensorType
 from compiler.errors import Unsupported
 from compiler.frontend import mutation
@@ -138,24 +138,42 @@ def too_large_ahead(tx, inst, iterator) -> None:
     body) is not estimated: the budget decides, as for any other loop, whether its
     unrolled trace fits (a body whose later iterations do less may). A loop with
     another loop in its body is not estimated either: the inner one is the one to
-    trace as a loop."""
+    trace as a loop. A loop of time steps that fits is stopped the same way when the
+    rest of it would add ``config.time_steps_as_loop_ops`` ops or more."""
     tx.output.loop_steps += 1
     budget = tx.output.max_ops
     if budget is None or not isinstance(iterator, v.IteratorVariable) or iterator.index > 2:
         return
     if iterator.range is None or (tx.code, inst.offset) in tx.output.policy.loops:
         return
-    ops = tx.output.builder.ops_emitted
-    iterator.marks.append((ops, tx.output.loop_steps))
+    builder = tx.output.builder
+    ops = builder.ops_emitted
+    iterator.marks.append((ops, tx.output.loop_steps, len(builder.region_updates)))
     if iterator.index < 2 or len(iterator.marks) != 3:
         return
-    (ops0, steps0), (ops1, _), _ = iterator.marks
+    (ops0, steps0, updates0), (ops1, _, updates1), _ = iterator.marks
     each = min(ops1 - ops0, ops - ops1)
     left = len(iterator.range) - 2
-    if tx.output.loop_steps - steps0 != 2 or each <= 0 or ops + each * left <= budget:
+    if tx.output.loop_steps - steps0 != 2 or each <= 0:
         return
-    what = f"the graph would grow past {budget} ops ({left} more iterations of {each} or more ops)"
-    raise too_large(tx, what, [(tx.code, inst.offset), *enclosing_loops(tx)])
+    if ops + each * left > budget:
+        what = f"the graph would grow past {budget} ops ({left} more iterations of {each} or more ops)"
+        raise too_large(tx, what, [(tx.code, inst.offset), *enclosing_loops(tx)])
+    first, second = builder.region_updates[updates0:updates1], builder.region_updates[updates1:]
+    most = config.time_steps_as_loop_ops
+    if (
+        first
+        and first == second
+        and most is not None
+        and each * left >= most
+        and len(tx.output.policy.loops) < MAX_CAPTURED
+    ):
+        raise GraphTooLarge(
+            f"{len(iterator.range)} time steps, each updating the same regions of arrays, would unroll into "
+            f"{each * (left + 2)} ops or more",
+            "a loop of time steps is traced as a loop",
+            [(tx.code, inst.offset)],
+        )
 
 
 # ----------------------------------------------------------------------------- capture

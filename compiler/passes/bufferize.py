@@ -36,6 +36,7 @@ from compiler.dialects.write_in_place import inout_results
 from compiler.mlir import bufferization, collect, func, functions, ir, linalg, operation_of, tensor
 from compiler.passes.base import EmberPass, PassFailure, run_upstream
 from compiler.passes.linalg_utils import copy_of
+from compiler.passes.scf_loops import loop_bodies
 from compiler.passes.signature import add_arguments, sync_signature
 from compiler.passes.tile_buffers import hoist_tile_buffers
 from runtime.abi import LAYOUT_ATTR, NUM_OUTPUTS_ATTR
@@ -196,7 +197,7 @@ def read_updates_from_grid(fn) -> int:
         for use in op.operands[0].uses:
             owner = operation_of(use.owner)
             top = owner
-            while top.parent.name != "func.func":
+            while top.parent != fn and top.parent.name != "func.func":
                 top = top.parent
             if top.parent == fn and op.is_before_in_block(top):
                 later.append((owner, use.operand_number))
@@ -246,6 +247,34 @@ def copy_read_only_update_targets(fn) -> int:
             copy = copy_of(dest)
         op.operands[1] = copy
         made += 1
+    return made
+
+
+def copy_read_only_loop_inits(fn) -> int:
+    """An explicit copy of each read-only input an ``scf.for`` carries and changes.
+
+    A loop traced as a loop starting from an input (``a, b`` of a time-stepped stencil)
+    updates the tensor it carries, so one-shot bufferization copies the input into a
+    temporary, runs the loop there and copies the temporary into the output buffer
+    afterwards: two passes over the grid more than the same steps unrolled. A
+    ``linalg.copy`` into a ``tensor.empty`` instead, as for a top-level update
+    (``copy_read_only_update_targets``), lets ``eliminate-empty-tensors`` put the copy in
+    the output buffer, through the loop (a loop result is its init's buffer): the loop
+    then updates the output in place. Returns the number of copies made."""
+    made = 0
+    for loop in collect(fn, lambda op: op.name == "scf.for"):
+        body = loop.regions[0].blocks[0]
+        yielded = body.operations[len(body.operations) - 1].operands
+        for k in range(3, len(loop.operands)):  # lower, upper, step, then the inits
+            init = loop.operands[k]
+            owner = operation_of(init.owner)
+            if owner is None or owner.name != "bufferization.to_tensor" or "writable" in owner.attributes:
+                continue
+            if yielded[k - 3] == body.arguments[k - 2]:
+                continue  # carried unchanged: nothing writes it
+            with ir.InsertionPoint(loop), loop.location:
+                loop.operands[k] = copy_of(init)
+            made += 1
     return made
 
 
@@ -412,9 +441,11 @@ class EmberBufferize(EmberPass):
             unshare_inits(fn)
             unshare_update_targets(fn)
             update_regions_in_place(fn)
-            chain_updates(fn)
-            read_updates_from_grid(fn)
+            for body in loop_bodies(fn):  # a time step traced as a loop: its own block
+                chain_updates(body)
+                read_updates_from_grid(body)
             copy_read_only_update_targets(fn)
+            copy_read_only_loop_inits(fn)
         run_upstream(module, "eliminate-empty-tensors")
         empties_to_alloc_tensors(module)
         run_upstream(

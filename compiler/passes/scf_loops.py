@@ -4,7 +4,7 @@ running values, scatter's ordered writes)."""
 
 from __future__ import annotations
 
-from compiler.mlir import ir, scf
+from compiler.mlir import ir, scf, walk_ops
 
 
 def for_loop(lower, upper, step, iter_args, body) -> list:
@@ -54,3 +54,13 @@ def inside_forall(op) -> bool:
             return True
         parent = parent.parent
     return False
+
+
+def loop_bodies(fn) -> list:
+    """``fn`` and each ``scf.for`` in it outside a tiled loop: the ops holding the blocks
+    Ember's tensor-level passes work on one at a time (``holder.regions[0].blocks[0]``).
+    A loop the frontend traced as a loop (a time step) keeps its body's ops in a block of
+    its own: tiled there, each step's work splits across threads (``ember-fork-loops``
+    forks a loop nested in a sequential one); bufferized there, each step's updates go
+    into its grids in place."""
+    return [fn] + [op for op in walk_ops(fn) if op.name == "scf.for" and not inside_forall(op)]

@@ -33,9 +33,9 @@ def lowered(module: ir.Module) -> ir.Module:
     return copy
 
 
-def captured_graph(fn, *args) -> str:
+def captured_graph(fn, *args, options=None) -> str:
     """The text of the graph ``compiler.compile(fn)`` captures for ``args`` (compiled
-    for the CPU as usual)."""
+    for the CPU as usual; ``options`` as ``compile()`` takes them)."""
     import compiler
     from compiler.backends import compile_graph
 
@@ -45,11 +45,11 @@ def captured_graph(fn, *args) -> str:
         modules.append(str(module))
         return compile_graph(module, "cpu")
 
-    compiler.compile(fn, backend=recording)(*args)
+    compiler.compile(fn, backend=recording, options=options)(*args)
     return modules[0]
 
 
-def loops_of(fn, *args, contiguous: bool = True) -> str:
+def loops_of(fn, *args, contiguous: bool = True, options=None) -> str:
     """``lower-to-loops`` of the graph ``compiler.compile(fn)`` captures for ``args``, in
     its all-contiguous variant (or the strided one): the loops the CPU backend hands to LLVM."""
     from compiler.dialects import ember
@@ -57,7 +57,7 @@ def loops_of(fn, *args, contiguous: bool = True) -> str:
     from compiler.passes.bufferize import set_contiguous
 
     with ember.new_context():
-        module = ir.Module.parse(captured_graph(fn, *args))
+        module = ir.Module.parse(captured_graph(fn, *args, options=options))
         set_contiguous(function_named(module), (contiguous,) * len(args))
         run_pipeline(module, "builtin.module(lower-to-loops)")
         return str(module)

@@ -9,9 +9,11 @@ import logging
 
 import numpy as np
 import pytest
+from graph_building import captured_graph
 
 import compiler
 from benchmarks.corpus.dsp import crc32, crc32_batch, init_crc  # the corpus's CRC-32 kernels
+from benchmarks.inplace import jacobi as double_buffered  # the benchmark's 5-point stencil, grids swapped
 
 SMALL = {"max_graph_ops": 100}  # every loop below unrolls past it
 
@@ -90,6 +92,12 @@ def _cases():
         (rotate_three, (rng.standard_normal(5), rng.standard_normal(5), np.zeros(5), 44)),  # period 3, 2 left
         (count_down, (rng.standard_normal((70, 3)), 69, -1)),
         (count_down, (rng.standard_normal((70, 3)), 68, -3)),
+        # Bodies of 4 tiles (1 MiB) or more: tiled inside the loop, split across threads
+        (jacobi, (rng.random((400, 420)), 12)),
+        (swap_steps, (rng.standard_normal(150_000), np.zeros(150_000), 41)),
+        (rotate_three, (rng.standard_normal(150_000), rng.standard_normal(150_000), np.zeros(150_000), 44)),
+        (double_buffered, (rng.random((400, 400)), rng.random((400, 400)), 9)),  # 4 iterations, 1 left over
+        (double_buffered, (rng.random((800, 800))[::2, ::-2], np.ones((400, 400)), 10)),  # a strided view carried
     ]
 
 
@@ -284,3 +292,49 @@ def test_a_body_doing_less_later_is_not_given_up_on_early(fresh_compiler):
     np.testing.assert_allclose(compiled(x), _front_loaded(x), rtol=1e-15)  # tanh within an ulp
     out = compiler.explain(compiled)(x)
     assert (out.graph_count, out.graph_break_count) == (1, 0), out.break_reasons
+
+
+def _full_updates(x, steps):
+    for _ in range(steps):
+        x[:] = x * 0.5 + 1.0  # the whole array: unrolled, the steps fuse into one pass
+    return x
+
+
+def _row_updates(x):
+    for i in range(30):
+        x[i, 1:] = x[i, :-1] * 2.0  # another region every iteration: not a time step
+    return x
+
+
+@pytest.mark.parametrize(
+    "fn, args, as_loop",
+    [
+        (double_buffered, (np.ones((40, 30)), np.zeros((40, 30)), 10), True),  # 8 more steps of 14 ops
+        (double_buffered, (np.ones((40, 30)), np.zeros((40, 30)), 5), False),  # 3 more: 42 ops, unrolled
+        (_full_updates, (np.ones(50), 30), False),  # no region smaller than the array
+        (_row_updates, (np.arange(30.0 * 8).reshape(30, 8),), False),
+    ],
+)
+def test_a_loop_of_time_steps_within_the_budget_is_traced_as_a_loop(fresh_compiler, caplog, fn, args, as_loop):
+    """A loop whose every iteration updates the same regions of arrays, long enough that
+    the unrolled steps past the first two would add ``config.time_steps_as_loop_ops`` ops,
+    is traced as a loop although it fits the budget; ``None`` turns that off."""
+    compiler.set_logs("graph_breaks")
+    logging.getLogger("compiler.graph_breaks").propagate = True
+    with caplog.at_level(logging.INFO, logger="compiler.graph_breaks"):
+        got_args = _copies(args)
+        got = compiler.compile(fn)(*got_args)
+    want_args = _copies(args)
+    _assert_same(got, fn(*want_args))
+    for g, w in zip(got_args, want_args):
+        if isinstance(w, np.ndarray):
+            _assert_same(g, w)
+    assert ("time steps, each updating the same regions of arrays, would unroll into" in caplog.text) is as_loop
+    assert ("traced as a loop (scf.for" in caplog.text) is as_loop
+    if as_loop:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(compiler.config, "time_steps_as_loop_ops", None)
+            compiler.reset()
+            assert _loops_in(captured_graph(fn, *_copies(args))) == 0
+        compiler.reset()
+        assert _loops_in(captured_graph(fn, *_copies(args))) == 1
