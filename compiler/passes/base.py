@@ -84,4 +84,8 @@ def _pass_manager(text: str, context) -> passmanager.PassManager:
         if len(_MANAGERS) >= _MANAGERS_LIMIT:
             _MANAGERS.clear()
         manager = _MANAGERS[key] = passmanager.PassManager.parse(f"builtin.module({text})", context=context)
+        # Upstream passes' own output is not verified here: the pass manager running the
+        # Ember pass verifies the module after it (ember-opt), or the backend after its
+        # pipeline (``run_pipeline(verify_each=False)``).
+        manager.enable_verifier(False)
     return manager
