@@ -305,6 +305,30 @@ class ArtifactCache:
             pass
         return artifact
 
+    def read_record(self, key: str) -> object | None:
+        """A small JSON record stored beside the artifacts (``write_record``), or None.
+        Records are entries like the others on disk (bounded, evicted, cleared with
+        them) but neither kept in memory nor counted in the hit and miss stats: they
+        hold what a compile decided, not code."""
+        path = self.path(key)
+        if path is None:
+            return None
+        try:
+            with open(path, "rb") as f:
+                artifact = _decode(f, key)
+        except OSError:
+            return None
+        if artifact is None:
+            _remove(path)
+            return None
+        try:
+            return json.loads(artifact.payload)
+        except ValueError:
+            return None
+
+    def write_record(self, key: str, record: object) -> None:
+        self._write(key, Artifact(json.dumps(record).encode(), {"record": True}))
+
     @staticmethod
     def _write(key: str, artifact: Artifact, texts: dict | None = None) -> int:
         """Write the entry file; its size, or 0 when it could not be written."""

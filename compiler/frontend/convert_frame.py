@@ -22,7 +22,7 @@ from compiler.backends import EagerGraph, compile_graph
 from compiler.dialects.guard_metadata import GuardMetadata, Symbol
 from compiler.dialects.write_in_place import mark_written_in_place
 from compiler.errors import BackendError, GraphBreakError, InvalidBackend, Location, Unsupported
-from compiler.frontend import bytecode_versions, entry_codegen, graph_break, loops, mutation
+from compiler.frontend import bytecode_versions, entry_codegen, graph_break, loop_decisions, loops, mutation
 from compiler.frontend import variables as v
 from compiler.frontend import wrap as wrapping
 from compiler.frontend.dynamic_policy import DynamicPolicy
@@ -67,6 +67,9 @@ def convert(fn, args: tuple, kwargs: dict, options, policy: DynamicPolicy | None
         start = time.perf_counter() if started is None else started
         policy = policy or DynamicPolicy(options.dynamic)
         output = _new_output(fn, options, policy)
+        if not policy.loops_loaded:
+            policy.loops_loaded = True
+            policy.loops |= {(fn.__code__, offset) for offset in loop_decisions.load(fn.__code__, output.max_ops)}
         tx = None
         try:
             unsupported = bytecode_versions.unsupported_reason(sys.version_info)
@@ -81,6 +84,7 @@ def convert(fn, args: tuple, kwargs: dict, options, policy: DynamicPolicy | None
                 )
             tx = _root_translator(fn, args, kwargs, output)
             result = tx.run()
+            loop_decisions.remember(fn.__code__, policy.loops, output.loop_failures, output.max_ops)
             return _finish(fn, output, result, options, start)
         except v.UserError as e:
             return _fallback(

@@ -91,6 +91,7 @@ class DynamicPolicy:
         # (code, FOR_ITER offset) of the loops to trace as loops (loops.py): each unrolled
         # past the graph budget once; kept, so later traces of new sizes start there
         self.loops: set = set()
+        self.loops_loaded = False  # those of earlier processes added (loop_decisions.py)
 
     def dynamic_axes(self, source_name: str, array: np.ndarray) -> tuple[set, str]:
         """The axes of this input to trace symbolically, and why (for the ``dynamic`` log)."""

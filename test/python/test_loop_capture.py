@@ -265,8 +265,9 @@ def test_a_body_that_differs_per_iteration_is_unrolled_and_says_why(fresh_compil
     assert why in caplog.text
 
 
-def test_a_long_loop_is_traced_again_as_a_loop_after_two_iterations(fresh_compiler, caplog):
+def test_a_long_loop_is_traced_again_as_a_loop_after_two_iterations(fresh_compiler, caplog, tmp_path, monkeypatch):
     """Not after unrolling a thousand ops of it: the first two iterations show it will not fit."""
+    monkeypatch.setenv("EMBER_CACHE_DIR", str(tmp_path))  # no loop decisions of earlier tests
     x = np.random.default_rng(5).standard_normal((3000, 3))
     compiler.set_logs("graph_breaks")
     logging.getLogger("compiler.graph_breaks").propagate = True
@@ -315,10 +316,13 @@ def _row_updates(x):
         (_row_updates, (np.arange(30.0 * 8).reshape(30, 8),), False),
     ],
 )
-def test_a_loop_of_time_steps_within_the_budget_is_traced_as_a_loop(fresh_compiler, caplog, fn, args, as_loop):
+def test_a_loop_of_time_steps_within_the_budget_is_traced_as_a_loop(
+    fresh_compiler, caplog, tmp_path, monkeypatch, fn, args, as_loop
+):
     """A loop whose every iteration updates the same regions of arrays, long enough that
     the unrolled steps past the first two would add ``config.time_steps_as_loop_ops`` ops,
     is traced as a loop although it fits the budget; ``None`` turns that off."""
+    monkeypatch.setenv("EMBER_CACHE_DIR", str(tmp_path))  # no loop decisions of earlier tests
     compiler.set_logs("graph_breaks")
     logging.getLogger("compiler.graph_breaks").propagate = True
     with caplog.at_level(logging.INFO, logger="compiler.graph_breaks"):
@@ -338,3 +342,28 @@ def test_a_loop_of_time_steps_within_the_budget_is_traced_as_a_loop(fresh_compil
             assert _loops_in(captured_graph(fn, *_copies(args))) == 0
         compiler.reset()
         assert _loops_in(captured_graph(fn, *_copies(args))) == 1
+
+
+@pytest.mark.parametrize("cache", ["private", "off"])
+def test_the_next_process_traces_the_loop_as_a_loop_at_once(fresh_compiler, caplog, tmp_path, monkeypatch, cache):
+    """Which loops were traced as loops is kept with the artifact cache: a new process
+    (here: new compiled functions, the artifacts' memory copies dropped) starts with the
+    loop traced as a loop instead of unrolling two iterations and tracing again, and
+    loads the graph's artifact from disk. With the disk cache off nothing is kept."""
+    from runtime.cache import ARTIFACTS
+
+    monkeypatch.setenv("EMBER_CACHE_DIR", str(tmp_path) if cache == "private" else "off")
+    x = np.random.default_rng(5).standard_normal((3000, 3))
+    compiler.set_logs("graph_breaks")
+    logging.getLogger("compiler.graph_breaks").propagate = True
+    with caplog.at_level(logging.INFO, logger="compiler.graph_breaks"):
+        np.testing.assert_allclose(compiler.compile(weighted_rows)(x), weighted_rows(x), rtol=1e-12)
+        assert "tracing again with the loop" in caplog.text
+        caplog.clear()
+        compiler.reset()
+        ARTIFACTS.clear_memory()
+        disk_hits = ARTIFACTS.stats.disk_hits
+        np.testing.assert_allclose(compiler.compile(weighted_rows)(x), weighted_rows(x), rtol=1e-12)
+    assert "traced as a loop (scf.for, 3000 iterations)" in caplog.text
+    assert ("tracing again with the loop" in caplog.text) is (cache == "off")
+    assert (ARTIFACTS.stats.disk_hits > disk_hits) is (cache == "private")

@@ -1,0 +1,43 @@
+"""Which loops of a function were traced as loops, kept with the artifact cache.
+
+A loop is traced as a loop once a trace has shown it must be (past the graph budget,
+or a loop of time steps: ``loops.py``); the function's ``DynamicPolicy`` remembers that
+for the rest of the process. A new process learned it again on its first call: the
+first two iterations unrolled, then the whole trace thrown away and done again, the
+graph's artifact loaded from disk only then (a 10-step Jacobi's warm start traced
+its body seven times instead of five). The offsets of the function's own loops traced
+as loops in a trace that finished are therefore stored as a record of the artifact
+cache (``runtime/cache.py``: bounded and cleared with the artifacts, off with
+``EMBER_CACHE_DIR=off``), keyed by the function's code and by what decided (the graph
+budget, ``config.time_steps_as_loop_ops``), and read before its first trace.
+"""
+
+from __future__ import annotations
+
+import types
+
+from compiler import config
+from runtime.cache import ARTIFACTS, artifact_key
+
+
+def _key(code: types.CodeType, budget: int | None) -> str:
+    """The record's key: the code's identity as it reads (an edit makes another key)
+    and the settings that decide which loops are traced as loops."""
+    parts = (code.co_filename, code.co_qualname, code.co_firstlineno, code.co_code, code.co_names, code.co_varnames)
+    return artifact_key(repr(parts), f"loops traced as loops, budget {budget}, steps {config.time_steps_as_loop_ops}")
+
+
+def load(code: types.CodeType, budget: int | None) -> set[int]:
+    """The ``FOR_ITER`` offsets in ``code`` an earlier process traced as loops."""
+    record = ARTIFACTS.read_record(_key(code, budget))
+    if not isinstance(record, list) or not all(isinstance(offset, int) for offset in record):
+        return set()
+    return set(record)
+
+
+def remember(code: types.CodeType, loops: set, failures: dict, budget: int | None) -> None:
+    """Store the loops of ``code`` in ``loops`` (the policy's) that a finished trace
+    traced as loops (not in ``failures``), where there are some."""
+    offsets = {offset for key in loops if key[0] is code and key not in failures for offset in key[1:]}
+    if offsets and offsets != load(code, budget):
+        ARTIFACTS.write_record(_key(code, budget), sorted(offsets))
