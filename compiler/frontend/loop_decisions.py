@@ -38,6 +38,6 @@ def load(code: types.CodeType, budget: int | None) -> set[int]:
 def remember(code: types.CodeType, loops: set, failures: dict, budget: int | None) -> None:
     """Store the loops of ``code`` in ``loops`` (the policy's) that a finished trace
     traced as loops (not in ``failures``), where there are some."""
-    offsets = {offset for key in loops if key[0] is code and key not in failures for offset in key[1:]}
+    offsets = {key[1] for key in loops if key[0] is code and key not in failures}
     if offsets and offsets != load(code, budget):
         ARTIFACTS.write_record(_key(code, budget), sorted(offsets))

@@ -262,7 +262,7 @@ def copy_read_only_loop_inits(fn) -> int:
     the output buffer, through the loop (a loop result is its init's buffer): the loop
     then updates the output in place. Returns the number of copies made."""
     made = 0
-    for loop in collect(fn, lambda op: op.name == "scf.for"):
+    for loop in loop_bodies(fn)[1:]:
         body = loop.regions[0].blocks[0]
         yielded = body.operations[len(body.operations) - 1].operands
         for k in range(3, len(loop.operands)):  # lower, upper, step, then the inits
