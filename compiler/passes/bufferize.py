@@ -38,7 +38,7 @@ from compiler.passes.base import EmberPass, PassFailure, run_upstream
 from compiler.passes.linalg_utils import copy_of
 from compiler.passes.scf_loops import loop_bodies
 from compiler.passes.signature import add_arguments, sync_signature
-from compiler.passes.tile_buffers import hoist_tile_buffers
+from compiler.passes.tile_buffers import hoist_loop_buffers, hoist_tile_buffers
 from runtime.abi import LAYOUT_ATTR, NUM_OUTPUTS_ATTR
 
 
@@ -452,6 +452,8 @@ class EmberBufferize(EmberPass):
             module, "one-shot-bufferize{bufferize-function-boundaries allow-return-allocs-from-loops},canonicalize"
         )
         hoist_tile_buffers(module)
+        for fn in functions(module):
+            hoist_loop_buffers(fn)
         run_upstream(module, "buffer-deallocation-pipeline,canonicalize")
         copies_to_linalg(module)
         erase_linalg_without_outputs(module)

@@ -1,4 +1,4 @@
-"""Tile temporaries allocated once per call, not once per tile.
+"""Tile temporaries allocated once per call, not once per tile (nor per loop iteration).
 
 After tile-and-fuse, a fused kernel's intermediates (softmax's row maxima and sums,
 layernorm's centred rows) are tile-sized buffers, and one-shot bufferization
@@ -11,7 +11,8 @@ of the actual size keeps the original buffer type, so no user changes).
 
 from __future__ import annotations
 
-from compiler.mlir import arith, collect, defined_inside, ir, memref
+from compiler.mlir import arith, collect, defined_inside, ir, memref, operation_of
+from compiler.passes.scf_loops import loop_bodies
 
 
 def _constant_bound(value) -> int | None:
@@ -102,3 +103,37 @@ def hoist_tile_buffers(module) -> int:
     """Hoist every hoistable allocation out of every ``scf.forall``; returns how many."""
     found = collect(module, lambda op: op.name == "memref.alloc" and op.parent.name == "scf.forall")
     return sum(hoist(alloc, alloc.parent) for alloc in found)
+
+
+_VIEWS = ("memref.subview", "memref.expand_shape", "memref.collapse_shape", "memref.cast", "memref.reinterpret_cast")
+
+
+def _within_iteration(value) -> bool:
+    """Whether ``value`` (a buffer, or a view of one) is only read and written where it is
+    made: no user passes it on (an ``scf.yield`` carrying it to the next iteration, an
+    ``scf.if`` or ``select`` returning it) but through views that do not either."""
+    for use in value.uses:
+        owner = operation_of(use.owner)
+        if owner.name in _VIEWS:
+            if not _within_iteration(owner.results[0]):
+                return False
+        elif owner.name.endswith("yield") or any(isinstance(r.type, ir.MemRefType) for r in owner.results):
+            return False
+    return True
+
+
+def hoist_loop_buffers(fn) -> int:
+    """Allocate before an ``scf.for`` the fixed-size buffers each of its iterations
+    allocates and uses up (a loop traced as a loop: its 0-d values, the index of
+    ``a[i, i]``), innermost loops first; returns how many. Bufferized, such a body
+    allocated and freed five small buffers per iteration: 0.35 ms of ``for i in
+    range(2000): trace += np.tanh(a[i, i])``, against 0.13 with them hoisted. A buffer an
+    iteration hands to the next (carried) stays, as do sizes only known in the loop."""
+    hoisted = 0
+    for loop in loop_bodies(fn)[1:]:  # the walk's order: inner loops before outer ones
+        body = loop.regions[0].blocks[0]
+        for op in [o.operation for o in body.operations]:
+            if op.name == "memref.alloc" and not list(op.operands) and _within_iteration(op.results[0]):
+                op.move_before(loop)
+                hoisted += 1
+    return hoisted
