@@ -324,11 +324,18 @@ def build_entry(
         conditions.insert(0, f"{fn_}.__defaults__ is {defaults} and {fn_}.__kwdefaults__ is {kwdefaults}")
     if conditions:
         condition = " and\n                ".join(f"({c})" for c in conditions)
+        # The miss is returned outside the ``try``: a dispatcher containing this body
+        # (dispatcher.py) makes it a call of its other entries, and an exception that
+        # call raises (the user's code, run by a new entry) must reach the caller, not
+        # the guard's ``except`` (which called the other entries again: the function ran
+        # twice, its prints and in-place writes doubled).
+        ok = generated("GUARDS_PASS")
         lines += [
             "    try:",
-            f"        if not ({condition}):",
-            f"            {MISS_RETURN}",
+            f"        {ok} = ({condition})",
             f"    except {generated('Exception')}:",
+            f"        {ok} = False",
+            f"    if not {ok}:",
             f"        {MISS_RETURN}",
         ]
     if graph is not None:

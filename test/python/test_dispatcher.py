@@ -203,3 +203,28 @@ def test_symbolic_sizes_through_the_contained_call_path():
             np.testing.assert_allclose(got, np.exp(x) * 2.0, rtol=1e-6)
             assert got.shape == (n,)
         assert len(f.entries) == entries
+
+
+def _log_then_scale(x, y, log):
+    print("step", x.shape)  # a side effect: a graph break, the print run by the entry
+    log.append(x.shape)
+    z = x * 2.0
+    z *= y  # raises when y broadcasts past z, as NumPy does
+    return z
+
+
+@pytest.mark.parametrize("backend", ["cpu", "eager"])
+def test_an_exception_from_a_new_entry_reaches_the_caller_once(backend, capsys):
+    """A call that misses the entry the dispatcher contains compiles a new one; when the
+    user's code raises in it, the exception propagates, and nothing ran twice (the
+    guards' ``except`` caught it and ran the function again: its print and its side
+    effects doubled, seen in the graph-break fuzzer)."""
+    compiled = compiler.compile(_log_then_scale, backend=backend)
+    log = []
+    np.testing.assert_array_equal(compiled(np.ones((1, 3)), np.ones(3), log), np.full((1, 3), 2.0))
+    log.clear()
+    capsys.readouterr()
+    with pytest.raises(ValueError, match="non-broadcastable output"):
+        compiled(np.ones((2, 3)), np.ones((3, 2, 3)), log)
+    assert log == [(2, 3)]
+    assert capsys.readouterr().out == "step (2, 3)\n"
