@@ -285,7 +285,9 @@ class ArtifactCache:
         directory = cache_dir()
         return None if directory is None else directory / build_dir_name() / f"{key}{SUFFIX}"
 
-    def _read(self, key: str) -> Artifact | None:
+    def _read(self, key: str, counted: bool = True) -> Artifact | None:
+        """The entry on disk, or None; a damaged one is removed (and, when ``counted``,
+        counted as rejected)."""
         path = self.path(key)
         if path is None:
             return None
@@ -295,8 +297,9 @@ class ArtifactCache:
         except OSError:  # none, or removed by another process: a miss
             return None
         if artifact is None:
-            with self._lock:
-                self.stats.rejected += 1
+            if counted:
+                with self._lock:
+                    self.stats.rejected += 1
             _remove(path)
             return None
         try:
@@ -308,18 +311,10 @@ class ArtifactCache:
     def read_record(self, key: str) -> object | None:
         """A small JSON record stored beside the artifacts (``write_record``), or None.
         Records are entries like the others on disk (bounded, evicted, cleared with
-        them) but neither kept in memory nor counted in the hit and miss stats: they
-        hold what a compile decided, not code."""
-        path = self.path(key)
-        if path is None:
-            return None
-        try:
-            with open(path, "rb") as f:
-                artifact = _decode(f, key)
-        except OSError:
-            return None
+        them, their use bumping their time) but neither kept in memory nor counted in
+        the hit and miss stats: they hold what a compile decided, not code."""
+        artifact = self._read(key, counted=False)
         if artifact is None:
-            _remove(path)
             return None
         try:
             return json.loads(artifact.payload)

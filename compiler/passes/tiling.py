@@ -81,8 +81,12 @@ def result_bytes(op) -> int:
         t = value.type
         if not isinstance(t, ir.ShapedType) or not t.has_static_shape:
             return 0
-        total += math.prod(t.shape) * max(getattr(t.element_type, "width", 32) // 8, 1)
+        total += math.prod(t.shape) * _element_bytes(t)
     return total
+
+
+def _element_bytes(t: ir.ShapedType) -> int:
+    return max(getattr(t.element_type, "width", 32) // 8, 1)
 
 
 def slice_bytes(op, loop: int | None) -> int:
@@ -103,7 +107,7 @@ def slice_bytes(op, loop: int | None) -> int:
         for i in range(t.rank):
             if i not in walked:
                 inner *= 1024 if t.is_dynamic_dim(i) else max(t.get_dim_size(i), 1)
-        per_slice += inner * max(getattr(t.element_type, "width", 32) // 8, 1)
+        per_slice += inner * _element_bytes(t)
     return per_slice
 
 
@@ -376,10 +380,10 @@ class EmberTile(EmberPass):
         while found := [
             op for op in roots(body) if TRIED_MARK not in op.attributes and (first or not has_reduction(op))
         ]:
-            for op in found:
-                if smallest and result_bytes(op) < smallest:
-                    op.attributes[TRIED_MARK] = ir.UnitAttr.get()
-            found = [op for op in found if not smallest or result_bytes(op) >= smallest]
+            small = [op for op in found if result_bytes(op) < smallest]
+            for op in small:
+                op.attributes[TRIED_MARK] = ir.UnitAttr.get()
+            found = [op for op in found if op not in small]
             # A producer left out of its readers' loops (computed once, before them)
             # is a root of the next round, as its readers are in loops now. It takes
             # in only the producers nothing else reads: recomputing shared ones
