@@ -10,6 +10,11 @@ cache, median of 15 calls): ``x * 1.5 + y`` float32 6.4 -> 4.1-4.7 ms on 2 threa
 (12.5-12.9 -> 9.1-9.4 on 1), ``np.where(x > 0, x, 0.1 * x)`` 4.7-4.9 -> 2.6 ms,
 ``np.sqrt(x*x + y*y)`` and ``x / (y + 3)`` 1.4-1.6x, float64 the same.
 In a raw loop the gain starts between 24 and 32 MiB per array and reaches 1.6x at 64.
+Measured again with outputs below 32 MiB (float64, 2 threads, best of 40 calls):
+``a + 1.5`` 8 MiB 0.51-0.54 -> 0.40-0.44 ms, 16 MiB 1.3-1.4 -> 0.8-0.9, 31 MiB
+3.4-3.9 -> 2.2-3.1; but a caller that reads the output next (``y.sum()`` in NumPy)
+loses below 16 MiB (8 MiB: 1.25-1.30 -> 1.6-1.8 ms) and comes out even at 16, where
+the output no longer stays in this machine's share of the cache either way.
 
 Only cheap bodies: with a transcendental in the body (``tanh``, ``exp``, inlined by
 ``ember-expand-math``) the stores come slowly, and streaming them was slower, up to
@@ -42,7 +47,7 @@ indexed by the loop's variable in the last position of a buffer whose last strid
 invariants (broadcast), arith ops other than index ones, and the cheap math ops.
 
 ``min-bytes`` defaults to ``EMBER_STREAMING_STORES`` (a size such as ``64M``, or
-``off``), else the smaller of the last-level cache and 32 MiB: a virtual machine
+``off``), else the smaller of the last-level cache and 16 MiB: a virtual machine
 reports its host's whole cache (480 MiB on the development machine) while its share is
 far smaller. ``-1`` turns the pass off.
 """
@@ -75,7 +80,7 @@ from runtime.cache import parse_size
 from runtime.target import host_target
 
 VECTOR_BYTES = 64  # one cache line, what a streaming store writes whole
-FALLBACK_MIN_BYTES = 32 << 20  # where streaming started to pay on the development machine
+FALLBACK_MIN_BYTES = 16 << 20  # where streaming stops costing a caller that reads the output
 OFF = -1
 
 _METADATA = {"memref.dim", "memref.extract_strided_metadata", "memref.extract_aligned_pointer_as_index"}
