@@ -43,7 +43,7 @@ import glob
 import os
 import sys
 
-import llvmlite.binding as llvm
+from runtime import jit_symbols
 
 # Ember's symbol -> the CBLAS entry points to look for, ILP64 first.
 SYMBOLS = {
@@ -176,7 +176,7 @@ def register_symbols() -> None:
     BLAS): NumPy's OpenBLAS, until ``register_products`` puts MKL's products in place."""
     for name, address in _addresses().items():
         if not name.startswith("_"):
-            llvm.add_symbol(name, address)
+            jit_symbols.add_symbol(name, address)
 
 
 @functools.cache
@@ -186,4 +186,4 @@ def register_products() -> None:
     register_symbols()
     if available() and provider() == "mkl":
         for name, address in _mkl_products().items():
-            llvm.add_symbol(name, address)
+            jit_symbols.add_symbol(name, address)

@@ -1,8 +1,7 @@
 """The host CPU as LLVM sees it, and the target machine for it.
 
 Both the compiler and the runtime need it: code generation emits object code for this
-machine, and the loader links object code (and the worker pool) with an engine made
-for the same machine. Ember's loops only vectorize when LLVM knows the machine, so the
+machine, and the runtime compiles its worker pool and temporaries' cache for it. Ember's loops only vectorize when LLVM knows the machine, so the
 target machine is created for the host CPU's name and features (AVX-512/AVX2/NEON are
 used when present).
 """
@@ -20,6 +19,10 @@ import llvmlite.binding as llvm
 def _init() -> None:
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
+    import os
+
+    if os.environ.get("EMBER_EXP_LLVM"):
+        llvm.set_option("", os.environ["EMBER_EXP_LLVM"])
 
 
 @dataclass(frozen=True)
@@ -59,9 +62,9 @@ def half_conversions_inline() -> bool:
 
 def new_target_machine(opt_level: int = 3) -> llvm.TargetMachine:
     """A target machine of its own, for an execution engine: llvmlite hands the
-    machine over to the engine, which deletes it when the engine is freed (as a
-    loaded kernel's engine is once nothing uses the kernel), so a shared one would
-    be left dangling. About 0.3 ms."""
+    machine over to the engine, which deletes it when the engine is freed, so a shared
+    one would be left dangling (the worker pool's and the temporaries' engines). About
+    0.3-0.6 ms."""
     host = host_target()
     target = llvm.Target.from_triple(host.triple)
     return target.create_target_machine(

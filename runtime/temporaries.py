@@ -28,6 +28,7 @@ from importlib import resources
 
 import llvmlite.binding as llvm
 
+from runtime import jit_symbols
 from runtime.target import host_target, new_target_machine
 
 THRESHOLD = 1 << 20  # smaller blocks: glibc keeps them in its own arenas
@@ -98,7 +99,7 @@ def register_symbols() -> None:
     """Make ``ember_temp_alloc``/``ember_temp_free`` resolvable by the JIT."""
     if routed():
         for name in (ALLOC, FREE):
-            llvm.add_symbol(name, cache().addresses[name])
+            jit_symbols.add_symbol(name, cache().addresses[name])
 
 
 def trim() -> int:

@@ -35,7 +35,7 @@ from importlib import resources
 
 import llvmlite.binding as llvm
 
-from runtime import abi
+from runtime import abi, jit_symbols
 from runtime.target import host_target, new_target_machine
 
 PARALLEL_MIN_BYTES = 384 << 10  # one and a half tiles of ember-tile's default size
@@ -169,8 +169,8 @@ def pool() -> NativePool:
 def register_symbols() -> None:
     """Make ``ember_pool_run`` and ``ember_pool_threads`` resolvable by the JIT, for the
     objects of parallel kernels and of kernels with forked loops."""
-    llvm.add_symbol(abi.POOL_RUN, pool().run_address)
-    llvm.add_symbol(abi.POOL_THREADS, pool().threads_address)
+    jit_symbols.add_symbol(abi.POOL_RUN, pool().run_address)
+    jit_symbols.add_symbol(abi.POOL_THREADS, pool().threads_address)
     sync_threads()
 
 

@@ -144,11 +144,25 @@ def test_cached_object_code_loads_and_runs_with_only_the_runtime(make, tmp_path)
     assert out == ["parallel", "[]"]  # ran on the pool; no compiler, no torch_mlir
 
 
+def test_an_objects_defined_symbols_are_read_from_its_symbol_table():
+    from compiler.backends.llvm_cpu import object_code
+    from runtime.object_symbols import defined_symbols
+
+    names = defined_symbols(object_code(_elementwise(), "axpy", (True, True)).payload)
+    assert abi.entry_name("axpy") in names and abi.launch_name("axpy") in names
+    assert "malloc" not in names and abi.POOL_RUN not in names  # called, not defined
+    assert len(names) == len(set(names))
+    with pytest.raises(ValueError, match="ELF"):
+        defined_symbols(b"MZ not an ELF object")
+
+
 def test_a_loaded_object_is_freed_with_its_last_user():
     from compiler.backends.llvm_cpu import object_code
+    from runtime import threads
     from runtime.loader import LoadedObject
 
     module = _elementwise()
+    threads.register_symbols()  # its launcher runs on the pool (load_variant does this from the metadata)
     loaded = LoadedObject(object_code(module, "axpy", (True, True)).payload)
     assert loaded.address(abi.entry_name("axpy")) == loaded.address(abi.entry_name("axpy"))
     ref = weakref.ref(loaded)

@@ -23,8 +23,6 @@ import re
 import threading
 import time
 
-import llvmlite.binding as llvm
-
 from compiler import logs
 from compiler.backends.llvm_cpu.codegen import emit_object, optimize
 from compiler.backends.llvm_cpu.forks import loop_forks
@@ -33,7 +31,7 @@ from compiler.dialects.ember import new_context
 from compiler.mlir import bindings_version, ir, translate_to_llvm_ir
 from compiler.passes import blas_library, gemm, lower_lapack, matvec, matvec_pair
 from compiler.passes.pass_manager import run_pipeline
-from runtime import blas_symbols, entry_glue, temporaries, threads
+from runtime import blas_symbols, entry_glue, jit_symbols, temporaries, threads
 from runtime.cache import ARTIFACTS, Artifact, artifact_key
 from runtime.loader import LoadedObject
 from runtime.target import has_512_bit_vectors, host_target
@@ -147,5 +145,5 @@ def ensure_loaded(libraries) -> None:
             loaded = LoadedObject(_object_code(library))
             _kept.append(loaded)
             for name in sorted(LIBRARIES[library][1]):  # what kernels call; the rest stays internal
-                llvm.add_symbol(name, loaded.address(name))
+                jit_symbols.add_symbol(name, loaded.address(name))
             _loaded[library] = loaded
