@@ -1,9 +1,9 @@
 """The host CPU as LLVM sees it, and the target machine for it.
 
 Both the compiler and the runtime need it: code generation emits object code for this
-machine, and the runtime compiles its worker pool and temporaries' cache for it. Ember's loops only vectorize when LLVM knows the machine, so the
-target machine is created for the host CPU's name and features (AVX-512/AVX2/NEON are
-used when present).
+machine, and the runtime compiles its worker pool and temporaries' cache for it.
+Ember's loops only vectorize when LLVM knows the machine, so the target machine is
+created for the host CPU's name and features (AVX-512/AVX2/NEON are used when present).
 """
 
 from __future__ import annotations
@@ -19,10 +19,6 @@ import llvmlite.binding as llvm
 def _init() -> None:
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
-    import os
-
-    if os.environ.get("EMBER_EXP_LLVM"):
-        llvm.set_option("", os.environ["EMBER_EXP_LLVM"])
 
 
 @dataclass(frozen=True)
