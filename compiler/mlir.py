@@ -230,7 +230,22 @@ def capi_library_path() -> str:
 
 @functools.cache
 def bindings_version() -> str:
-    """Version string of the MLIR bindings, part of every artifact cache key."""
+    """Version string of the MLIR bindings, part of every artifact cache key.
+
+    Read from the name of the distribution's metadata folder beside the package:
+    ``importlib.metadata`` took 40 ms of a new process's first compile (its import and
+    a scan of every installed distribution); it is asked only where the folder is not
+    found once."""
+    import glob
+    import os
+
+    from torch_mlir import _mlir_libs
+
+    prefix = BINDINGS_DISTRIBUTION.replace("-", "_") + "-"
+    site = os.path.dirname(os.path.dirname(os.path.dirname(_mlir_libs.__file__)))
+    found = glob.glob(os.path.join(glob.escape(site), prefix + "*.dist-info"))
+    if len(found) == 1:
+        return BINDINGS_DISTRIBUTION + "-" + os.path.basename(found[0])[len(prefix) : -len(".dist-info")]
     from importlib.metadata import version
 
     return f"{BINDINGS_DISTRIBUTION}-{version(BINDINGS_DISTRIBUTION)}"

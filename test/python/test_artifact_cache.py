@@ -123,6 +123,14 @@ def test_a_version_change_invalidates(cache_dir, monkeypatch):
     assert len(list(cache_dir.rglob("*.ember"))) == 2
 
 
+def test_the_bindings_version_is_the_installed_distributions():
+    from importlib.metadata import version
+
+    from compiler.mlir import BINDINGS_DISTRIBUTION, bindings_version
+
+    assert bindings_version() == f"{BINDINGS_DISTRIBUTION}-{version(BINDINGS_DISTRIBUTION)}"
+
+
 def test_an_edit_of_the_compiler_changes_every_key(monkeypatch):
     module = axpy_module()
     before = cache_key(module, "axpy")
