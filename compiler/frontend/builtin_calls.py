@@ -89,7 +89,7 @@ def _len(tx, obj):
 
 def _range(tx, *args):
     r = range(*[a.as_constant() for a in args])
-    return v.ListIteratorSource([v.ConstantVariable(i) for i in r], range=r)
+    return v.ListIteratorSource(v.RangeItems(r), range=r)
 
 
 def _zip(tx, *iterables, strict=None):

@@ -834,6 +834,9 @@ class InstructionTranslator:
                 )
             )
             return
+        if isinstance(iterable, v.ListIteratorSource) and isinstance(iterable.items, v.RangeItems):
+            self.push(v.IteratorVariable(iterable.items, range=iterable.range))  # immutable: shared
+            return
         self.push(v.IteratorVariable(iterable.iterate(self), range=getattr(iterable, "range", None)))
 
     def FOR_ITER(self, inst):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import operator
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -416,18 +417,35 @@ class DictMethodVariable(VariableTracker):
 class ListIteratorSource(VariableTracker):
     """A finite sequence produced while tracing (range, zip, enumerate, dict views)."""
 
-    items: list
+    items: Sequence  # a list, or a range's RangeItems
     range: range | None = None  # what range() made (a loop over it may be traced as a loop)
 
     def iterate(self, tx):
         return list(self.items)
 
 
+class RangeItems(Sequence):
+    """A range's items as trackers, each made when read: a loop over ``range(2000)``
+    reads one per iteration, or none where it is traced as a loop (making them all
+    first was 0.7 ms of such a trace)."""
+
+    def __init__(self, r: range):
+        self.range = r
+
+    def __len__(self) -> int:
+        return len(self.range)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [ConstantVariable(x) for x in self.range[i]]
+        return ConstantVariable(self.range[i])
+
+
 @dataclass(repr=False)
 class IteratorVariable(VariableTracker):
     """The iterator ``GET_ITER`` makes: items materialized, consumed by ``FOR_ITER``."""
 
-    items: list
+    items: Sequence
     index: int = 0
     range: range | None = None
     make: Any = None  # item i of an array's rows, made when reached (range: the rows' indices)

@@ -334,3 +334,21 @@ def test_slice_assignment_into_a_list_is_traced_without_an_internal_error():
         compiled = compile(f)
         np.testing.assert_array_equal(compiled(np.ones(2)), f(np.ones(2)))
     assert compiled.entries[0].graph_module is not None
+
+
+def test_ranges_read_as_python_reads_them():
+    """``range()`` makes its items when read (variables.RangeItems): every way a
+    function reads one gives Python's values, in one graph."""
+
+    def f(x):
+        r = range(1, 7, 2)
+        total = x * len(r)
+        for i in r:
+            total = total + i
+        for i in reversed(r):  # the same range again, backwards
+            total = total * 2 + i
+        a, b, c = range(3)
+        return total + sum(list(r)) + (5 in r) + (4 in r) + a + b + c
+
+    x = np.arange(4.0)
+    np.testing.assert_array_equal(compile(f, fullgraph=True)(x), f(x))
