@@ -24,14 +24,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import sympy
 
 from compiler.dialects.builder import FunctionBuilder
 from compiler.dialects.ops import OPS
 from compiler.dialects.types import DYN, TensorType
 from compiler.frontend import promotion
 from compiler.frontend.symbolic_shapes import ShapeEnv, SymInt
+from compiler.lazy_import import lazy_module
 from compiler.mlir import ir
+
+sympy = lazy_module("sympy")  # symbolic sizes only
 
 NOVALUE = np._NoValue  # NumPy's "argument not given" default (keepdims, initial, where)
 
@@ -111,9 +113,6 @@ def same_shape(a: tuple, b: tuple) -> bool:
 
 def is_one(d) -> bool:
     return not isinstance(d, SymInt) and d == 1
-
-
-_SIZE_OPS = {sympy.Max: "max", sympy.Min: "min"}
 
 
 class EmitterCore:
@@ -252,11 +251,11 @@ class EmitterCore:
             return arith("floordiv", self._expr_value(sympy.expand(num)), self._expr_value(den))
         if isinstance(e, sympy.Mod):
             return arith("mod", self._expr_value(e.args[0]), self._expr_value(e.args[1]))
-        if type(e) in _SIZE_OPS:
+        if type(e) in (sympy.Max, sympy.Min):
             args = sorted(e.args, key=sympy.default_sort_key)
             acc = self._expr_value(args[0])
             for a in args[1:]:
-                acc = arith(_SIZE_OPS[type(e)], acc, self._expr_value(a))
+                acc = arith("max" if type(e) is sympy.Max else "min", acc, self._expr_value(a))
             return acc
         raise NotImplementedError(f"the size {e} as a graph value")
 

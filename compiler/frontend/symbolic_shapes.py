@@ -38,6 +38,7 @@ generated entry's own expressions (``x.shape[0]``) when asked.
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
 import re
@@ -45,11 +46,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-import sympy
+from compiler.lazy_import import lazy_module
+
+sympy = lazy_module("sympy")  # imported on first use: sizes that never go symbolic need none of it
 
 __all__ = [
     "GuardPrintError",
-    "PythonMod",
     "ShapeEnv",
     "ShapeGuard",
     "SymBool",
@@ -163,10 +165,10 @@ class SymInt:
         return self._division(other, True, _floordiv, operator.floordiv)
 
     def __mod__(self, other):
-        return self._division(other, False, PythonMod, operator.mod)
+        return self._division(other, False, _python_mod(), operator.mod)
 
     def __rmod__(self, other):
-        return self._division(other, True, PythonMod, operator.mod)
+        return self._division(other, True, _python_mod(), operator.mod)
 
     def __pow__(self, other):
         if isinstance(other, SymInt) or _operand(other, self._env) is None:
@@ -234,41 +236,53 @@ def _floordiv(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
     return sympy.floor(a / b)
 
 
-class PythonMod(sympy.Mod):
-    """``a % b`` on integers: sympy's ``Mod`` (same meaning, same printing, its ``is_integer``
-    and sign rules), with a conservative ``eval``. sympy 1.14.0's own ``Mod.eval`` gives
-    wrong answers on nested remainders: ``Mod(3*Mod(2, s), 4)`` becomes ``Mod(3*Mod(2,
-    s)**2, 4)`` (sympy issues #28744 and #29757, fixed after 1.14.0); this module's
-    hypothesis test found it. So only rules that hold for every integer apply here:
-    constants fold, ``x % 1 == 0``, ``x % x == 0``, ``(x % q) % q == x % q``, and with
-    an integer ``q`` every integer coefficient of ``x`` reduces modulo ``q``."""
+@functools.cache
+def _python_mod() -> type:
+    """``PythonMod``, defined on first use: its base class is sympy's (``lazy_import.py``)."""
 
-    @classmethod
-    def eval(cls, p, q):
-        if q.is_zero:
-            raise ZeroDivisionError("integer modulo by zero")
-        if p.is_Integer and q.is_Integer:
-            return sympy.Integer(int(p) % int(q))
-        if p.is_zero or q in (1, -1) or p == q or p == -q:
-            return sympy.Integer(0)
-        if isinstance(p, sympy.Mod) and p.args[1] == q:
-            return p
-        if q.is_Integer:
-            m = int(q)
-            terms = []
-            changed = False
-            for t in sympy.Add.make_args(p):
-                c, rest = t.as_coeff_Mul()
-                if c.is_Integer and (rest.is_integer or rest == 1):
-                    r = int(c) % m
-                    changed |= r != int(c)
-                    if r:
-                        terms.append(r * rest)
-                else:
-                    terms.append(t)
-            if changed:
-                return cls(sympy.Add(*terms), q)
-        return None
+    class PythonMod(sympy.Mod):
+        """``a % b`` on integers: sympy's ``Mod`` (same meaning, same printing, its ``is_integer``
+        and sign rules), with a conservative ``eval``. sympy 1.14.0's own ``Mod.eval`` gives
+        wrong answers on nested remainders: ``Mod(3*Mod(2, s), 4)`` becomes ``Mod(3*Mod(2,
+        s)**2, 4)`` (sympy issues #28744 and #29757, fixed after 1.14.0); this module's
+        hypothesis test found it. So only rules that hold for every integer apply here:
+        constants fold, ``x % 1 == 0``, ``x % x == 0``, ``(x % q) % q == x % q``, and with
+        an integer ``q`` every integer coefficient of ``x`` reduces modulo ``q``."""
+
+        @classmethod
+        def eval(cls, p, q):
+            if q.is_zero:
+                raise ZeroDivisionError("integer modulo by zero")
+            if p.is_Integer and q.is_Integer:
+                return sympy.Integer(int(p) % int(q))
+            if p.is_zero or q in (1, -1) or p == q or p == -q:
+                return sympy.Integer(0)
+            if isinstance(p, sympy.Mod) and p.args[1] == q:
+                return p
+            if q.is_Integer:
+                m = int(q)
+                terms = []
+                changed = False
+                for t in sympy.Add.make_args(p):
+                    c, rest = t.as_coeff_Mul()
+                    if c.is_Integer and (rest.is_integer or rest == 1):
+                        r = int(c) % m
+                        changed |= r != int(c)
+                        if r:
+                            terms.append(r * rest)
+                    else:
+                        terms.append(t)
+                if changed:
+                    return cls(sympy.Add(*terms), q)
+            return None
+
+    return PythonMod
+
+
+def __getattr__(name: str):
+    if name == "PythonMod":
+        return _python_mod()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class SymBool:
@@ -991,14 +1005,11 @@ _POSTFIX = re.compile(r"[A-Za-z_][A-Za-z_0-9]*(\[[^\[\]]*\]|\.[A-Za-z_][A-Za-z_0
 
 # Python's binding strengths, loosest first.
 _CMP, _ADD, _MUL, _UNARY, _POW, _ATOM = range(6)
-_REL_OPS = {
-    sympy.Eq: "==",
-    sympy.Ne: "!=",
-    sympy.Lt: "<",
-    sympy.Le: "<=",
-    sympy.Gt: ">",
-    sympy.Ge: ">=",
-}
+
+
+@functools.cache
+def _rel_ops() -> dict:
+    return {sympy.Eq: "==", sympy.Ne: "!=", sympy.Lt: "<", sympy.Le: "<=", sympy.Gt: ">", sympy.Ge: ">="}
 
 
 class _Printer:
@@ -1025,7 +1036,7 @@ class _Printer:
         if e.is_Symbol:
             return self.name(e), _ATOM
         if isinstance(e, sympy.core.relational.Relational):
-            op = _REL_OPS[type(e)]
+            op = _rel_ops()[type(e)]
             return f"{self.wrap(e.lhs, _ADD)} {op} {self.wrap(e.rhs, _ADD)}", _CMP
         if e.is_Add:
             terms = e.as_ordered_terms()

@@ -287,3 +287,18 @@ def test_the_fastcall_entry_is_a_builtin_that_checks_layout_and_count():
     with pytest.raises(TypeError):
         fast(x, y)
     np.testing.assert_array_equal(f(np.arange(12.0)[::2], y), np.arange(12.0)[::2] * y + 1)  # the general path
+
+
+def test_sizes_that_never_go_symbolic_import_no_sympy():
+    """sympy is imported on its first use (compiler/lazy_import.py): half a second of a
+    new process's first compile that a function with fixed sizes does not need; a
+    function whose sizes go symbolic imports it then."""
+    script = (
+        "import sys, numpy as np, compiler\n"
+        "f = compiler.compile(lambda x, y: ((x - y) ** 2).sum())\n"
+        "print(float(f(np.ones(8), np.zeros(8))), 'sympy' in sys.modules)\n"
+        "g = compiler.compile(lambda x: x * 2.0, dynamic=True)\n"
+        "print(g(np.ones(5)).sum(), 'sympy' in sys.modules)\n"
+    )
+    out = run_fresh(script, env={"EMBER_CACHE_DIR": "off"}).split()
+    assert out == ["8.0", "False", "10.0", "True"]
