@@ -48,7 +48,8 @@ class LoadedObject:
         with _lock:
             builder = llvm.JITLibraryBuilder().add_object_img(object_code).add_current_process()
             for name, address in jit_symbols.symbols().items():
-                builder.import_symbol(name, address)
+                if name not in exports:  # its own definition wins, as in a static link
+                    builder.import_symbol(name, address)
             for name in exports:
                 builder.export_symbol(name)
             self._tracker = builder.link(_jit(), f"ember_object_{next(_library_names)}")
