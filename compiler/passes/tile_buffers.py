@@ -12,6 +12,7 @@ of the actual size keeps the original buffer type, so no user changes).
 from __future__ import annotations
 
 from compiler.mlir import arith, collect, defined_inside, ir, memref, operation_of
+from compiler.passes.buffers import VIEWS
 from compiler.passes.scf_loops import loop_bodies
 
 
@@ -105,16 +106,13 @@ def hoist_tile_buffers(module) -> int:
     return sum(hoist(alloc, alloc.parent) for alloc in found)
 
 
-_VIEWS = ("memref.subview", "memref.expand_shape", "memref.collapse_shape", "memref.cast", "memref.reinterpret_cast")
-
-
 def _within_iteration(value) -> bool:
     """Whether ``value`` (a buffer, or a view of one) is only read and written where it is
     made: no user passes it on (an ``scf.yield`` carrying it to the next iteration, an
     ``scf.if`` or ``select`` returning it) but through views that do not either."""
     for use in value.uses:
         owner = operation_of(use.owner)
-        if owner.name in _VIEWS:
+        if owner.name in VIEWS:
             if not _within_iteration(owner.results[0]):
                 return False
         elif owner.name.endswith("yield") or any(isinstance(r.type, ir.MemRefType) for r in owner.results):
