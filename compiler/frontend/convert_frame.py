@@ -69,7 +69,10 @@ def convert(fn, args: tuple, kwargs: dict, options, policy: DynamicPolicy | None
         output = _new_output(fn, options, policy)
         if not policy.loops_loaded:
             policy.loops_loaded = True
-            policy.loops |= {(fn.__code__, offset) for offset in loop_decisions.load(fn.__code__, output.max_ops)}
+            for offset, period in loop_decisions.load(fn.__code__, output.max_ops).items():
+                policy.loops.add((fn.__code__, offset))
+                if period > 1:
+                    policy.loop_periods.setdefault((fn.__code__, offset), period)
         tx = None
         try:
             unsupported = bytecode_versions.unsupported_reason(sys.version_info)
@@ -84,7 +87,9 @@ def convert(fn, args: tuple, kwargs: dict, options, policy: DynamicPolicy | None
                 )
             tx = _root_translator(fn, args, kwargs, output)
             result = tx.run()
-            loop_decisions.remember(fn.__code__, policy.loops, output.loop_failures, output.max_ops)
+            loop_decisions.remember(
+                fn.__code__, policy.loops, policy.loop_periods, output.loop_failures, output.max_ops
+            )
             return _finish(fn, output, result, options, start)
         except v.UserError as e:
             return _fallback(

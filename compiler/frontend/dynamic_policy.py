@@ -91,6 +91,9 @@ class DynamicPolicy:
         # (code, FOR_ITER offset) of the loops to trace as loops (loops.py): each unrolled
         # past the graph budget once; kept, so later traces of new sizes start there
         self.loops: set = set()
+        # (code, FOR_ITER offset) -> how many copies of the body its scf.for holds, where
+        # more than one (loops.py: arrays swapped between iterations); a hint, checked
+        self.loop_periods: dict = {}
         self.loops_loaded = False  # those of earlier processes added (loop_decisions.py)
 
     def dynamic_axes(self, source_name: str, array: np.ndarray) -> tuple[set, str]:

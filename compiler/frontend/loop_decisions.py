@@ -9,7 +9,9 @@ its body seven times instead of five). The offsets of the function's own loops t
 as loops in a trace that finished are therefore stored as a record of the artifact
 cache (``runtime/cache.py``: bounded and cleared with the artifacts, off with
 ``EMBER_CACHE_DIR=off``), keyed by the function's code and by what decided (the graph
-budget, ``config.time_steps_as_loop_ops``), and read before its first trace.
+budget, ``config.time_steps_as_loop_ops``), and read before its first trace. Each
+offset comes with the loop's period (arrays swapped between iterations: two copies of
+the body per iteration), which spares the warm trace the probe that finds it.
 """
 
 from __future__ import annotations
@@ -27,17 +29,24 @@ def _key(code: types.CodeType, budget: int | None) -> str:
     return artifact_key(repr(parts), f"loops traced as loops, budget {budget}, steps {config.time_steps_as_loop_ops}")
 
 
-def load(code: types.CodeType, budget: int | None) -> set[int]:
-    """The ``FOR_ITER`` offsets in ``code`` an earlier process traced as loops."""
+def load(code: types.CodeType, budget: int | None) -> dict[int, int]:
+    """The ``FOR_ITER`` offsets in ``code`` an earlier process traced as loops, each with
+    the copies of the body its ``scf.for`` held (``loops.py``'s period: a hint the
+    trace checks)."""
     record = ARTIFACTS.read_record(_key(code, budget))
-    if not isinstance(record, list) or not all(isinstance(offset, int) for offset in record):
-        return set()
-    return set(record)
+    if not isinstance(record, list):
+        return {}
+    loops = {}
+    for item in record:
+        if not (isinstance(item, list) and len(item) == 2 and all(type(n) is int for n in item)):
+            return {}
+        loops[item[0]] = item[1]
+    return loops
 
 
-def remember(code: types.CodeType, loops: set, failures: dict, budget: int | None) -> None:
+def remember(code: types.CodeType, loops: set, periods: dict, failures: dict, budget: int | None) -> None:
     """Store the loops of ``code`` in ``loops`` (the policy's) that a finished trace
-    traced as loops (not in ``failures``), where there are some."""
-    offsets = {key[1] for key in loops if key[0] is code and key not in failures}
-    if offsets and offsets != load(code, budget):
-        ARTIFACTS.write_record(_key(code, budget), sorted(offsets))
+    traced as loops (not in ``failures``), where there are some, with their ``periods``."""
+    found = {key[1]: periods.get(key, 1) for key in loops if key[0] is code and key not in failures}
+    if found and found != load(code, budget):
+        ARTIFACTS.write_record(_key(code, budget), sorted([offset, period] for offset, period in found.items()))

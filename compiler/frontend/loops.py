@@ -188,18 +188,9 @@ def capture(tx, inst, iterator) -> bool:
     snapshot = Snapshot.take(tx)
     if snapshot.emitter["status_checks"]:
         return _give_up(tx, key, where, "a np.linalg call that may raise comes before it")
+    periods = tx.output.policy.loop_periods
     try:
-        try:
-            period, carried = 1, _probe(tx, inst, iterator, snapshot, 1)
-        except _Permuted as permuted:
-            period = permuted.period
-            if period > MAX_PERIOD:
-                raise _NotALoop(
-                    f"its arrays come back to their names every {period} iterations (at most {MAX_PERIOD} traced)"
-                ) from None
-            if len(iterator.range) < period:
-                raise _NotALoop(f"it swaps arrays every {period} iterations, and runs fewer") from None
-            carried = _probe(tx, inst, iterator, snapshot, period)
+        period, carried = _probe_period(tx, inst, iterator, snapshot, periods.get(key, 1))
         _trace(tx, inst, iterator, snapshot, carried, period)
     except (_NotALoop, Unsupported, v.UserError) as e:
         snapshot.restore()
@@ -209,10 +200,41 @@ def capture(tx, inst, iterator) -> bool:
         if isinstance(e, v.UserError):
             reason = f"the body raised {e.error!r}"
         return _give_up(tx, key, where, reason)
+    if period > 1:
+        periods[key] = period
+    else:
+        periods.pop(key, None)
     n = len(iterator.range)
     copies = "" if period == 1 else f", {period} copies of the body per iteration, {n % period} left over"
     logs.log("graph_breaks", "the loop at %s traced as a loop (scf.for, %d iterations%s)", where, n, copies)
     return True
+
+
+def _probe_period(tx, inst, iterator, snapshot: Snapshot, known: int) -> tuple[int, _Carried]:
+    """The loop's period and what it carries. A body that permutes arrays among names is
+    probed twice, once to find the period and once with that many copies; ``known``, the
+    period an earlier trace of this loop found (``DynamicPolicy.loop_periods``, kept
+    across processes by ``loop_decisions.py``), is tried first, which saves the first
+    probe: a fifth of a 10-step Jacobi's warm start. A wrong one (one copy permutes the
+    names with another period: a swap under a Python condition) costs part of a probe."""
+    n = len(iterator.range)
+    if 1 < known <= min(n, MAX_PERIOD):
+        try:
+            return known, _probe(tx, inst, iterator, snapshot, known)
+        except _Permuted:
+            pass
+    try:
+        return 1, _probe(tx, inst, iterator, snapshot, 1)
+    except _Permuted as permuted:
+        period = permuted.period
+    if period > MAX_PERIOD:
+        raise _NotALoop(f"its arrays come back to their names every {period} iterations (at most {MAX_PERIOD} traced)")
+    if n < period:
+        raise _NotALoop(f"it swaps arrays every {period} iterations, and runs fewer")
+    try:
+        return period, _probe(tx, inst, iterator, snapshot, period)
+    except _Permuted:
+        raise _NotALoop(f"its first {period} iterations do not permute its arrays alike") from None
 
 
 def _give_up(tx, key, where: str, reason: str) -> bool:
@@ -233,15 +255,18 @@ class _Carried:
 
 def _probe(tx, inst, iterator, snapshot: Snapshot, period: int) -> _Carried:
     """Trace ``period`` copies of the body in a loop carrying nothing, note what they
-    changed, undo it. Raises ``_Permuted`` when one copy permutes arrays among names."""
+    changed, undo it. Raises ``_Permuted`` when one copy permutes arrays among names with
+    another period than ``period`` (the names come back after that many copies)."""
     em, r = tx.output.emitter, iterator.range
     loop = _open(tx, r, period, [])
     try:
         for j in range(period):
             index = _index(tx, loop, r, j)
             _run_body(tx, inst, index, iterator)
-        if period == 1 and (cycle := _permutation_period(tx, snapshot)) > 1:
-            raise _Permuted(cycle)
+            if j == 0 and (cycle := _permutation_period(tx, snapshot)) != period:
+                raise _Permuted(cycle)
+        if period > 1 and _permutation_period(tx, snapshot) != 1:
+            raise _NotALoop(f"its arrays do not come back to their names after {period} iterations")
         _check_python_state(tx, snapshot)
         before = {id(b): fields["version"] for b, fields in snapshot.bases}
         bases = [b for b, _ in snapshot.bases if b.version != before[id(b)]]
@@ -266,9 +291,9 @@ def _probe(tx, inst, iterator, snapshot: Snapshot, period: int) -> _Carried:
 
 
 def _permutation_period(tx, snapshot: Snapshot) -> int:
-    """After one copy of the body: how many copies bring every name holding an array
-    from before the loop back to it (1: none moved; ``_NotALoop`` when the names do not
-    permute)."""
+    """After the probe's copies of the body: how many times more bring every name holding
+    an array from before the loop back to it (1: none moved; ``_NotALoop`` when the names
+    do not permute)."""
     held = {id(t): name for name, t in snapshot.locals.items() if isinstance(t, v.TensorVariable)}
     moved = {}  # name -> the name whose array it holds now
     for name, tracker in tx.locals.items():

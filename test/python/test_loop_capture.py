@@ -367,3 +367,63 @@ def test_the_next_process_traces_the_loop_as_a_loop_at_once(fresh_compiler, capl
     assert "traced as a loop (scf.for, 3000 iterations)" in caplog.text
     assert ("tracing again with the loop" in caplog.text) is (cache == "off")
     assert (ARTIFACTS.stats.disk_hits > disk_hits) is (cache == "private")
+
+
+def swap_if(a, b, steps, swap):
+    for _ in range(steps):
+        b[1:] = a[1:] * 0.5 + a[:-1]
+        if swap:
+            a, b = b, a
+    return a, b
+
+
+def test_the_next_process_starts_with_the_loops_period(fresh_compiler, tmp_path, monkeypatch):
+    """A loop whose body swaps arrays is probed with one copy of its body (finding it the
+    same every second iteration), then with two; the period is kept with the loop
+    decision, and a new process (new compiled functions, the artifacts' memory copies
+    dropped) probes with two copies at once."""
+    from compiler.frontend import loops
+    from runtime.cache import ARTIFACTS
+
+    monkeypatch.setenv("EMBER_CACHE_DIR", str(tmp_path))
+    probed = _spy_probes(monkeypatch, loops)
+    args = (np.linspace(0, 1, 20), np.zeros(20), 1500, True)
+    for first in (True, False):
+        compiler.reset()
+        ARTIFACTS.clear_memory()
+        probed.clear()
+        got_args = _copies(args)
+        got, want_args = compiler.compile(swap_if)(*got_args), _copies(args)
+        _assert_same(got, swap_if(*want_args))
+        _assert_same(got_args[:2], want_args[:2])
+        assert probed == ([1, 2] if first else [2])
+
+
+def test_a_period_that_no_longer_holds_is_found_again(fresh_compiler, tmp_path, monkeypatch):
+    """The period an earlier trace found is a hint: the same loop traced again with a
+    Python value that stops the swap (a new guard, the same function) is a loop of one
+    copy of its body again, with NumPy's answer."""
+    from compiler.frontend import loops
+
+    monkeypatch.setenv("EMBER_CACHE_DIR", str(tmp_path))
+    probed = _spy_probes(monkeypatch, loops)
+    fn = compiler.compile(swap_if)
+    for swap, want_probes in ((True, [1, 2]), (False, [2, 1])):
+        probed.clear()
+        args = (np.linspace(0, 1, 20), np.zeros(20), 1500, swap)
+        got_args, want_args = _copies(args), _copies(args)
+        _assert_same(fn(*got_args), swap_if(*want_args))
+        _assert_same(got_args[:2], want_args[:2])
+        assert probed == want_probes
+
+
+def _spy_probes(monkeypatch, loops) -> list:
+    """The periods ``loops._probe`` is called with, in order."""
+    probed, probe = [], loops._probe
+
+    def spy(tx, inst, iterator, snapshot, period):
+        probed.append(period)
+        return probe(tx, inst, iterator, snapshot, period)
+
+    monkeypatch.setattr(loops, "_probe", spy)
+    return probed
