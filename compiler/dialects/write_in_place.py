@@ -29,6 +29,14 @@ it was overwritten; a library call reads its operand's buffer once it is complet
 is never fused into.) ``a[1:] += a[:-1]``, ``a -= a.sum(axis=1)`` (a row's sum
 broadcast along another axis), ``c = a * 2; a += 1; return c`` or ``a += 1; return
 a.sum()`` fail the rule and keep the copy.
+
+A loop traced as a loop (``scf.for``: time steps) that carries the input from its start
+and is its only reader maps its result for that input index for index onto it
+(``_carried_whole``): bufferization ran such a loop in place in a copy of the input
+already, each step's reads and writes of the grids it carries ordered as in the steps
+themselves; with the input's buffer instead of the copy, what changes is only that
+nothing else may read the old contents, which the rule's other half checks. The
+caller's arrays do not overlap (the frontend guards every written argument).
 """
 
 from __future__ import annotations
@@ -158,10 +166,16 @@ def writable_in_place(func_op, result: int, argument: int) -> bool:
     live = _ancestors(list(ret.operands), lambda value: True)  # the tracer leaves dead ops behind
     for op in block.operations:
         op = op.operation
-        if op.name == "func.return" or not any(o in maps for o in op.operands) or op.results[0] not in live:
+        if op.name == "func.return" or not any(o in maps for o in op.operands) or not _any_live(op, live):
             continue
         if op.name == "ember.dim":
             continue  # reads the size, not the contents
+        if op.name == "scf.for":
+            carried = _carried_whole(op, block.arguments[argument])
+            if carried is None:
+                return False
+            maps[carried] = _IDENTITY
+            continue
         if reads_as_library_operand(op) and all(o == new_value for o in op.operands if o in maps):
             continue  # reads the new value once it is complete (checked in _feeds_only)
         mapping = _mapping(op, maps, shape_of_input)
@@ -175,12 +189,34 @@ def writable_in_place(func_op, result: int, argument: int) -> bool:
     return _feeds_only(maps, new_value, result, live)
 
 
+def _carried_whole(loop, argument):
+    """The result of ``loop`` (a loop traced as a loop: ``scf.for``) that carries
+    ``argument`` from its start, where the loop is the argument's only reader: the loop
+    then runs in the argument's buffer, each step reading and writing the array it
+    carries as it did in the copy bufferization made of it. None where the loop reads
+    it otherwise (captured by its body, carried twice)."""
+    inits = [k for k, operand in enumerate(loop.operands) if k >= 3 and operand == argument]
+    if len(inits) != 1 or any(_reads_contents(use, loop) for use in argument.uses):
+        return None
+    return loop.results[inits[0] - 3]
+
+
+def _reads_contents(use, loop) -> bool:
+    """Whether a use of an argument reads it other than as ``loop``'s init (or its size)."""
+    user = operation_of(use.owner)
+    return user != loop and user.name != "ember.dim"
+
+
+def _any_live(op, live: set) -> bool:
+    return any(result in live for result in op.results)
+
+
 def _reads(use, live: set) -> bool:
     """Whether a use is a live read of the value's contents (not the return, not a size,
     not a library product's operand)."""
     user = operation_of(use.owner)
     return (
-        user.name not in ("func.return", "ember.dim") and user.results[0] in live and not reads_as_library_operand(user)
+        user.name not in ("func.return", "ember.dim") and _any_live(user, live) and not reads_as_library_operand(user)
     )
 
 
@@ -211,7 +247,7 @@ def _feeds_only(maps: dict, new_value, result: int, live: set) -> bool:
                     continue  # a reduction's totals: read from its own buffer, never recomputed
                 if value != new_value or use.operand_number != result:
                     return False
-            elif user.name != "ember.dim" and user.results[0] in live and user.results[0] not in ancestors:
+            elif user.name != "ember.dim" and _any_live(user, live) and not _any_live(user, ancestors):
                 if value != new_value or not reads_as_library_operand(user):
                     return False
     return True

@@ -243,3 +243,61 @@ def test_products_of_other_blocks_keep_the_copy(source):
     want, got, want_args, got_args, inout = _run_both(fn, _blocks, _square)
     assert all(i is None for i in inout), inout
     np.testing.assert_allclose(got_args[0], want_args[0], rtol=1e-10, atol=1e-12)
+
+
+# Loops traced as loops (time steps): a grid the loop carries from the caller's array
+LOOPS = {
+    # double buffering, 10 steps: both grids carried, each updated in the caller's array
+    "def f(a, b):\n    for _ in range(10):\n        b[1:-1, 1:-1] = 0.25 * (a[:-2, 1:-1] + a[2:, 1:-1] + a[1:-1, :-2]"
+    " + a[1:-1, 2:])\n        a, b = b, a\n    return a\n": 2,
+    # 11 steps: the last one unrolled after the loop reads a's grid: only b's is written in place
+    "def f(a, b):\n    for _ in range(11):\n        b[1:-1, 1:-1] = 0.25 * (a[:-2, 1:-1] + a[2:, 1:-1] + a[1:-1, :-2]"
+    " + a[1:-1, 2:])\n        a, b = b, a\n": 1,
+    # one grid, each step reading its neighbours before writing them
+    "def f(a, b):\n    for _ in range(300):\n        a[1:-1] = (a[:-2] + a[2:]) * 0.5 - b[1:-1] * 1e-3\n": 1,
+}
+
+LOOPS_KEPT = (
+    # the caller's old grid read besides the loop (its total, returned)
+    "def f(a, b):\n    t = a.sum()\n    for _ in range(300):\n        a[1:-1] = (a[:-2] + a[2:]) * 0.5 - b[1:-1]\n"
+    "    return t\n",
+    # the new grid read by another result
+    "def f(a, b):\n    for _ in range(300):\n        a[1:-1] = (a[:-2] + a[2:]) * 0.5 - b[1:-1]\n    return a.sum()\n",
+)
+
+
+def _grid():
+    return np.random.default_rng(3).standard_normal((700, 600))
+
+
+def _strided_grid():
+    return np.random.default_rng(4).standard_normal((700, 1200))[::-1, ::2]  # negative and step-2 strides
+
+
+def _loop_inputs(fn):
+    if "a[:-2, 1:-1]" in fn.__source__:
+        return _grid, _strided_grid
+    return lambda: np.linspace(-3, 3, BIG), lambda: np.ones(BIG)
+
+
+@pytest.mark.parametrize("source", list(LOOPS) + list(LOOPS_KEPT))
+def test_a_loop_traced_as_a_loop_runs_in_the_callers_arrays(source):
+    """A grid carried by a loop traced as a loop, from the caller's array, is updated in
+    that array (no output buffer, no copy in or out) when the loop is its only reader
+    and its final value is read by nothing else; NumPy's answer either way, at sizes
+    whose steps split across threads."""
+    fn = _define(source)
+    fn.__source__ = source
+    compiled, modules = _traced(fn)
+    makers = _loop_inputs(fn)
+    want_args, got_args = [make() for make in makers], [make() for make in makers]
+    want, got = fn(*want_args), compiled(*got_args)
+    (module,) = modules
+    assert "scf.for" in str(module)
+    marked = inout_results(module.body.operations[0])
+    assert len(marked) == LOOPS.get(source, 0), marked
+    for g, w in zip(got_args, want_args):
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
+    if want is not None:
+        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-6)  # a total of about 0, split across threads
+        assert (got is got_args[0]) is (want is want_args[0])
