@@ -9,6 +9,7 @@ from compiler import logs
 from compiler.backends.llvm_cpu import helper_library, partition
 from compiler.backends.llvm_cpu.codegen import emit_object, optimize
 from compiler.backends.llvm_cpu.forks import loop_forks
+from compiler.backends.llvm_cpu.noalias import aligned_pointer_positions, mark_aligned_pointers
 from compiler.backends.llvm_cpu.temporaries import route_temporaries
 from compiler.dialects.shapes import ShapeProgram, value_inputs
 from compiler.dialects.types import TensorType
@@ -69,7 +70,10 @@ def lower_to_object(module: ir.Module, entry: str, contiguous: tuple[bool, ...] 
     signature = signature_of(function_named(module, entry))
     scratch = _scratch(attrs, signature)
     forks = loop_forks(lowered)
+    aligned = aligned_pointer_positions(function_named(lowered, abi.kernel_symbol(entry)))
     _run_stages(lowered, "loops-to-llvm", entry)
+    with lowered.context:
+        mark_aligned_pointers(lowered, abi.kernel_symbol(entry), aligned)
     _one_copy_of_the_kernel(lowered, abi.kernel_symbol(entry), [forked for _, forked, _ in forks])
     arrays = signature.inputs + tuple(signature.outputs[j] for j in signature.allocated)
     glue = entry_glue.kernel_glue(entry, arrays, parallel, scratch, contiguous)
