@@ -67,12 +67,7 @@ def convert(fn, args: tuple, kwargs: dict, options, policy: DynamicPolicy | None
         start = time.perf_counter() if started is None else started
         policy = policy or DynamicPolicy(options.dynamic)
         output = _new_output(fn, options, policy)
-        if not policy.loops_loaded:
-            policy.loops_loaded = True
-            for offset, period in loop_decisions.load(fn.__code__, output.max_ops).items():
-                policy.loops.add((fn.__code__, offset))
-                if period > 1:
-                    policy.loop_periods.setdefault((fn.__code__, offset), period)
+        loop_decisions.load_into(policy, fn.__code__, output.max_ops)
         tx = None
         try:
             unsupported = bytecode_versions.unsupported_reason(sys.version_info)
@@ -87,9 +82,7 @@ def convert(fn, args: tuple, kwargs: dict, options, policy: DynamicPolicy | None
                 )
             tx = _root_translator(fn, args, kwargs, output)
             result = tx.run()
-            loop_decisions.remember(
-                fn.__code__, policy.loops, policy.loop_periods, output.loop_failures, output.max_ops
-            )
+            loop_decisions.remember(policy, fn.__code__, output.loop_failures, output.max_ops)
             return _finish(fn, output, result, options, start)
         except v.UserError as e:
             return _fallback(

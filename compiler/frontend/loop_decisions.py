@@ -44,9 +44,23 @@ def load(code: types.CodeType, budget: int | None) -> dict[int, int]:
     return loops
 
 
-def remember(code: types.CodeType, loops: set, periods: dict, failures: dict, budget: int | None) -> None:
-    """Store the loops of ``code`` in ``loops`` (the policy's) that a finished trace
-    traced as loops (not in ``failures``), where there are some, with their ``periods``."""
-    found = {key[1]: periods.get(key, 1) for key in loops if key[0] is code and key not in failures}
-    if found and found != load(code, budget):
+def load_into(policy, code: types.CodeType, budget: int | None) -> None:
+    """Add the loops an earlier process traced as loops to ``policy`` (a
+    ``DynamicPolicy``: its ``loops`` and ``loop_periods``), on its first trace."""
+    if policy.stored_loops is not None:
+        return
+    policy.stored_loops = load(code, budget)
+    for offset, period in policy.stored_loops.items():
+        policy.loops.add((code, offset))
+        if period > 1:
+            policy.loop_periods.setdefault((code, offset), period)
+
+
+def remember(policy, code: types.CodeType, failures: dict, budget: int | None) -> None:
+    """Store the loops of ``code`` in ``policy.loops`` that a finished trace traced as
+    loops (not in ``failures``), where there are some, with their periods, unless the
+    record holds them already."""
+    found = {key[1]: policy.loop_periods.get(key, 1) for key in policy.loops if key[0] is code and key not in failures}
+    if found and found != policy.stored_loops:
         ARTIFACTS.write_record(_key(code, budget), sorted([offset, period] for offset, period in found.items()))
+        policy.stored_loops = found
