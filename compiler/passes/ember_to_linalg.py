@@ -457,7 +457,13 @@ def _lower_reduce(op, result: TensorType, attrs):
             out_map = _map(xt.rank, [ir.AffineDimExpr.get(i) for i in kept])
         iterators = ["reduction" if i in axes else "parallel" for i in range(xt.rank)]
         in_map = _identity(xt.rank)
-    value = generic([x], init, [in_map, out_map], iterators, lambda a, total: combine(total, element(a), acc.dtype))
+    reduced = [xt.shape[i] for i in axes]
+    few = (
+        all(isinstance(n, int) for n in reduced) and functools.reduce(int.__mul__, reduced, 1) < scalar.SEQUENTIAL_BELOW
+    )
+    value = generic(
+        [x], init, [in_map, out_map], iterators, lambda a, total: combine(total, element(a), acc.dtype, not few)
+    )
     if name == "mean":
         value = _divide_by_count(value, acc, x, axes)
     if acc != result:

@@ -327,14 +327,24 @@ def _min_identity(dtype):
     return True if dtype == "i1" else int_max(dtype)
 
 
-# reduction name -> (identity(dtype), combine(acc, x, dtype)); mean is sum then divide.
+# NumPy's pairwise summation adds fewer than 8 elements one after the other (numpy's
+# pairwise_sum: ``if (n < 8)``): a reduction of so few is combined in that order, bit
+# for bit NumPy's (reassociated, LLVM added a 4x4 trace's diagonal in vector lanes).
+SEQUENTIAL_BELOW = 8
+
+
+# reduction name -> (identity(dtype), combine(acc, x, dtype[, reassociate])); mean is sum then divide.
 def _reassociable(float_op, int_op):
     """A reduction's combine: floats may be reassociated, so LLVM can vectorize the
     reduction (partial sums in vector lanes, NumPy's pairwise summation is no more
-    sequential than that); integer arithmetic is associative as it is."""
+    sequential than that); integer arithmetic is associative as it is. With
+    ``reassociate=False`` (``ember_to_linalg``: fewer than ``SEQUENTIAL_BELOW`` elements)
+    the floats are combined in turn, as NumPy combines so few."""
 
-    def combine(a, b, dtype):
+    def combine(a, b, dtype, reassociate=True):
         if _is_float(dtype):
+            if not reassociate:
+                return float_op(a, b)
             return float_op(a, b, fastmath=ir.Attribute.parse("#arith.fastmath<reassoc>"))
         return int_op(a, b, dtype)
 

@@ -516,3 +516,29 @@ def test_table_rows_and_methods():
         assert name in TABLE and name in ARRAY_METHODS and hasattr(np.ndarray, name)
     assert "ptp" not in ARRAY_METHODS and not hasattr(np.ndarray, "ptp")  # NumPy 2 has no ndarray.ptp
     assert not numpy_reductions.ARRAY_RESULTS
+
+
+@pytest.mark.parametrize(
+    "source, shape",
+    [
+        ("x.sum()", (7,)),
+        ("x.sum()", (2, 3)),
+        ("x.sum(axis=1)", (5, 7)),
+        ("x.mean(axis=0)", (6, 9)),
+        ("x.trace()", (7, 7)),
+        ("np.trace(x, 0, 2, 1)", (2, 3, 4)),
+        ("x[::-1, ::2].sum(axis=0)", (3, 10)),
+    ],
+)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sums_of_fewer_than_eight_are_numpys_bit_for_bit(source, shape, dtype):
+    """NumPy adds fewer than 8 elements one after the other; so does Ember (a longer sum
+    may be added in vector lanes: equal up to rounding). Values of wildly different
+    sizes, where another order rounds differently."""
+    fn = compiler.compile(eval(f"lambda x: {source}", {"np": np}))  # noqa: S307 - test code
+    rng = np.random.default_rng(7)
+    for _ in range(20):
+        x = (rng.standard_normal(shape) * 10.0 ** rng.integers(-8, 9, shape)).astype(dtype)
+        want, got = eval(source, {"np": np, "x": x}), fn(x)  # noqa: S307 - test code
+        assert np.asarray(got).dtype == np.asarray(want).dtype
+        np.testing.assert_array_equal(got, want)
