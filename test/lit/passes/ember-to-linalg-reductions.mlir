@@ -82,3 +82,18 @@ func.func @no_axes(%a: tensor<2xf32>) -> tensor<2xf32> {
   %0 = "ember.sum"(%a) {axes = array<i64>, keepdims = false} : (tensor<2xf32>) -> tensor<2xf32>
   return %0 : tensor<2xf32>
 }
+
+// Fewer than 8 elements (static sizes) are added in turn, as NumPy adds so few: the
+// combine is not reassociable; 8 or more may be added in vector lanes.
+// CHECK-LABEL: func.func @sum_few
+// CHECK: arith.addf %{{[^ ]*}}, %{{[^ ]*}} : f64
+// CHECK-LABEL: func.func @sum_eight
+// CHECK: arith.addf %{{[^ ]*}}, %{{[^ ]*}} fastmath<reassoc> : f64
+func.func @sum_few(%a: tensor<2x3xf64>) -> tensor<f64> {
+  %0 = "ember.sum"(%a) {axes = array<i64: 0, 1>, keepdims = false} : (tensor<2x3xf64>) -> tensor<f64>
+  return %0 : tensor<f64>
+}
+func.func @sum_eight(%a: tensor<2x4xf64>) -> tensor<f64> {
+  %0 = "ember.sum"(%a) {axes = array<i64: 0, 1>, keepdims = false} : (tensor<2x4xf64>) -> tensor<f64>
+  return %0 : tensor<f64>
+}
