@@ -44,7 +44,7 @@ class LoadedObject:
         blas_symbols.register_symbols()
         temporaries.register_symbols()
         _register_python_api()
-        exports = defined_symbols(object_code)
+        exports = set(defined_symbols(object_code))
         with _lock:
             builder = llvm.JITLibraryBuilder().add_object_img(object_code).add_current_process()
             for name, address in jit_symbols.symbols().items():

@@ -37,15 +37,15 @@ def aligned_pointer_positions(fn) -> list[int]:
     return positions
 
 
-def mark_aligned_pointers(module: ir.Module, symbol: str, positions: list[int]) -> bool:
+def mark_aligned_pointers(module: ir.Module, symbol: str, positions: list[int]) -> None:
     """Mark the arguments at ``positions`` of the ``llvm.func`` ``symbol`` ``noalias``;
-    False (nothing marked) where they are not pointers."""
+    nothing where one of them is not a pointer."""
     for op in module.body.operations:
         if op.operation.name != "llvm.func" or ir.StringAttr(op.attributes["sym_name"]).value != symbol:
             continue
         args = op.regions[0].blocks[0].arguments
         if not positions or any(p >= len(args) or str(args[p].type) != "!llvm.ptr" for p in positions):
-            return False
+            return
         old = list(ir.ArrayAttr(op.attributes["arg_attrs"])) if "arg_attrs" in op.attributes else []
         dicts = []
         for p in range(len(args)):
@@ -54,5 +54,4 @@ def mark_aligned_pointers(module: ir.Module, symbol: str, positions: list[int]) 
                 entries[NOALIAS] = ir.UnitAttr.get()
             dicts.append(ir.DictAttr.get(entries))
         op.attributes["arg_attrs"] = ir.ArrayAttr.get(dicts)
-        return True
-    return False
+        return
