@@ -94,7 +94,10 @@ class DynamicPolicy:
         # (code, FOR_ITER offset) -> how many copies of the body its scf.for holds, where
         # more than one (loops.py: arrays swapped between iterations); a hint, checked
         self.loop_periods: dict = {}
-        self.stored_loops: dict | None = None  # offset -> period, as stored (loop_decisions.py)
+        # (code, FOR_ITER offset) -> what its scf.for carries, by name (loops._described):
+        # the next trace of it starts there instead of probing the body; a hint, checked
+        self.loop_carried: dict = {}
+        self.stored_loops: dict | None = None  # offset -> (period, carried), as stored (loop_decisions.py)
 
     def dynamic_axes(self, source_name: str, array: np.ndarray) -> tuple[set, str]:
         """The axes of this input to trace symbolically, and why (for the ``dynamic`` log)."""

@@ -188,22 +188,23 @@ def capture(tx, inst, iterator) -> bool:
     snapshot = Snapshot.take(tx)
     if snapshot.emitter["status_checks"]:
         return _give_up(tx, key, where, "a np.linalg call that may raise comes before it")
-    periods = tx.output.policy.loop_periods
-    try:
-        period, carried = _probe_period(tx, inst, iterator, snapshot, periods.get(key, 1))
-        _trace(tx, inst, iterator, snapshot, carried, period)
-    except (_NotALoop, Unsupported, v.UserError) as e:
-        snapshot.restore()
-        reason = e.reason if isinstance(e, Unsupported) else str(e)
-        if isinstance(e, GraphTooLarge):
-            reason = "is itself past the graph budget"
-        if isinstance(e, v.UserError):
-            reason = f"the body raised {e.error!r}"
-        return _give_up(tx, key, where, reason)
-    if period > 1:
-        periods[key] = period
-    else:
-        periods.pop(key, None)
+    policy = tx.output.policy
+    period = policy.loop_periods.get(key, 1)
+    if not _traced_as_before(tx, inst, iterator, snapshot, policy.loop_carried.get(key), period):
+        try:
+            period, carried = _probe_period(tx, inst, iterator, snapshot, period)
+            _trace(tx, inst, iterator, snapshot, carried, period)
+        except (_NotALoop, Unsupported, v.UserError) as e:
+            snapshot.restore()
+            reason = e.reason if isinstance(e, Unsupported) else str(e)
+            if isinstance(e, GraphTooLarge):
+                reason = "is itself past the graph budget"
+            if isinstance(e, v.UserError):
+                reason = f"the body raised {e.error!r}"
+            policy.loop_carried.pop(key, None)
+            return _give_up(tx, key, where, reason)
+        _remember(policy.loop_periods, key, period if period > 1 else None)
+        _remember(policy.loop_carried, key, _described(carried))
     n = len(iterator.range)
     copies = "" if period == 1 else f", {period} copies of the body per iteration, {n % period} left over"
     logs.log("graph_breaks", "the loop at %s traced as a loop (scf.for, %d iterations%s)", where, n, copies)
@@ -237,6 +238,58 @@ def _probe_period(tx, inst, iterator, snapshot: Snapshot, known: int) -> tuple[i
         raise _NotALoop(f"its first {period} iterations do not permute its arrays alike") from None
 
 
+def _remember(hints: dict, key, hint) -> None:
+    if hint is None:
+        hints.pop(key, None)
+    else:
+        hints[key] = hint
+
+
+def _traced_as_before(tx, inst, iterator, snapshot: Snapshot, described, period: int) -> bool:
+    """Trace the loop with what an earlier trace found it carries (``described``: see
+    ``_described``), without the probe: True when done. The body traced over those
+    iteration arguments must change nothing else, as the probe would have found it
+    (``_changes``), and permute its names with the same period; otherwise the attempt is
+    undone (False) and the loop probed. Half of a 10-step Jacobi's warm start was the
+    probe: two copies of the body traced to be thrown away."""
+    carried = _carried_from(tx, snapshot, described) if described is not None else None
+    if carried is None or period > len(iterator.range):
+        return False
+    try:
+        _trace(tx, inst, iterator, snapshot, carried, period, as_before=True)
+    except (_NotALoop, Unsupported, v.UserError) as e:
+        snapshot.restore()
+        logs.log("graph_breaks", "the loop at %s:%s is probed again: %s", tx.code.co_filename, tx.line, e)
+        return False
+    return True
+
+
+def _described(carried: _Carried) -> tuple | None:
+    """What the loop carries, by name, for a later trace (``_carried_from``), kept in
+    ``DynamicPolicy.loop_carried`` and on disk by ``loop_decisions.py``: the arguments it
+    writes (their sources), the variables it rebinds, whether it adds run-time checks.
+    None where that does not name it all: an array made before the loop and written in
+    it, a variable that is not an array before it (a number it starts as)."""
+    if carried.new_bases or any(b.graph_input is None for b in carried.bases):
+        return None
+    return (tuple(b.graph_input.source.name() for b in carried.bases), tuple(carried.names), carried.check)
+
+
+def _carried_from(tx, snapshot: Snapshot, described: tuple) -> _Carried | None:
+    """``described`` in this trace (None where one of its arrays or variables is not there)."""
+    sources, names, check = described
+    inputs = {b.graph_input.source.name(): b for b, _ in snapshot.bases if b.graph_input is not None}
+    if any(s not in inputs for s in sources):
+        return None
+    held = {}
+    for name in names:
+        tracker = tx.locals.get(name)
+        if not isinstance(tracker, v.TensorVariable):
+            return None
+        held[name] = tracker.tensor
+    return _Carried([inputs[s] for s in sources], held, check, [])
+
+
 def _give_up(tx, key, where: str, reason: str) -> bool:
     tx.output.loop_failures[key] = reason
     logs.log("graph_breaks", "the loop at %s is unrolled: %s", where, reason)
@@ -257,7 +310,7 @@ def _probe(tx, inst, iterator, snapshot: Snapshot, period: int) -> _Carried:
     """Trace ``period`` copies of the body in a loop carrying nothing, note what they
     changed, undo it. Raises ``_Permuted`` when one copy permutes arrays among names with
     another period than ``period`` (the names come back after that many copies)."""
-    em, r = tx.output.emitter, iterator.range
+    r = iterator.range
     loop = _open(tx, r, period, [])
     try:
         for j in range(period):
@@ -265,29 +318,51 @@ def _probe(tx, inst, iterator, snapshot: Snapshot, period: int) -> _Carried:
             _run_body(tx, inst, index, iterator)
             if j == 0 and (cycle := _permutation_period(tx, snapshot)) != period:
                 raise _Permuted(cycle)
-        if period > 1 and _permutation_period(tx, snapshot) != 1:
-            raise _NotALoop(f"its arrays do not come back to their names after {period} iterations")
+        _check_returned_names(tx, snapshot, period)
         _check_python_state(tx, snapshot)
-        before = {id(b): fields["version"] for b, fields in snapshot.bases}
-        bases = [b for b, _ in snapshot.bases if b.version != before[id(b)]]
-        fresh_inputs = [b for b in tx.output.input_bases if id(b) not in before and b.mutated]
-        if fresh_inputs:
-            raise _NotALoop(f"it writes {fresh_inputs[0].graph_input.source.name()}, first read inside it")
-        new_bases = [t for t, fields in snapshot.trackers if fields["base"] is None and t.base is not None]
-        names = {}
-        for name, tracker in tx.locals.items():
-            if snapshot.locals.get(name) is tracker or tracker is index or not isinstance(tracker, v.TensorVariable):
-                continue
-            if not _live_after(tx, inst, name) and name not in snapshot.locals:
-                continue  # made and used inside the body only
-            if isinstance(tracker, ScalarVariable) or tracker.base is not None:
-                raise _NotALoop(f"`{name}`, read after the loop, is {_what(tracker, snapshot)}")
-            names[name] = tracker.tensor
-        check = em.check is not snapshot.emitter["check"]
+        return _changes(tx, inst, snapshot, index)
     finally:
         tx.output.builder.discard_loop(loop)
         snapshot.restore()
+
+
+def _check_returned_names(tx, snapshot: Snapshot, period: int) -> None:
+    if period > 1 and _permutation_period(tx, snapshot) != 1:
+        raise _NotALoop(f"its arrays do not come back to their names after {period} iterations")
+
+
+def _changes(tx, inst, snapshot: Snapshot, index) -> _Carried:
+    """What the body traced since ``snapshot`` changed: the loop's iteration arguments."""
+    before = {id(b): fields["version"] for b, fields in snapshot.bases}
+    bases = [b for b, _ in snapshot.bases if b.version != before[id(b)]]
+    fresh_inputs = [b for b in tx.output.input_bases if id(b) not in before and b.mutated]
+    if fresh_inputs:
+        raise _NotALoop(f"it writes {fresh_inputs[0].graph_input.source.name()}, first read inside it")
+    new_bases = [t for t, fields in snapshot.trackers if fields["base"] is None and t.base is not None]
+    names = {}
+    for name, tracker in tx.locals.items():
+        if snapshot.locals.get(name) is tracker or tracker is index or not isinstance(tracker, v.TensorVariable):
+            continue
+        if not _live_after(tx, inst, name) and name not in snapshot.locals:
+            continue  # made and used inside the body only
+        if isinstance(tracker, ScalarVariable) or tracker.base is not None:
+            raise _NotALoop(f"`{name}`, read after the loop, is {_what(tracker, snapshot)}")
+        names[name] = tracker.tensor
+    check = tx.output.emitter.check is not snapshot.emitter["check"]
     return _Carried(bases, names, check, new_bases)
+
+
+def _check_as_before(tx, inst, snapshot: Snapshot, slots: list, index) -> None:
+    """A body traced over the iteration arguments an earlier trace found (``slots``)
+    changed nothing the probe would carry besides them."""
+    changed = _changes(tx, inst, snapshot, index)
+    carried_bases = {id(what) for kind, what in slots if kind == "base"}
+    if changed.new_bases or any(id(b) not in carried_bases for b in changed.bases):
+        raise _NotALoop("it writes an array an earlier trace of it did not")
+    if set(changed.names) != {what for kind, what in slots if kind == "name"}:
+        raise _NotALoop("it rebinds other variables than an earlier trace of it")
+    if changed.check and all(kind != "check" for kind, _ in slots):
+        raise _NotALoop("it adds run-time checks an earlier trace of it did not")
 
 
 def _permutation_period(tx, snapshot: Snapshot) -> int:
@@ -321,8 +396,9 @@ def _what(tracker, snapshot: Snapshot) -> str:
     return "a view made in the body"
 
 
-def _trace(tx, inst, iterator, snapshot: Snapshot, carried: _Carried, period: int) -> None:
-    """The loop itself: the body traced over the carried values' iteration arguments."""
+def _trace(tx, inst, iterator, snapshot: Snapshot, carried: _Carried, period: int, as_before: bool = False) -> None:
+    """The loop itself: the body traced over the carried values' iteration arguments
+    (``as_before``: as an earlier trace found them, checked here instead of probed)."""
     em = tx.output.emitter
     for tracker in carried.new_bases:
         carried.bases.append(mutation.ensure_base(tx, tracker))
@@ -338,7 +414,7 @@ def _trace(tx, inst, iterator, snapshot: Snapshot, carried: _Carried, period: in
         slots.append(("check", None))
     loop = _open(tx, iterator.range, period, [t.value for t in inits])
     try:
-        _trace_body(tx, inst, iterator, snapshot, loop, slots, inits, period)
+        _trace_body(tx, inst, iterator, snapshot, loop, slots, inits, period, as_before)
     except BaseException:
         tx.output.builder.discard_loop(loop)
         raise
@@ -350,13 +426,18 @@ def _trace(tx, inst, iterator, snapshot: Snapshot, carried: _Carried, period: in
         _exit(tx, inst)
 
 
-def _trace_body(tx, inst, iterator, snapshot: Snapshot, loop, slots: list, inits: list, period: int) -> None:
+def _trace_body(tx, inst, iterator, snapshot, loop, slots: list, inits: list, period: int, as_before: bool) -> None:
     em = tx.output.emitter
     for (kind, what), init, arg in zip(slots, inits, loop.inner_iter_args):
         _bind(tx, kind, what, _like(em, init, arg))
     for j in range(period):
         index = _index(tx, loop, iterator.range, j)
         _run_body(tx, inst, index, iterator)
+        if as_before and j == 0 and (cycle := _permutation_period(tx, snapshot)) != period:
+            raise _NotALoop(f"its arrays come back to their names every {cycle} iterations, not every {period}")
+    if as_before:
+        _check_returned_names(tx, snapshot, period)
+        _check_as_before(tx, inst, snapshot, slots, index)
     _check_python_state(tx, snapshot, allow=[name for kind, name in slots if kind == "name"])
     yields = []
     for (kind, what), init in zip(slots, inits):

@@ -379,9 +379,9 @@ def swap_if(a, b, steps, swap):
 
 def test_the_next_process_starts_with_the_loops_period(fresh_compiler, tmp_path, monkeypatch):
     """A loop whose body swaps arrays is probed with one copy of its body (finding it the
-    same every second iteration), then with two; the period is kept with the loop
-    decision, and a new process (new compiled functions, the artifacts' memory copies
-    dropped) probes with two copies at once."""
+    same every second iteration), then with two; the period and what the loop carries
+    are kept with the loop decision, and a new process (new compiled functions, the
+    artifacts' memory copies dropped) traces the loop with them at once, no probe."""
     from compiler.frontend import loops
     from runtime.cache import ARTIFACTS
 
@@ -396,7 +396,7 @@ def test_the_next_process_starts_with_the_loops_period(fresh_compiler, tmp_path,
         got, want_args = compiler.compile(swap_if)(*got_args), _copies(args)
         _assert_same(got, swap_if(*want_args))
         _assert_same(got_args[:2], want_args[:2])
-        assert probed == ([1, 2] if first else [2])
+        assert probed == ([1, 2] if first else [])  # the next process: traced as before, no probe
 
 
 def test_a_period_that_no_longer_holds_is_found_again(fresh_compiler, tmp_path, monkeypatch):
@@ -417,6 +417,87 @@ def test_a_period_that_no_longer_holds_is_found_again(fresh_compiler, tmp_path, 
         assert probed == want_probes
 
 
+def write_one(a, b, steps, first):
+    for _ in range(steps):
+        if first:
+            a[1:] = a[1:] * 0.5 + a[:-1]
+        else:
+            b[1:] = b[1:] * 0.5 + b[:-1]
+    return a, b
+
+
+def rebind_if(x, steps, rebind):
+    y = x * 1.0
+    for _ in range(steps):
+        x[1:] = x[1:] * 0.5 + x[:-1]
+        if rebind:
+            y = y + x
+    return y
+
+
+def gather_if(x, steps, gather):
+    s = x[:1] * 0.0
+    for i in range(steps):
+        s = s * 0.5 + (x[i] if gather else 1.0)  # x[i]: a run-time index check
+    return s
+
+
+def _flagged(fn, flag):
+    rng = np.random.default_rng(5)
+    if fn in (write_one, swap_if):
+        return (rng.standard_normal(30), rng.standard_normal(30), 1500, flag)
+    return (rng.standard_normal(2000), 1500, flag)
+
+
+@pytest.mark.parametrize(
+    "fn, flags, why",
+    [
+        (write_one, (True, False), "it writes an array an earlier trace of it did not"),
+        (rebind_if, (False, True), "it rebinds other variables than an earlier trace of it"),
+        (gather_if, (False, True), "it adds run-time checks an earlier trace of it did not"),
+        (swap_if, (False, True), "its arrays come back to their names every 2 iterations, not every 1"),
+    ],
+)
+def test_a_loop_is_traced_as_before_until_its_body_changes(
+    fresh_compiler, tmp_path, monkeypatch, caplog, fn, flags, why
+):
+    """The next trace of a loop starts from what the last one found it carries, without
+    probing the body: in a new process, and for a new guard in this one. A body that
+    now writes another argument, rebinds another variable, adds run-time index checks or
+    swaps its arrays where it did not is probed again — with NumPy's answer, the
+    arguments included, every time."""
+    from compiler.frontend import loops
+    from runtime.cache import ARTIFACTS
+
+    monkeypatch.setenv("EMBER_CACHE_DIR", str(tmp_path))
+    probed = _spy_probes(monkeypatch, loops)
+    before, then = flags
+
+    def call(flag):
+        probed.clear()
+        args = _flagged(fn, flag)
+        got_args, want_args = _copies(args), _copies(args)
+        _assert_same(compiled(*got_args), fn(*want_args))
+        _assert_same(tuple(got_args), tuple(want_args))
+        return list(probed)
+
+    compiled = compiler.compile(fn)
+    assert call(before) == [1]
+    compiler.reset()
+    ARTIFACTS.clear_memory()
+    compiled = compiler.compile(fn)
+    assert call(before) == []  # a new process: traced as before
+    compiler.set_logs("graph_breaks")
+    logging.getLogger("compiler.graph_breaks").propagate = True
+    with caplog.at_level(logging.INFO, logger="compiler.graph_breaks"):
+        assert call(then) == ([1] if fn is not swap_if else [1, 2])  # another body: probed again
+    assert f"is probed again: {why}" in caplog.text
+    compiler.reset()
+    ARTIFACTS.clear_memory()
+    compiled = compiler.compile(fn)
+    assert call(then) == []  # the record holds the last trace's loop
+
+
 def _spy_probes(monkeypatch, loops) -> list:
     """The periods ``loops._probe`` is called with, in order."""
     probed, probe = [], loops._probe
@@ -427,3 +508,30 @@ def _spy_probes(monkeypatch, loops) -> list:
 
     monkeypatch.setattr(loops, "_probe", spy)
     return probed
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        [[32, 2, [["L['b']", "L['a']"], [], False]]],
+        [[32, 1, None]],
+        [[32, 2]],  # a record of another form
+        [[32, 2, [["L['b']"], [], "no"]]],
+        [[32, 2, [["L['b']"], [7], False]]],
+        {"32": 2},
+    ],
+)
+def test_a_stored_loop_decision_is_read_whole_or_not_at_all(fresh_compiler, tmp_path, monkeypatch, record):
+    """The disk record of the loops traced as loops: each offset with its period and what
+    its loop carried (or None); anything else reads as no record (loops found again)."""
+    from compiler.frontend import loop_decisions
+    from runtime.cache import ARTIFACTS
+
+    monkeypatch.setenv("EMBER_CACHE_DIR", str(tmp_path))
+    code = swap_if.__code__
+    ARTIFACTS.write_record(loop_decisions._key(code, 1000), record)
+    want = {}
+    if record in ([[32, 2, [["L['b']", "L['a']"], [], False]]], [[32, 1, None]]):
+        period, carried = record[0][1], record[0][2]
+        want = {32: (period, carried and (tuple(carried[0]), tuple(carried[1]), carried[2]))}
+    assert loop_decisions.load(code, 1000) == want
