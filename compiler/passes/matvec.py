@@ -32,6 +32,10 @@ CPU backend compiles once per process (``helper_library.py``), as the BLAS helpe
   lines prefetched. A tall, narrow A (under 128 columns, 384 KiB or more) stays
   with BLAS, which splits its rows across threads: the columns cannot be split.
 
+On a Zen 4 the CPU backend compiles the helpers without their prefetches
+(``helper_library.UNPREFETCHED_CPUS``: they cost time there); the pass's
+``define-helpers`` output keeps them.
+
 The sums are in another order than BLAS's (each vector lane sums its own columns,
 then the lanes are added), so results equal NumPy's up to rounding.
 """

@@ -16,7 +16,7 @@ from compiler.backends.llvm_cpu import helper_library, lower_to_object
 from compiler.dialects.builder import FunctionBuilder
 from compiler.dialects.types import TensorType
 from compiler.passes.matvec import VECMAT_ROWS
-from runtime.target import has_512_bit_vectors
+from runtime.target import has_512_bit_vectors, host_target
 
 # A kernel that fails to compile runs eagerly with a warning: here that is a failure.
 pytestmark = pytest.mark.filterwarnings("error:ember:RuntimeWarning")
@@ -108,12 +108,24 @@ def test_kernel_calls_the_library_which_prefetches_and_forks():
     assert "call void @ember_matvec_loops_f64(" in lowered.llvm_ir.replace('"', "")
     assert "ember_blas_dgemv" not in lowered.llvm_ir and "llvm.prefetch" not in lowered.llvm_ir
     assert lowered.libraries == ("matvec_f64",)
-    library = helper_library.library_llvm_ir("matvec_f64").replace('"', "")
+    library = helper_library.library_llvm_ir("matvec_f64", prefetch=True).replace('"', "")
     # matvec's four-row and one-row bodies, vecmat's VECMAT_ROWS-row and one-row ones
     assert library.count("call void @llvm.prefetch") == (4 + 1) + (VECMAT_ROWS + 1)
+    unprefetched = helper_library.library_llvm_ir("matvec_f64", prefetch=False).replace('"', "")
+    assert "llvm.prefetch" not in unprefetched and unprefetched.count("call void @ember_pool_run(") == 2
     assert library.count("call void @ember_pool_run(") == 2  # both helpers' loops fork
     assert library.count("mul i64 %threads, 1") == 2  # in one part per thread: their blocks are per thread
     assert '"prefer-vector-width"="512"' in helper_library.library_llvm_ir("matvec_f64") or not has_512_bit_vectors()
+
+
+def test_the_host_decides_the_prefetches():
+    """A Zen 4's libraries have none (its prefetchers follow the rows: measured slower
+    with them); the CPUs they were measured to help keep them; the host's own choice is
+    what the library is built with."""
+    assert not helper_library.prefetches_pay("znver4")
+    assert all(helper_library.prefetches_pay(cpu) for cpu in ("znver3", "rocketlake", "skylake-avx512"))
+    host = helper_library.prefetches_pay(host_target().cpu)
+    assert helper_library.library_llvm_ir("matvec_f64") == helper_library.library_llvm_ir("matvec_f64", prefetch=host)
 
 
 @pytest.mark.parametrize("program", ["y@A", "A.T@y", "A@x"])

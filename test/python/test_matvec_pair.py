@@ -165,7 +165,7 @@ def test_kernel_links_the_library_whose_helpers_fork():
     lowered = lower_to_object(b.finish([b.op("matmul", r, a), b.op("matmul", a, p)]), "f", (True, True, True))
     assert lowered.libraries == ("matvec_pair_f64",)
     assert "call void @ember_matvec_pair_loops_f64(" in lowered.llvm_ir.replace('"', "")
-    library = helper_library.library_llvm_ir("matvec_pair_f64").replace('"', "")
+    library = helper_library.library_llvm_ir("matvec_pair_f64", prefetch=True).replace('"', "")
     # the pair's eight-row and one-row bodies; the chain's, each a dot-product sweep and an update sweep
     assert library.count("call void @llvm.prefetch") == (VECMAT_ROWS + 1) + 2 * (VECMAT_ROWS + 1)
     assert library.count("call void @ember_pool_run(") == 2  # both helpers' blocks fork

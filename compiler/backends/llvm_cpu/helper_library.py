@@ -28,7 +28,7 @@ from compiler.backends.llvm_cpu.codegen import emit_object, optimize
 from compiler.backends.llvm_cpu.forks import loop_forks
 from compiler.backends.llvm_cpu.temporaries import route_temporaries
 from compiler.dialects.ember import new_context
-from compiler.mlir import bindings_version, ir, translate_to_llvm_ir
+from compiler.mlir import bindings_version, collect, ir, translate_to_llvm_ir
 from compiler.passes import blas_library, gemm, lower_lapack, matvec, matvec_pair
 from compiler.passes.pass_manager import run_pipeline
 from runtime import blas_symbols, entry_glue, jit_symbols, temporaries, threads
@@ -94,10 +94,30 @@ def _compile(library: str) -> bytes:
     return code
 
 
-def library_llvm_ir(library: str) -> str:
-    """The LLVM IR of ``library``, before optimization (with its forks' glue)."""
+# The matrix-vector helpers prefetch each row of the matrix ahead of its loads
+# (passes/matvec.py), measured as a gain on a Zen 3 and an AVX-512 Xeon. A Zen 4's own
+# prefetchers follow the rows, and there the prefetches cost time: 4000x5000 float64,
+# alternating processes, Ember's time over NumPy's with them and without, A @ x
+# 0.83-0.94 and 0.62-0.75, y @ A 0.98-1.00 and 0.84-0.93, (A @ x) @ A 0.55-0.63 and
+# 0.46-0.50 (r @ A, A @ p even). Its libraries are compiled without them.
+UNPREFETCHED_CPUS = frozenset({"znver4"})
+
+
+def prefetches_pay(cpu: str) -> bool:
+    """Whether the helper libraries keep their software prefetches on ``cpu`` (LLVM's name)."""
+    return cpu not in UNPREFETCHED_CPUS
+
+
+def library_llvm_ir(library: str, prefetch: bool | None = None) -> str:
+    """The LLVM IR of ``library``, before optimization (with its forks' glue); with
+    its software prefetches where ``prefetch`` (None: where they pay on this host)."""
+    if prefetch is None:
+        prefetch = prefetches_pay(host_target().cpu)
     with new_context():
         module = ir.Module.parse(_text(library))
+        if not prefetch:
+            for op in collect(module.operation, lambda op: op.name == "memref.prefetch"):
+                op.erase()  # no result, no effect on values: nothing else changes
         run_pipeline(module, _PIPELINE)
         forks = loop_forks(module)
         run_pipeline(module, "builtin.module(loops-to-llvm)")
