@@ -89,7 +89,7 @@ def libraries_declared(llvm_ir: str) -> list[str]:
 
 def _compile(library: str) -> bytes:
     start = time.perf_counter()
-    code = emit_object(optimize(library_llvm_ir(library)))
+    code = emit_object(optimize(library_llvm_ir(library)), strength_reduction=True)
     logs.log("perf", "helper library %s: compiled in %.1f ms", library, (time.perf_counter() - start) * 1e3)
     return code
 
