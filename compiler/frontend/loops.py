@@ -190,7 +190,7 @@ def capture(tx, inst, iterator) -> bool:
         return _give_up(tx, key, where, "a np.linalg call that may raise comes before it")
     policy = tx.output.policy
     period = policy.loop_periods.get(key, 1)
-    if not _traced_as_before(tx, inst, iterator, snapshot, policy.loop_carried.get(key), period):
+    if not _traced_as_before(tx, inst, iterator, snapshot, policy.loop_carried.get(key), period, where):
         try:
             period, carried = _probe_period(tx, inst, iterator, snapshot, period)
             _trace(tx, inst, iterator, snapshot, carried, period)
@@ -245,7 +245,7 @@ def _remember(hints: dict, key, hint) -> None:
         hints[key] = hint
 
 
-def _traced_as_before(tx, inst, iterator, snapshot: Snapshot, described, period: int) -> bool:
+def _traced_as_before(tx, inst, iterator, snapshot: Snapshot, described, period: int, where: str) -> bool:
     """Trace the loop with what an earlier trace found it carries (``described``: see
     ``_described``), without the probe: True when done. The body traced over those
     iteration arguments must change nothing else, as the probe would have found it
@@ -259,7 +259,7 @@ def _traced_as_before(tx, inst, iterator, snapshot: Snapshot, described, period:
         _trace(tx, inst, iterator, snapshot, carried, period, as_before=True)
     except (_NotALoop, Unsupported, v.UserError) as e:
         snapshot.restore()
-        logs.log("graph_breaks", "the loop at %s:%s is probed again: %s", tx.code.co_filename, tx.line, e)
+        logs.log("graph_breaks", "the loop at %s is probed again: %s", where, e)
         return False
     return True
 
