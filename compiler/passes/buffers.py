@@ -35,3 +35,9 @@ def distinct_memory(root: ir.Value) -> bool:
         return owner is not None and owner.name == "func.func"
     owner = operation_of(root.owner)
     return owner is not None and owner.name in ("memref.alloc", "memref.alloca")
+
+
+def alignment_of(alloc: ir.Operation) -> ir.IntegerAttr | None:
+    """The ``alignment`` of a ``memref.alloc``/``alloca``, to give a copy of it."""
+    attr = alloc.attributes["alignment"] if "alignment" in alloc.attributes else None
+    return ir.IntegerAttr(attr) if attr is not None else None

@@ -47,6 +47,7 @@ from dataclasses import dataclass
 
 from compiler.mlir import func, functions, ir, memref, module_text, operation_of, symbol_name, walk_ops
 from compiler.passes.base import EmberPass
+from compiler.passes.buffers import alignment_of
 from compiler.passes.parallel import VIEW_OPS, guard_body, normalized, trip_count
 from compiler.passes.scf_loops import inside_forall
 from runtime.abi import FORKED_PREFIX, PARALLEL_ATTR, fork_name, forked_name
@@ -186,7 +187,7 @@ def _forked_function(module_block, name: str, uses: _Uses):
                 made.operands[i] = mapping[operand]
             mapping[view.results[0]] = made.results[0]
         for value, alloc in uses.scratch.items():
-            mapping[value] = memref.AllocOp(value.type, [], [], alignment=_alignment(alloc)).result
+            mapping[value] = memref.AllocOp(value.type, [], [], alignment=alignment_of(alloc)).result
         ret = func.ReturnOp([])
     return forked, mapping, ret
 
@@ -237,11 +238,6 @@ def _fences(fn) -> list[ir.Operation]:
         else:
             break
     return found
-
-
-def _alignment(alloc):
-    attr = alloc.attributes["alignment"] if "alignment" in alloc.attributes else None
-    return ir.IntegerAttr(attr) if attr is not None else None
 
 
 def fork_loops(module) -> int:

@@ -14,6 +14,7 @@ PIPELINES: dict[str, tuple[str, str]] = {
                 "ember-fuse",
                 "ember-split-column-reductions",  # x.sum(axis=0): blocks of whole rows in parallel, then combined
                 "ember-tile",
+                "ember-scalar-carries",  # a loop's Python numbers carried in registers, not in buffers
                 "ember-bufferize",
                 "ember-gemm-loops",  # float32 A @ B: our own packed kernel on the worker pool
                 "ember-matvec-pairs",  # A @ p and r @ A of one matrix: one pass over it
@@ -33,6 +34,7 @@ PIPELINES: dict[str, tuple[str, str]] = {
                 "ember-prefetch-rows",  # a row read in several passes: the next one fetched while it is written
                 "ember-opaque-identities",  # where(mask, x, -inf).max(): the -inf hidden from LLVM's folds
                 "ember-fork-loops",  # kernels of many loops: each parallel loop on the worker pool
+                "ember-stack-scalars",  # small buffers allocated once per call (a loop's numbers): on the stack
                 "ember-free-early",  # temporaries freed after their last use: a long kernel reuses memory
             ]
         ),

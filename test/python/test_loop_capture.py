@@ -115,7 +115,7 @@ def _assert_same(got, want):
     np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
     if isinstance(want, (np.ndarray, np.generic)):
         assert np.asarray(got).dtype == np.asarray(want).dtype
-    if isinstance(want, np.ndarray):
+    if isinstance(want, (np.ndarray, np.generic, float)):
         np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
 
 

@@ -36,17 +36,18 @@ func.func @argsort_columns(%x: tensor<?x5xf32>) -> tensor<?x5xi64> {
 }
 
 // Integers compare signed, and bufferization keeps everything in place: each row is
-// sorted in its row of the output buffer, with one scratch line allocated per call
-// (per thread: the kernel is one parallel loop, which each thread runs a part of).
+// sorted in its row of the output buffer, with one scratch line per call (per thread:
+// the kernel is one parallel loop, which each thread runs a part of), on the stack.
 // LOOPS-LABEL: func.func @sort_rows
 // LOOPS-SAME: %[[OUT:[a-z0-9_]+]]: memref<3x8xi32>
-// LOOPS: memref.alloc() {{.*}} : memref<8xi32>
+// LOOPS: memref.alloca() {{.*}} : memref<8xi32>
 // LOOPS-NOT: memref.alloc
 // LOOPS: scf.forall (%[[ROW:.+]]) in (3)
 // LOOPS: %[[LINE:.+]] = memref.subview %[[OUT]][%[[ROW]], 0] [1, 8] [1, 1]
 // LOOPS: arith.cmpi slt, %{{.*}}, %{{.*}} : i32
 // LOOPS: memref.store %{{.*}}, %[[LINE]]
-// LOOPS: memref.dealloc
+// LOOPS-NOT: memref.dealloc
+// LOOPS: return
 func.func @sort_rows(%x: tensor<3x8xi32>) -> tensor<3x8xi32> {
   %0 = "ember.sort"(%x) {axis = 1 : i64} : (tensor<3x8xi32>) -> tensor<3x8xi32>
   return %0 : tensor<3x8xi32>
