@@ -492,7 +492,7 @@ def _initial(tx, name: str, end: Tensor) -> Tensor:
     if isinstance(tracker, v.TensorVariable):
         return tracker.tensor
     if isinstance(tracker, v.ConstantVariable) and isinstance(tracker.value, (int, float, np.number)):
-        if end.ndim == 0 and not isinstance(tracker.value, bool):
+        if end.ndim == 0 and (not isinstance(tracker.value, bool) or end.dtype == np.bool_):
             value = np.asarray(tracker.value).astype(end.dtype)
             if value == tracker.value:
                 return dataclasses.replace(em.constant(value), scalar=end.scalar, weak=end.weak)

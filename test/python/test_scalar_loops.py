@@ -50,10 +50,17 @@ def running_max(x):
     return m
 
 
-def any_loop(x):
-    seen = x[0] < -1.0
-    for i in range(1, x.shape[0]):
-        seen = seen | (x[i] < -1.0)
+def any_below(x, bound):
+    seen = False  # a Python bool, carried as the bool array the body makes of it
+    for i in range(x.shape[0]):
+        seen = seen | (x[i] < bound)
+    return seen
+
+
+def all_above(x, bound):
+    seen = True
+    for i in range(x.shape[0]):
+        seen = seen & (x[i] > bound)
     return seen
 
 
@@ -80,7 +87,10 @@ def _cases():
         (count_positive, (rng.integers(-3, 3, 200, dtype=np.int32),)),
         (running_max, (with_nan,)),  # NaN propagates as np.maximum's does
         (running_max, (rng.standard_normal(130).astype(np.float32),)),
-        (any_loop, (rng.standard_normal(140),)),
+        (any_below, (rng.standard_normal(140), -1.0)),
+        (any_below, (rng.standard_normal(140), -9.0)),
+        (all_above, (rng.standard_normal(140), -9.0)),
+        (all_above, (rng.standard_normal(140), -1.0)),
         (two_carries, (rng.standard_normal(110),)),
     ]
 
