@@ -12,10 +12,11 @@ to 0.87 (and the heap buffers it carried from one iteration to the
 next before ``ember-scalar-carries``: 23 ns).
 
 Only buffers of at most ``MAX_BYTES`` with a static shape, allocated in the function's
-entry block (so once per call, never in a loop), whose every use is a load, a store,
-a ``linalg`` op (lowered to loads and stores in this function), a view of it used the
-same way, or its ``memref.dealloc`` (erased). A buffer handed to a call, yielded,
-returned or taken apart for its pointer stays on the heap.
+entry block (so once per call, never in a loop), whose every use is a load, a store, a
+``linalg`` op (lowered to loads and stores in this function), a view of it used the
+same way, or its ``memref.dealloc`` (erased); at most ``MAX_FRAME_BYTES`` of them per
+function. A buffer handed to a call, yielded, returned or taken apart for its pointer
+stays on the heap.
 """
 
 from __future__ import annotations
@@ -28,6 +29,9 @@ from compiler.passes.base import EmberPass
 from compiler.passes.buffers import VIEWS, alignment_of
 
 MAX_BYTES = 64  # one cache line: 0-d values and short index vectors
+# All of them in one function: a graph of a thousand ops unrolled from a loop holds a
+# small buffer or two per op, and the kernel may run on a worker thread's stack.
+MAX_FRAME_BYTES = 16 << 10
 _ACCESSES = {"memref.load", "memref.store", "memref.dim"}
 
 
@@ -41,9 +45,12 @@ def _element_bytes(t: ir.Type) -> int | None:
     return None
 
 
-def _small(t: ir.MemRefType) -> bool:
-    size = _element_bytes(t.element_type)
-    return size is not None and t.has_static_shape and math.prod(t.shape) * size <= MAX_BYTES
+def _qualifies(alloc: ir.Operation) -> bool:
+    """A small buffer of a static shape and a plain element type."""
+    t = ir.MemRefType(alloc.results[0].type)
+    if alloc.operands or not t.has_static_shape or _element_bytes(t.element_type) is None:
+        return False
+    return _bytes(t) <= MAX_BYTES
 
 
 def _used_in_place(buffer: ir.Value, deallocs: list) -> bool:
@@ -61,11 +68,15 @@ def _used_in_place(buffer: ir.Value, deallocs: list) -> bool:
     return True
 
 
+def _bytes(t: ir.MemRefType) -> int:
+    return math.prod(t.shape) * _element_bytes(t.element_type)
+
+
 def to_stack(alloc: ir.Operation) -> bool:
     """``alloc`` as a ``memref.alloca`` when it qualifies; whether it was changed."""
     t = ir.MemRefType(alloc.results[0].type)
     deallocs: list = []
-    if alloc.operands or not _small(t) or not _used_in_place(alloc.results[0], deallocs):
+    if not _qualifies(alloc) or not _used_in_place(alloc.results[0], deallocs):
         return False
     with ir.InsertionPoint(alloc), alloc.location:
         slot = memref.alloca(t, [], [], alignment=alignment_of(alloc))
@@ -81,9 +92,20 @@ def stack_scalars(module) -> int:
     moved = 0
     for fn in functions(module):
         entry = fn.regions[0].blocks[0]
-        allocs = [op.operation for op in entry.operations if op.operation.name == "memref.alloc"]
-        moved += sum(to_stack(alloc) for alloc in allocs)
+        frame = 0
+        for alloc in [op.operation for op in entry.operations if op.operation.name == "memref.alloc"]:
+            size = _slot_bytes(alloc) if _qualifies(alloc) else None
+            if size is not None and frame + size <= MAX_FRAME_BYTES and to_stack(alloc):
+                frame += size
+                moved += 1
     return moved
+
+
+def _slot_bytes(alloc: ir.Operation) -> int:
+    """Its bytes on the stack: a whole aligned slot."""
+    align = alignment_of(alloc)
+    step = align.value if align is not None else 1
+    return -(-_bytes(ir.MemRefType(alloc.results[0].type)) // step) * step
 
 
 @dataclass

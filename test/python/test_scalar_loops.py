@@ -119,3 +119,27 @@ def test_the_running_sum_is_a_register_not_a_buffer(fresh_compiler):
     assert "scf.for" not in kernel and "phi double" in kernel
     assert "@ember_temp_alloc" not in kernel and "@malloc" not in kernel
     assert "store double" not in kernel.split("phi double")[1].split("br i1")[0]  # not in the loop's body
+
+
+def test_a_function_keeps_at_most_max_frame_bytes_of_buffers_on_its_stack():
+    """A graph of many small values (an unrolled loop's) keeps the rest on the heap:
+    the kernel may run on a worker thread's stack."""
+    from compiler.dialects import ember
+    from compiler.mlir import ir
+    from compiler.passes.pass_manager import run_pipeline
+    from compiler.passes.stack_scalars import MAX_FRAME_BYTES
+
+    count = MAX_FRAME_BYTES // 64 + 10
+    body = "\n".join(
+        f"  %b{k} = memref.alloc() {{alignment = 64 : i64}} : memref<8xf64>\n"
+        f"  memref.store %x, %b{k}[%c0] : memref<8xf64>\n"
+        f"  memref.dealloc %b{k} : memref<8xf64>"
+        for k in range(count)
+    )
+    text = f"func.func @f(%x: f64) {{\n  %c0 = arith.constant 0 : index\n{body}\n  return\n}}"
+    with ember.new_context():
+        module = ir.Module.parse(text)
+        run_pipeline(module, "builtin.module(ember-stack-scalars)")
+        out = str(module)
+    assert out.count("memref.alloca()") == MAX_FRAME_BYTES // 64
+    assert out.count("memref.alloc()") == 10 and out.count("memref.dealloc") == 10
