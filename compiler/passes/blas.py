@@ -110,7 +110,7 @@ def blas_op(op) -> bool:
     if op.name == "linalg.generic":
         return _is_batched_generic(op)
     if op.name == "linalg.contract":
-        return _is_batched(op) or _rows_kind(op) is not None
+        return _is_batched(op) or rows_kind(op) is not None
     if op.name == "linalg.batch_matmul":  # the plain one (no transposing maps)
         plain = ["(d0, d1, d3)", "(d0, d3, d2)", "(d0, d1, d2)"]
         return "indexing_maps" not in op.attributes or _map_results(op) == plain
@@ -120,7 +120,7 @@ def blas_op(op) -> bool:
 def _is_complex_gemm(op) -> bool:
     """The complex products that go to ``?gemm``: matrix times matrix, batched or not."""
     if op.name == "linalg.contract":
-        return _is_batched(op) or _rows_kind(op) == "matmul"
+        return _is_batched(op) or rows_kind(op) == "matmul"
     return op.name in ("linalg.matmul", "linalg.batch_matmul") and matmul_transposes(op) is not None
 
 
@@ -136,7 +136,7 @@ def _add_rows_helpers(module, ops) -> None:
     """The ``rows_view_text`` helpers the stacks of rows in ``ops`` need."""
     for op in ops:
         element = str(op.operands[0].type.element_type)
-        kept_c = 1 if _rows_kind(op) == "matmul" else 0
+        kept_c = 1 if rows_kind(op) == "matmul" else 0
         for rank, kept in ((op.operands[0].type.rank, 1), (op.operands[2].type.rank, kept_c)):
             add_functions(module, rows_view_text(element, rank, kept))
 
@@ -175,7 +175,7 @@ def _is_batched(op) -> bool:
     return _map_results(op) == ["(" + ", ".join(w) + ")" for w in want]
 
 
-def _rows_kind(op) -> str | None:
+def rows_kind(op) -> str | None:
     """``matmul`` for ``C[r.., n] += A[r.., k] * B[k, n]``, ``matvec`` for
     ``y[r..] += A[r.., k] * x[k]`` (a stack of rows times one matrix or vector, as
     ``ember-to-linalg`` makes it), None for any other ``linalg.contract``."""
@@ -313,8 +313,8 @@ def _replace(op) -> None:
     fill = zero_fill_before(op)
     with ir.InsertionPoint(op), op.location:
         beta = scalar.const(element, 0.0 if fill is not None else 1.0)
-    if op.name == "linalg.contract" and _rows_kind(op) is not None:
-        _replace_rows(op, _rows_kind(op), beta, fill)
+    if op.name == "linalg.contract" and rows_kind(op) is not None:
+        _replace_rows(op, rows_kind(op), beta, fill)
     elif op.name in ("linalg.batch_matmul", "linalg.generic", "linalg.contract"):
         _replace_batched(op, beta)
     else:
@@ -357,6 +357,6 @@ class EmberMatmulToBlas(EmberPass):
         ]
         for element in sorted({str(op.operands[0].type.element_type) for op in found}):
             _add_helpers(module, element, self.define_helpers)
-        _add_rows_helpers(module, [op for op in found if op.name == "linalg.contract" and _rows_kind(op)])
+        _add_rows_helpers(module, [op for op in found if op.name == "linalg.contract" and rows_kind(op)])
         for op in found:
             _replace(op)

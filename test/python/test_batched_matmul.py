@@ -3,6 +3,8 @@ float32/float64 (several batch dims collapsed into one), and one ``?gemm``/``?ge
 all rows for a stack times one matrix or vector; checked against NumPy on views, dynamic
 sizes and empty dims (tiling a loop of 0 iterations once crashed)."""
 
+import re
+
 import numpy as np
 import pytest
 from blas_oracle import assert_product_close, assert_product_equal
@@ -322,3 +324,34 @@ def test_a_bias_read_by_an_elementwise_epilogue_is_added_there_not_accumulated()
     fill = next(line for line in text.splitlines() if "linalg.fill" in line)
     assert fill.split(" = ")[0].strip() in matmul.split("outs(")[1]  # accumulates into the zero fill
     assert text.count("linalg.generic") == 1  # bias and relu: one pass over the product
+
+
+def test_a_chain_of_products_added_up_accumulates_into_one_output():
+    """``out = zeros; out += p_i @ w_i`` (a convolution's sum over its window), then an
+    elementwise reader: each product accumulates into the one before (BLAS's ``beta = 1``),
+    one output buffer instead of a temporary per product summed at the end, NumPy's bits
+    (each product rounded, then added, in NumPy's order). A chain whose first term is
+    not zeros or a product (a broadcast) is left as it was."""
+    rng = np.random.default_rng(12)
+    patches = [rng.standard_normal((4, 9, 11)).astype(np.float32) for _ in range(3)]
+    ws = [rng.standard_normal((11, 6)).astype(np.float32) for _ in range(3)]
+    bias = rng.standard_normal(6).astype(np.float32)
+
+    def window(p0, p1, p2, w0, w1, w2, bias):
+        out = np.zeros((4, 9, 6), dtype=np.float32)
+        for p, w in ((p0, w0), (p1, w1), (p2, w2)):
+            out += p @ w
+        return np.maximum(out + bias, 0.0)
+
+    def from_bias(p0, p1, p2, w0, w1, w2, bias):
+        return np.maximum(bias + p0 @ w0 + p1 @ w1, 0.0)
+
+    args = (*patches, *ws, bias)
+    for fn, chained in ((window, 2), (from_bias, 0)):
+        np.testing.assert_array_equal(compiler.compile(fn, options={"strict": True})(*args), fn(*args))
+        modules = []
+        compiler.compile(fn, backend=lambda m, ex: modules.append(m) or EagerGraph(m))(*args)
+        run_pipeline(modules[0], "builtin.module(ember-to-linalg,ember-fuse)")
+        products = re.findall(r"(%\w+) = linalg.contract .* outs\((%\w+) ", str(modules[0]))
+        results = {result for result, _ in products}
+        assert sum(init in results for _, init in products) == chained, fn.__name__

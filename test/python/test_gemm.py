@@ -14,6 +14,7 @@ from graph_building import loops_of
 
 import compiler
 from compiler.dialects.ember import new_context
+from compiler.dialects.library_products import SMALL_K
 from compiler.passes import gemm
 
 # A kernel that fails to compile runs eagerly with a warning: here that is a failure.
@@ -47,11 +48,29 @@ def matmul(a, b):
     return a @ b
 
 
+@pytest.mark.parametrize("columns", ["static", "symbolic"])
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
-def test_matches_numpy(shape, thread_count):
+def test_matches_numpy(shape, thread_count, columns):
+    """With symbolic columns the kernel takes every shape, narrower than a panel too (a
+    static one narrower than a panel goes to BLAS: ``test_narrow_products_left_to_blas``)."""
     a, b = _operands(*shape)
+    if columns == "symbolic":
+        compiler.mark_dynamic(b, 1)
+        assert shape[1] <= SMALL_K or shape[2] < 2 or CALL in loops_of(matmul, a, b)  # else summed inline
     got = compiler.compile(matmul)(a, b)
     assert_reordered_close(got, a @ b, shape[1])
+
+
+@pytest.mark.parametrize("n", [1, 31, 33])
+def test_narrow_products_left_to_blas(n):
+    """Fewer static columns than a panel of the host's tile: BLAS (the kernel would fill
+    part of each tile), at a panel's width the kernel."""
+    nr = gemm.GEOMETRIES[gemm.host_vector_bits()].nr
+    a, b = _operands(900, 300, n)
+    assert (CALL in loops_of(matmul, a, b)) == (n >= nr)
+    assert_reordered_close(compiler.compile(matmul)(a, b), a @ b, 300)
+    a, b = _operands(900, 300, nr)
+    assert CALL in loops_of(matmul, a, b)
 
 
 def test_the_product_is_one_call_of_the_helper():
@@ -80,7 +99,7 @@ def linear_relu(x, w, bias):
     return np.maximum(x @ w + bias, 0)
 
 
-@pytest.mark.parametrize("shape", [(300, 700, 150), (37, 257, 31), (13, 1029, 33), (769, 300, 40)], ids=str)
+@pytest.mark.parametrize("shape", [(300, 700, 150), (37, 257, 95), (13, 1029, 97), (769, 300, 72)], ids=str)
 def test_bias_and_relu_applied_as_each_tile_is_stored(shape, thread_count):
     """``relu(x @ w + b)``: the bias and ``max`` folded into the helper (on the last
     block of k), no temporary product and no second loop; edge tiles too."""
@@ -221,3 +240,17 @@ def test_the_host_gets_the_blocking_of_its_vector_width():
     with new_context():
         text = gemm.library_text()
     assert f"vector<{g.lanes}xf32>" in text and f"vector<{other.lanes}xf32>" not in text
+
+
+def test_a_stack_of_contiguous_rows_times_a_matrix_is_one_call_of_the_helper(thread_count):
+    """``patches @ w`` on a contiguous (8, 30, 20, 48) stack: its rows viewed as one
+    (4800, 48) matrix, one call of the kernel (no run-time rows check, no BLAS); a
+    strided stack gives NumPy's answer too."""
+    nr = gemm.GEOMETRIES[gemm.host_vector_bits()].nr
+    x = RNG.standard_normal((8, 30, 20, 48)).astype(np.float32)
+    w = RNG.standard_normal((48, nr + 5)).astype(np.float32)
+    loops = loops_of(matmul, x, w)
+    assert loops.count(CALL) == 1 and "ember_rows" not in loops and "linalg.contract" not in loops
+    assert_reordered_close(compiler.compile(matmul)(x, w), x @ w, 48)
+    strided = x[:, ::2]
+    assert_reordered_close(compiler.compile(matmul)(strided, w), strided @ w, 48)
