@@ -50,6 +50,7 @@ from compiler.dialects.types import COMPLEX, COMPLEX_PART, TensorType, mlir_elem
 from compiler.mlir import arith, func, index_constant, ir, linalg, math
 from compiler.mlir import complex_dialect as cd
 from compiler.passes import ember_to_linalg as e2l
+from compiler.passes import lower_matmul
 from compiler.passes import scalar_semantics as scalar
 from compiler.passes.base import PassFailure
 from compiler.passes.linalg_utils import generic
@@ -402,14 +403,14 @@ def _matmul(op, result: TensorType, attrs):
         return e2l._map(len(loops), [ir.AffineDimExpr.get(position[d]) for d in dims])
 
     # A transposed matrix is read in place (BLAS's transpose flag), not copied first.
-    lhs_t, rhs_t = (e2l.transposed_source(v) if lt.rank == rt.rank == 2 else None for v in (lhs, rhs))
-    sources = [(v, a) if (t := e2l.transposed_source(v)) is None else (t, 1 - a) for v, a in sources]
+    lhs_t, rhs_t = (lower_matmul.transposed_source(v) if lt.rank == rt.rank == 2 else None for v in (lhs, rhs))
+    sources = [(v, a) if (t := lower_matmul.transposed_source(v)) is None else (t, 1 - a) for v, a in sources]
     sizes = [d if d is not e2l.DYN else e2l._dim(v, a) for d, (v, a) in zip(result.shape, sources)]
     init = e2l._filled(result, sizes, 0.0)
     dtype = result.dtype
     if lt.rank >= 2 and rt.rank >= 2:  # matrix times matrix: a named op, BLAS's ?gemm
         if lt.rank == rt.rank == 2:
-            return e2l.matrix_product(lhs, rhs, lhs_t, rhs_t, init)
+            return lower_matmul.matrix_product(lhs, rhs, lhs_t, rhs_t, init)
         maps = [amap(lhs_dims).value, amap(rhs_dims).value, amap(out_dims).value]
         return linalg.contract(lhs, rhs, outs=[init], indexing_maps=maps)
     iterators = ["parallel"] * len(out_dims) + ["reduction"]

@@ -10,8 +10,8 @@ per-op Python classes. Per-dtype scalar rules (NumPy's semantics) live in
   ``tensor.empty`` init, the form ``linalg-fuse-elementwise-ops`` fuses;
 * reductions -> ``linalg.generic`` with reduction iterators into a ``linalg.fill``
   of the identity, then ``tensor.expand_shape`` for ``keepdims``;
-* matmul -> ``linalg.matmul / batch_matmul / matvec / vecmat / dot`` (a generic
-  for more than one batch dim), transpose -> ``linalg.transpose``;
+* matmul -> ``linalg.matmul / batch_matmul / matvec / vecmat / dot`` (``lower_matmul``),
+  transpose -> ``linalg.transpose``;
 * shape ops -> ``tensor`` reshapes and slices; broadcast and negative-step slices
   -> ``linalg.generic`` (a broadcasting input map, resp. ``tensor.extract``).
 
@@ -41,7 +41,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from compiler.dialects import ember, ops
-from compiler.dialects.library_products import SMALL_K
 from compiler.dialects.types import DYN, UNSIGNED, TensorType, bit_width, is_unsigned, mlir_element_type, signless_types
 from compiler.mlir import arith, collect, index_constant, ir, linalg, math, operation_of, tensor
 from compiler.passes import scalar_semantics as scalar
@@ -136,6 +135,14 @@ def _elementwise(inputs, result: TensorType, body) -> ir.Value:
     init = _empty(result, _sizes_like(result, inputs[0]))
     rank = result.rank
     return generic(inputs, init, [_identity(rank)] * (len(inputs) + 1), ["parallel"] * rank, body)
+
+
+def _single_value(value) -> ir.Value:
+    if isinstance(value, (ir.Operation, ir.OpView)):
+        value = value.results
+    if isinstance(value, ir.OpResultList):
+        value = value[0]
+    return value
 
 
 def _unit_groups(rank: int, unit_axes) -> list[list[int]]:
@@ -492,161 +499,6 @@ def _divide_by_count(total: ir.Value, t: TensorType, x: ir.Value, axes) -> ir.Va
     f = mlir_element_type(t.dtype)
     count = arith.sitofp(f, arith.index_cast(ir.IntegerType.get_signless(64), count))
     return _elementwise([total], t, lambda s, _: arith.divf(s, count))
-
-
-# ----------------------------------------------------------------------------- matmul
-
-
-def _lower_matmul(op, result: TensorType, attrs):
-    lhs, rhs = ember.tensor_operands(op)
-    lt, rt = _type(lhs), _type(rhs)
-    dyn = []  # (operand, axis) that each result dim comes from
-    if lt.rank <= 2 and rt.rank <= 2:
-        if lt.rank == 2:
-            dyn.append((lhs, 0))
-        if rt.rank == 2:
-            dyn.append((rhs, 1))
-    elif rt.rank <= 2:  # a stack of rows times one matrix or vector
-        dyn = [(lhs, i) for i in range(lt.rank - 1)] + ([(rhs, 1)] if rt.rank == 2 else [])
-    else:
-        dyn = [(lhs, i) for i in range(lt.rank - 1)] + [(rhs, rt.rank - 1)]
-    # A 2-D operand that is a transpose is read in place (strided), not copied first.
-    lhs_t, rhs_t = transposed_source(lhs), transposed_source(rhs)
-    dyn = [(v, a) if (t := transposed_source(v)) is None else (t, 1 - a) for v, a in dyn]
-    sizes = [d if d is not DYN else _dim(v, a) for d, (v, a) in zip(result.shape, dyn)]
-    if result.dtype == "f16":  # NumPy's half matmul/dot sum in float and round once
-        acc = result.with_dtype("f32")
-        product = _single_value(_lower_matmul_into(lhs, rhs, lhs_t, rhs_t, _filled(acc, sizes, 0), lt, rt, "f16"))
-        return _elementwise([product], result, lambda a, _: scalar.cast(a, "f32", "f16"))
-    return _lower_matmul_into(lhs, rhs, lhs_t, rhs_t, _filled(result, sizes, 0), lt, rt, result.dtype)
-
-
-def _lower_matmul_into(lhs, rhs, lhs_t, rhs_t, init, lt: TensorType, rt: TensorType, dtype: str):
-    """The named linalg op of the ranks into ``init`` (its element type may be wider:
-    the named ops extend their operands to it)."""
-    k = lt.shape[-1]
-    if dtype in ("f32", "f64") and k is not DYN and k <= SMALL_K and lt.rank >= 2 and rt.rank <= 2 and lhs_t is None:
-        return _unrolled_matmul(rhs_t if rhs_t is not None else rhs, init, lhs, lt.rank, rt.rank, k, rhs_t is not None)
-    if lt.rank > 2 and rt.rank <= 2:
-        return _rows_matmul(lhs, rhs, init, lt.rank, rt.rank, dtype)
-    if lt.rank == 1 and rt.rank == 1:
-        return linalg.dot(lhs, rhs, outs=[init])
-    if lt.rank == 1:  # y @ A.T == A @ y
-        return linalg.matvec(rhs_t, lhs, outs=[init]) if rhs_t is not None else linalg.vecmat(lhs, rhs, outs=[init])
-    if rt.rank == 1:  # A.T @ y == y @ A
-        return linalg.vecmat(rhs, lhs_t, outs=[init]) if lhs_t is not None else linalg.matvec(lhs, rhs, outs=[init])
-    if lt.rank == 2:
-        return matrix_product(lhs, rhs, lhs_t, rhs_t, init)
-    if lt.rank == 3:
-        return linalg.batch_matmul(lhs, rhs, outs=[init])
-    return _batched_matmul_generic(lhs, rhs, init, lt.rank, dtype)
-
-
-def matrix_product(lhs, rhs, lhs_t, rhs_t, init):
-    """``linalg.matmul`` of two matrices into ``init``, reading an operand that is a
-    transpose (``lhs_t``/``rhs_t``: its source, from ``transposed_source``) in place
-    through transposed indexing maps: BLAS's transpose flag, no copy."""
-    if lhs_t is None and rhs_t is None:
-        return linalg.matmul(lhs, rhs, outs=[init])
-    m, n, k = (ir.AffineDimExpr.get(i) for i in range(3))
-    maps = [
-        _map(3, [k, m] if lhs_t is not None else [m, k]).value,
-        _map(3, [n, k] if rhs_t is not None else [k, n]).value,
-        _map(3, [m, n]).value,
-    ]
-    a = lhs_t if lhs_t is not None else lhs
-    b = rhs_t if rhs_t is not None else rhs
-    return linalg.matmul(a, b, outs=[init], indexing_maps=maps)
-
-
-def transposed_source(value: ir.Value) -> ir.Value | None:
-    """``x`` when ``value`` is ``linalg.transpose`` of a 2-D ``x`` (``x.T``), else None.
-
-    The matmul then reads ``x`` with swapped indices (BLAS's transpose flag, or a
-    strided view in the loop fallback); the transpose, left without readers, is dead.
-    """
-    owner = operation_of(value.owner)
-    if owner is None or owner.name != "linalg.transpose" or _type(value).rank != 2:
-        return None
-    return owner.operands[0]
-
-
-def _batched_matmul_generic(lhs, rhs, init, rank, dtype):
-    """Matmul over several batch dims: (b.., m, k) x (b.., k, n) -> (b.., m, n)."""
-    d = [ir.AffineDimExpr.get(i) for i in range(rank + 1)]
-    batch, m, n, k = d[: rank - 2], d[rank - 2], d[rank - 1], d[rank]
-    maps = [_map(rank + 1, batch + [m, k]), _map(rank + 1, batch + [k, n]), _map(rank + 1, batch + [m, n])]
-    return _contraction(lhs, rhs, init, maps, rank + 1, dtype)
-
-
-def _rows_matmul(lhs, rhs, init, rank, rhs_rank, dtype):
-    """A stack of rows times one matrix or vector: (b.., m, k) x (k, n) -> (b.., m, n), or
-    x (k,) -> (b.., m). ``ember-matmul-to-blas`` makes it one ``gemm``/``gemv`` over all
-    rows when the stack's rows are evenly spaced (as in a contiguous array), not one call
-    per batch entry (``patches @ w`` of a convolution: 500 calls of 62x16x32)."""
-    loops = rank + (1 if rhs_rank == 2 else 0)
-    d = [ir.AffineDimExpr.get(i) for i in range(loops)]
-    rows, k = d[: rank - 1], d[loops - 1]
-    if rhs_rank == 2:
-        n = d[rank - 1]
-        maps = [_map(loops, rows + [k]), _map(loops, [k, n]), _map(loops, rows + [n])]
-    else:
-        maps = [_map(loops, rows + [k]), _map(loops, [k]), _map(loops, rows)]
-    return _contraction(lhs, rhs, init, maps, loops, dtype)
-
-
-def _unrolled_matmul(rhs, init, lhs, rank, rhs_rank, k, rhs_transposed):
-    """``lhs @ rhs`` summing ``k`` (static, at most ``SMALL_K``) terms as an elementwise
-    generic over the result, the sum unrolled in order (``fma(a1, b1, fma(a0, b0, 0))``...). Why: a gemv/gemm call per 2 million rows of 3 terms (an RGB image
-    ``img @ weights``) is BLAS's slowest case, 6x NumPy's time; this is a vectorized,
-    tiled, parallel loop like any elementwise op. Fused multiply-adds, as BLAS's kernels
-    accumulate: the same values as NumPy's gemv/gemm calls here."""
-    out_rank = rank - 1 + (1 if rhs_rank == 2 else 0)
-    d = [ir.AffineDimExpr.get(i) for i in range(out_rank)]
-    rows = d[: rank - 1]
-    maps, inputs = [], []
-    for term in range(k):
-        kk = ir.AffineConstantExpr.get(term)
-        maps.append(_map(out_rank, rows + [kk]))
-        if rhs_rank == 2:
-            maps.append(_map(out_rank, [d[-1], kk] if rhs_transposed else [kk, d[-1]]))
-        else:
-            maps.append(_map(out_rank, [kk]))
-        inputs += [lhs, rhs]
-    maps.append(_map(out_rank, d))
-
-    def body(*xs):
-        # from a constant 0, not the output's value: an op that reads its init is fused and
-        # bufferized as an accumulation, and a broadcast consumer then added it twice
-        total = arith.ConstantOp(xs[-1].type, ir.FloatAttr.get(xs[-1].type, 0.0)).result
-        for term in range(k):
-            total = math.fma(xs[2 * term], xs[2 * term + 1], total)
-        return total
-
-    return generic(inputs, init, maps, ["parallel"] * out_rank, body)
-
-
-def _contraction(lhs, rhs, init, maps, loops, dtype):
-    """``init += lhs * rhs`` summed over the last of ``loops`` loops.
-
-    For BLAS's types a ``linalg.contract`` (a named op), not a ``linalg.generic``:
-    elementwise fusion (``ember-fuse``) merges producers into a generic consumer, and a
-    matmul with a softmax fused into its operand (``attention``: ``(e / e.sum(...)) @ v``)
-    is no longer the product ``ember-matmul-to-blas`` hands to ``gemm``: 30x slower loops."""
-    if dtype in ("f32", "f64"):
-        return linalg.contract(lhs, rhs, outs=[init], indexing_maps=[m.value for m in maps])
-    mul, add = scalar.BINARY["mul"], scalar.BINARY["add"]
-    iterators = ["parallel"] * (loops - 1) + ["reduction"]
-    if dtype == "f16":  # into an f32 init
-        f32 = mlir_element_type("f32")
-        return generic(
-            [lhs, rhs],
-            init,
-            maps,
-            iterators,
-            lambda a, b, acc: add(acc, mul(arith.extf(f32, a), arith.extf(f32, b), "f32"), "f32"),
-        )
-    return generic([lhs, rhs], init, maps, iterators, lambda a, b, acc: add(acc, mul(a, b, dtype), dtype))
 
 
 # ----------------------------------------------------------------------------- shapes
@@ -1022,7 +874,6 @@ LOWERINGS.update(
         "cmp": _lower_cmp,
         "select": _lower_select,
         "cast": _lower_cast,
-        "matmul": _lower_matmul,
         "transpose": _lower_transpose,
         "broadcast_to": _lower_broadcast_to,
         "reshape": _lower_reshape,
@@ -1047,13 +898,13 @@ from compiler.passes import complex_semantics  # noqa: E402
 @functools.cache
 def lowerings() -> dict:
     """``LOWERINGS`` and the op families lowered in modules of their own (advanced
-    indexing, LAPACK, scans, sorting). Those import this module's helpers, so they are
+    indexing, LAPACK, products, scans, sorting). Those import this module's helpers, so they are
     imported here, on first use: imported at the top, whichever module a process
     imported first would find the other half-initialized."""
-    from compiler.passes import lower_indexing, lower_lapack, lower_scan, lower_sort
+    from compiler.passes import lower_indexing, lower_lapack, lower_matmul, lower_scan, lower_sort
 
     table = dict(LOWERINGS)
-    for module in (lower_indexing, lower_lapack, lower_scan, lower_sort):
+    for module in (lower_indexing, lower_lapack, lower_matmul, lower_scan, lower_sort):
         table.update(module.LOWERINGS)
     missing = [n for n, fn in table.items() if fn is None]
     assert not missing, f"ember ops without a lowering: {missing}"
@@ -1076,14 +927,6 @@ def lower_op(op: ir.Operation) -> ir.Value:
         value = lowering(op, result, attrs)
     # Some binding helpers (linalg.transpose) return the op rather than its result.
     return _single_value(value)
-
-
-def _single_value(value) -> ir.Value:
-    if isinstance(value, (ir.Operation, ir.OpView)):
-        value = value.results
-    if isinstance(value, ir.OpResultList):
-        value = value[0]
-    return value
 
 
 @dataclass
@@ -1153,7 +996,7 @@ def _signless(t: ir.Type) -> ir.Type:
 
 
 def _erase_dead_transposes(module) -> None:
-    """Transposes that matmuls read through (``transposed_source``) and nothing else reads."""
+    """Transposes that matmuls read through (``lower_matmul.transposed_source``) and nothing else reads."""
     for op in reversed(collect(module, lambda o: o.name == "linalg.transpose")):
         if not _has_uses(op.results[0]):
             init = operation_of(op.operands[1].owner)
