@@ -37,6 +37,15 @@ def distinct_memory(root: ir.Value) -> bool:
     return owner is not None and owner.name in ("memref.alloc", "memref.alloca")
 
 
+def identity_layout(t: ir.Type) -> bool:
+    """A memref of the row-major layout its shape gives (no strides or offset of its own)."""
+    return (
+        isinstance(t, ir.MemRefType)
+        and isinstance(t.layout, ir.AffineMapAttr)
+        and t.layout.value == ir.AffineMap.get_identity(t.rank)
+    )
+
+
 def alignment_of(alloc: ir.Operation) -> ir.IntegerAttr | None:
     """The ``alignment`` of a ``memref.alloc``/``alloca``, to give a copy of it."""
     attr = alloc.attributes["alignment"] if "alignment" in alloc.attributes else None

@@ -30,7 +30,6 @@ Three steps; upstream covers the second:
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from compiler.mlir import constant_attr, functions, ir, operation_of, tensor
@@ -43,6 +42,7 @@ from compiler.passes.linalg_utils import (
     is_library_call,
     is_plus_zero,
     linalg_ops,
+    plus_zero,
     producers,
     roots,
 )
@@ -227,9 +227,8 @@ def _zeros(value: ir.Value) -> bool:
     if not isinstance(attr, ir.DenseFPElementsAttr) or not attr.is_splat or op.opview.inputs[0].type.rank != 0:
         return False
     body = [o.operation for o in op.regions[0].blocks[0].operations]
-    number = ir.FloatAttr(attr.get_splat_value()).value
     passed = len(body) == 1 and body[0].operands[0] == op.regions[0].blocks[0].arguments[0]
-    return passed and number == 0.0 and math.copysign(1.0, number) > 0
+    return passed and plus_zero(ir.FloatAttr(attr.get_splat_value()).value)
 
 
 def _plain_sum(op) -> tuple | None:

@@ -62,7 +62,7 @@ from compiler.mlir import (
 )
 from compiler.passes.base import EmberPass, PassFailure
 from compiler.passes.blas import matmul_transposes, rows_kind, zero_fill_before
-from compiler.passes.buffers import distinct_memory, root_buffer
+from compiler.passes.buffers import distinct_memory, identity_layout, root_buffer
 from compiler.passes.linalg_utils import indexing_maps, is_plus_zero
 from compiler.passes.matvec import checked_call, other_library_work, unit_stride
 from compiler.passes.parallel import normalized
@@ -533,6 +533,11 @@ def _target(op, g: Geometry) -> bool:
     if any(unit_stride(v)[1] for v in op.operands):
         return False
     (m, k), (_, n) = op.operands[0].type.shape, op.operands[1].type.shape
+    return _kernel_sized(m, k, n, g)
+
+
+def _kernel_sized(m: int, k: int, n: int, g: Geometry) -> bool:
+    """Static sizes the kernel takes (``_target``); a dynamic one is decided at run time."""
     dynamic = ir.ShapedType.get_dynamic_size()
     if n != dynamic and n < g.nr:
         return False
@@ -720,11 +725,6 @@ def _replace_with_epilogue(op, fill, epilogue: _Epilogue) -> None:
     fill.erase()
 
 
-def _contiguous(value) -> bool:
-    t = value.type
-    return isinstance(t, ir.MemRefType) and t.layout == ir.AffineMapAttr.get(ir.AffineMap.get_identity(t.rank))
-
-
 def _as_matrix(value):
     """A contiguous buffer ``(r.., n)`` viewed as the matrix ``(r, n)``."""
     t = value.type
@@ -742,11 +742,11 @@ def rows_to_matrices(fn, g: Geometry) -> int:
     done = 0
     for op in collect(fn, lambda o: o.name == "linalg.contract" and rows_kind(o) == "matmul"):
         a, b, c = op.operands
-        if not all(_contiguous(v) and v.type.has_static_shape for v in (a, b, c)):
+        if not all(identity_layout(v.type) and v.type.has_static_shape for v in (a, b, c)):
             continue
         if {str(v.type.element_type) for v in (a, b, c)} != {ELEMENT}:
             continue
-        if math.prod(a.type.shape) * b.type.shape[1] <= MIN_MACS or b.type.shape[1] < g.nr:
+        if not _kernel_sized(math.prod(a.type.shape[:-1]), *b.type.shape, g):
             continue
         fill = zero_fill_before(op)
         with ir.InsertionPoint(fill if fill is not None else op), op.location:

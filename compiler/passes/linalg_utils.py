@@ -134,7 +134,11 @@ def is_plus_zero(value: ir.Value) -> bool:
     attr = constant_attr(value)
     if not isinstance(attr, ir.FloatAttr):
         return False
-    number = ir.FloatAttr(attr).value
+    return plus_zero(ir.FloatAttr(attr).value)
+
+
+def plus_zero(number: float) -> bool:
+    """``+0.0``, not ``-0.0``."""
     return number == 0.0 and math.copysign(1.0, number) > 0
 
 

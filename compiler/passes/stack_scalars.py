@@ -45,12 +45,16 @@ def _element_bytes(t: ir.Type) -> int | None:
     return None
 
 
-def _qualifies(alloc: ir.Operation) -> bool:
-    """A small buffer of a static shape and a plain element type."""
+def _slot_bytes(alloc: ir.Operation) -> int | None:
+    """Its bytes on the stack (a whole aligned slot) when it is a small buffer of a static
+    shape and a plain element type, else None."""
     t = ir.MemRefType(alloc.results[0].type)
-    if alloc.operands or not t.has_static_shape or _element_bytes(t.element_type) is None:
-        return False
-    return _bytes(t) <= MAX_BYTES
+    element = _element_bytes(t.element_type)
+    if alloc.operands or not t.has_static_shape or element is None or math.prod(t.shape) * element > MAX_BYTES:
+        return None
+    align = alignment_of(alloc)
+    step = align.value if align is not None else 1
+    return -(-math.prod(t.shape) * element // step) * step
 
 
 def _used_in_place(buffer: ir.Value, deallocs: list) -> bool:
@@ -68,15 +72,12 @@ def _used_in_place(buffer: ir.Value, deallocs: list) -> bool:
     return True
 
 
-def _bytes(t: ir.MemRefType) -> int:
-    return math.prod(t.shape) * _element_bytes(t.element_type)
-
-
 def to_stack(alloc: ir.Operation) -> bool:
-    """``alloc`` as a ``memref.alloca`` when it qualifies; whether it was changed."""
+    """``alloc`` (a small buffer: ``_slot_bytes``) as a ``memref.alloca`` when it is only
+    read and written in place; whether it was changed."""
     t = ir.MemRefType(alloc.results[0].type)
     deallocs: list = []
-    if not _qualifies(alloc) or not _used_in_place(alloc.results[0], deallocs):
+    if not _used_in_place(alloc.results[0], deallocs):
         return False
     with ir.InsertionPoint(alloc), alloc.location:
         slot = memref.alloca(t, [], [], alignment=alignment_of(alloc))
@@ -94,18 +95,11 @@ def stack_scalars(module) -> int:
         entry = fn.regions[0].blocks[0]
         frame = 0
         for alloc in [op.operation for op in entry.operations if op.operation.name == "memref.alloc"]:
-            size = _slot_bytes(alloc) if _qualifies(alloc) else None
+            size = _slot_bytes(alloc)
             if size is not None and frame + size <= MAX_FRAME_BYTES and to_stack(alloc):
                 frame += size
                 moved += 1
     return moved
-
-
-def _slot_bytes(alloc: ir.Operation) -> int:
-    """Its bytes on the stack: a whole aligned slot."""
-    align = alignment_of(alloc)
-    step = align.value if align is not None else 1
-    return -(-_bytes(ir.MemRefType(alloc.results[0].type)) // step) * step
 
 
 @dataclass

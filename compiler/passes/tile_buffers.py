@@ -12,7 +12,7 @@ of the actual size keeps the original buffer type, so no user changes).
 from __future__ import annotations
 
 from compiler.mlir import arith, collect, defined_inside, ir, memref, operation_of
-from compiler.passes.buffers import VIEWS
+from compiler.passes.buffers import VIEWS, identity_layout
 from compiler.passes.scf_loops import loop_bodies
 
 
@@ -79,8 +79,7 @@ def _split(mixed: list) -> tuple[list, list]:
 def hoist(alloc, loop) -> bool:
     plan = _plan(alloc, loop)
     t = alloc.results[0].type
-    identity = isinstance(t.layout, ir.AffineMapAttr) and t.layout.value == ir.AffineMap.get_identity(t.rank)
-    if plan is None or not identity:
+    if plan is None or not identity_layout(t):
         return False
     shape, outer_sizes = plan
     with ir.InsertionPoint(loop), loop.location:
