@@ -82,11 +82,16 @@ class Geometry:
     ``mr x nv`` tile of vectors of C in registers, with ``nv`` vectors of B's panel and
     a broadcast of A's beside them, so ``mr * nv + nv + 1`` registers at most."""
 
-    lanes: int  # float32 lanes per vector
+    lanes: int  # lanes per vector
     mr: int  # rows of A per panel
     nv: int  # vectors of C per row of the tile
-    kc: int  # the shared dimension's block (A's panel: mr * kc * 4 bytes, in the L1 cache)
-    nb: int  # columns of B per packed block (kc * nb * 4 bytes, in the L2 cache)
+    kc: int  # the shared dimension's block (A's panel: mr * kc elements, in the L1 cache)
+    nb: int  # columns of B per packed block (kc * nb elements, in the L2 cache)
+    element: str = ELEMENT  # f32, or f64 (``A.T @ A`` only: ``gram.GRAM_GEOMETRIES``)
+    # A's panels k-major (``mr`` rows' elements for one k, then the next k) instead of
+    # each row's ``kc`` after the other: what packing the columns of ``X`` in ``X.T``
+    # writes as contiguous runs.
+    k_major_a: bool = False
 
     @property
     def nr(self) -> int:
@@ -100,19 +105,28 @@ class Geometry:
 
     @property
     def vec(self) -> str:
-        return f"vector<{self.lanes}x{ELEMENT}>"
+        return f"vector<{self.lanes}x{self.element}>"
 
     @property
     def a_pack(self) -> str:
-        return f"memref<{self.row_chunk * self.kc}x{ELEMENT}>"
+        return f"memref<{self.row_chunk * self.kc}x{self.element}>"
 
     @property
     def b_pack(self) -> str:
-        return f"memref<{self.nb * self.kc}x{ELEMENT}>"
+        return f"memref<{self.nb * self.kc}x{self.element}>"
 
     @property
     def tile(self) -> str:
-        return f"memref<{self.mr}x{self.nr}x{ELEMENT}>"
+        return f"memref<{self.mr}x{self.nr}x{self.element}>"
+
+    @property
+    def mat(self) -> str:
+        """A matrix operand: contiguous rows."""
+        return mat_type(self.element)
+
+    @property
+    def bias(self) -> str:
+        return bias_type(self.element)
 
 
 # 32 registers of 16 lanes (AVX-512): 24 accumulators (12 x 2 was 3-4 % slower, with
@@ -130,13 +144,20 @@ def host_vector_bits() -> int:
     return 512 if has_512_bit_vectors() else 256
 
 
-MAT = f"memref<?x?x{ELEMENT}, strided<[?, 1], offset: ?>>"
-BIAS = f"memref<?x{ELEMENT}, strided<[1], offset: ?>>"
+def mat_type(element: str) -> str:
+    return f"memref<?x?x{element}, strided<[?, 1], offset: ?>>"
+
+
+def bias_type(element: str) -> str:
+    return f"memref<?x{element}, strided<[1], offset: ?>>"
+
+
+MAT, BIAS = mat_type(ELEMENT), bias_type(ELEMENT)
 HELPER = f"ember_gemm_loops_{ELEMENT}"
 BIAS_HELPER = f"ember_gemm_bias_loops_{ELEMENT}"
 
 
-def _constants(g: Geometry) -> str:
+def constants_text(g: Geometry) -> str:
     values = sorted(
         {0, 1, 2, 3, 4, g.mr, g.nr, g.kc, g.nb, UNROLL, CHUNK_PANELS}
         | set(range(g.mr))
@@ -150,8 +171,14 @@ def _k_step(g: Geometry, k: str, tag: str, accumulators: list[str]) -> tuple[lis
     lines = [
         f"          %bo{tag}0 = arith.muli {k}, %c{g.nr} : index",
         f"          %bo{tag} = arith.addi %bo{tag}0, %bbase : index",
-        f"          %ao{tag} = arith.addi {k}, %abase : index",
     ]
+    if g.k_major_a:
+        lines += [
+            f"          %ao{tag}0 = arith.muli {k}, %c{g.mr} : index",
+            f"          %ao{tag} = arith.addi %ao{tag}0, %abase : index",
+        ]
+    else:
+        lines.append(f"          %ao{tag} = arith.addi {k}, %abase : index")
     for v in range(g.nv):
         lines.append(f"          %bi{v}{tag} = arith.addi %bo{tag}, %c{g.lanes * v} : index")
         lines.append(f"          %b{v}{tag} = vector.load %Bp[%bi{v}{tag}] : {g.b_pack}, {g.vec}")
@@ -159,7 +186,7 @@ def _k_step(g: Geometry, k: str, tag: str, accumulators: list[str]) -> tuple[lis
     for r in range(g.mr):
         lines.append(f"          %ai{r}{tag} = arith.addi %ao{tag}, %arow{r} : index")
         lines.append(f"          %s{r}{tag} = memref.load %Ap[%ai{r}{tag}] : {g.a_pack}")
-        lines.append(f"          %x{r}{tag} = vector.broadcast %s{r}{tag} : {ELEMENT} to {g.vec}")
+        lines.append(f"          %x{r}{tag} = vector.broadcast %s{r}{tag} : {g.element} to {g.vec}")
         for v in range(g.nv):
             acc = accumulators[r * g.nv + v]
             lines.append(f"          %n{r}_{v}{tag} = vector.fma %x{r}{tag}, %b{v}{tag}, {acc} : {g.vec}")
@@ -167,7 +194,7 @@ def _k_step(g: Geometry, k: str, tag: str, accumulators: list[str]) -> tuple[lis
     return lines, new
 
 
-def _accumulate(g: Geometry) -> list[str]:
+def accumulate_lines(g: Geometry) -> list[str]:
     """``%acc#i``: the tile's vectors summed over ``%kc`` steps, ``UNROLL`` per iteration."""
     accumulators = [f"%a{r}_{v}" for r in range(g.mr) for v in range(g.nv)]
     types = ", ".join([g.vec] * len(accumulators))
@@ -197,9 +224,9 @@ def _accumulate(g: Geometry) -> list[str]:
 def _epilogue(g: Geometry, value: str, bias_at: str, tag: str, vector: bool) -> tuple[list[str], str]:
     """After the last block of k: ``value + bias[j]``, then ``max(., 0)`` where ``%relu``
     says (the elementwise loop ``ember-gemm-loops`` folds in, op for op)."""
-    kind = g.vec if vector else ELEMENT
+    kind = g.vec if vector else g.element
     zero = "%vzero" if vector else "%zero"
-    load = f"vector.load %bias[{bias_at}] : {BIAS}, {g.vec}" if vector else f"memref.load %bias[{bias_at}] : {BIAS}"
+    load = f"vector.load %bias[{bias_at}] : {g.bias}, {g.vec}" if vector else f"memref.load %bias[{bias_at}] : {g.bias}"
     lines = [
         f"          %e{tag} = scf.if %last -> ({kind}) {{",
         f"            %bv{tag} = {load}",
@@ -214,7 +241,7 @@ def _epilogue(g: Geometry, value: str, bias_at: str, tag: str, vector: bool) -> 
     return lines, f"%e{tag}"
 
 
-def _store_tile(g: Geometry, bias: bool) -> list[str]:
+def store_tile_lines(g: Geometry, bias: bool) -> list[str]:
     """The tile into C at ``(%row0, %col0)``: stored on the first block of k (unless the
     product accumulates into C), else added; with ``bias``, the epilogue applied on the
     last block; through the scratch tile ``%T`` where it crosses C's edge."""
@@ -235,7 +262,7 @@ def _store_tile(g: Geometry, bias: bool) -> list[str]:
                 f"          %o{r}_{v} = scf.if %first -> ({g.vec}) {{",
                 f"            scf.yield %acc#{i} : {g.vec}",
                 "          } else {",
-                f"            %old{r}_{v} = vector.load %C[{at}] : {MAT}, {g.vec}",
+                f"            %old{r}_{v} = vector.load %C[{at}] : {g.mat}, {g.vec}",
                 f"            %sum{r}_{v} = arith.addf %old{r}_{v}, %acc#{i} : {g.vec}",
                 f"            scf.yield %sum{r}_{v} : {g.vec}",
                 "          }",
@@ -244,7 +271,7 @@ def _store_tile(g: Geometry, bias: bool) -> list[str]:
             if bias:
                 epilogue, value = _epilogue(g, value, f"%C{r}_{v}", f"{r}_{v}", vector=True)
                 lines += epilogue
-            lines.append(f"          vector.store {value}, %C[{at}] : {MAT}, {g.vec}")
+            lines.append(f"          vector.store {value}, %C[{at}] : {g.mat}, {g.vec}")
     lines.append("        } else {")
     for r in range(g.mr):
         for v in range(g.nv):
@@ -259,12 +286,12 @@ def _store_tile(g: Geometry, bias: bool) -> list[str]:
         f"              %tv = memref.load %T[%i, %j] : {g.tile}",
         "              %ci = arith.addi %row0, %i : index",
         "              %cj = arith.addi %col0, %j : index",
-        f"              %out = scf.if %first -> ({ELEMENT}) {{",
-        f"                scf.yield %tv : {ELEMENT}",
+        f"              %out = scf.if %first -> ({g.element}) {{",
+        f"                scf.yield %tv : {g.element}",
         "              } else {",
-        f"                %prior = memref.load %C[%ci, %cj] : {MAT}",
-        f"                %added = arith.addf %prior, %tv : {ELEMENT}",
-        f"                scf.yield %added : {ELEMENT}",
+        f"                %prior = memref.load %C[%ci, %cj] : {g.mat}",
+        f"                %added = arith.addf %prior, %tv : {g.element}",
+        f"                scf.yield %added : {g.element}",
         "              }",
     ]
     value = "%out"
@@ -272,7 +299,7 @@ def _store_tile(g: Geometry, bias: bool) -> list[str]:
         epilogue, value = _epilogue(g, value, "%cj", "s", vector=False)
         lines += [f"    {line}" for line in epilogue]
     lines += [
-        f"              memref.store {value}, %C[%ci, %cj] : {MAT}",
+        f"              memref.store {value}, %C[%ci, %cj] : {g.mat}",
         "            }",
         "          }",
         "        }",
@@ -296,7 +323,7 @@ def _pack_a(g: Geometry) -> str:
             scf.if %in_a {{
               scf.for %kk = %c0 to %kc step %c1 {{
                 %kx = arith.addi %pc, %kk : index
-                %e = memref.load %A[%row, %kx] : {MAT}
+                %e = memref.load %A[%row, %kx] : {g.mat}
                 %at = arith.addi %rbase, %kk : index
                 memref.store %e, %Ap[%at] : {g.a_pack}
               }}
@@ -310,12 +337,12 @@ def _pack_a(g: Geometry) -> str:
         }}"""
 
 
-def _pack_b(g: Geometry) -> str:
+def pack_b_text(g: Geometry) -> str:
     """Columns ``%cb`` to ``%cbe`` of B, k from ``%pc``, into ``%Bp``'s panels (vector
     copies for whole panels, zeros past the block's end)."""
     whole = "\n".join(
         f"""              %bc{v} = arith.addi %qcol, %c{g.lanes * v} : index
-              %bv{v} = vector.load %B[%kx, %bc{v}] : {MAT}, {g.vec}
+              %bv{v} = vector.load %B[%kx, %bc{v}] : {g.mat}, {g.vec}
               %bd{v} = arith.addi %d, %c{g.lanes * v} : index
               vector.store %bv{v}, %Bp[%bd{v}] : {g.b_pack}, {g.vec}"""
         for v in range(g.nv)
@@ -336,11 +363,11 @@ def _pack_b(g: Geometry) -> str:
                 scf.for %j = %c0 to %c{g.nr} step %c1 {{
                   %col = arith.addi %qcol, %j : index
                   %in_b = arith.cmpi ult, %col, %cbe : index
-                  %bv = scf.if %in_b -> ({ELEMENT}) {{
-                    %e = memref.load %B[%kx, %col] : {MAT}
-                    scf.yield %e : {ELEMENT}
+                  %bv = scf.if %in_b -> ({g.element}) {{
+                    %e = memref.load %B[%kx, %col] : {g.mat}
+                    scf.yield %e : {g.element}
                   }} else {{
-                    scf.yield %zero : {ELEMENT}
+                    scf.yield %zero : {g.element}
                   }}
                   %dj = arith.addi %d, %j : index
                   memref.store %bv, %Bp[%dj] : {g.b_pack}
@@ -350,9 +377,11 @@ def _pack_b(g: Geometry) -> str:
           }}"""
 
 
-def _row_offsets(g: Geometry) -> str:
-    """``%arow<r>``: where row ``r`` of a packed panel of A starts (``r * kc``)."""
-    return "\n".join(f"        %arow{r} = arith.muli %kc, %c{r} : index" for r in range(g.mr))
+def row_offsets_text(g: Geometry) -> str:
+    """``%arow<r>``: where row ``r`` of a packed panel of A starts (``r * kc``; ``r``
+    when the panels are k-major)."""
+    step = "%c1" if g.k_major_a else "%kc"
+    return "\n".join(f"        %arow{r} = arith.muli {step}, %c{r} : index" for r in range(g.mr))
 
 
 def _partition(g: Geometry) -> str:
@@ -405,59 +434,32 @@ def _part_ranges() -> str:
     %col_hi = arith.minui %col_hi0, %n : index"""
 
 
-def _no_k(bias: bool) -> str:
+def _no_k(g: Geometry, bias: bool) -> str:
     """C when k is 0: zeros, or the epilogue of zeros."""
     if not bias:
-        return f"    linalg.fill ins(%zero : {ELEMENT}) outs(%C : {MAT})"
+        return f"    linalg.fill ins(%zero : {g.element}) outs(%C : {g.mat})"
     return f"""    scf.for %i = %c0 to %m step %c1 {{
       scf.for %j = %c0 to %n step %c1 {{
-        %bz = memref.load %bias[%j] : {BIAS}
-        %sz = arith.addf %zero, %bz : {ELEMENT}
-        %mz = arith.maximumf %sz, %zero : {ELEMENT}
-        %rz = arith.select %relu, %mz, %sz : {ELEMENT}
-        memref.store %rz, %C[%i, %j] : {MAT}
+        %bz = memref.load %bias[%j] : {g.bias}
+        %sz = arith.addf %zero, %bz : {g.element}
+        %mz = arith.maximumf %sz, %zero : {g.element}
+        %rz = arith.select %relu, %mz, %sz : {g.element}
+        memref.store %rz, %C[%i, %j] : {g.mat}
       }}
     }}"""
 
 
-def gemm_text(g: Geometry, bias: bool = False) -> str:
-    """``C = A @ B`` (``C += A @ B`` where ``%accumulate``) for float32 A, B, C with
-    contiguous rows (see the module doc); with ``bias``, ``C = A @ B + bias`` and, where
-    ``%relu``, ``max(., 0)`` of it, applied to each tile as its last block is stored."""
-    kernel = "\n".join(_accumulate(g) + _store_tile(g, bias))
-    if bias:
-        signature = f"@{BIAS_HELPER}(%A: {MAT}, %B: {MAT}, %bias: {BIAS}, %C: {MAT}, %relu: i1)"
-        accumulate = "  %accumulate = arith.constant false"
-    else:
-        signature = f"@{HELPER}(%A: {MAT}, %B: {MAT}, %C: {MAT}, %accumulate: i1)"
-        accumulate = ""
-    return f"""
-func.func private {signature} {{
-{accumulate}
-{_constants(g)}
-  %cSplit = arith.constant {SPLIT_MACS} : index
-  %zero = arith.constant 0.0 : {ELEMENT}
-  %true = arith.constant true
-  %m = memref.dim %A, %c0 : {MAT}
-  %k = memref.dim %A, %c1 : {MAT}
-  %n = memref.dim %B, %c1 : {MAT}
-  %panels = arith.ceildivui %m, %c{g.mr} : index
-{_partition(g)}
-  %Ap = memref.alloc() {{alignment = 64 : i64}} : {g.a_pack}
-  %Bp = memref.alloc() {{alignment = 64 : i64}} : {g.b_pack}
-  %T = memref.alloc() {{alignment = 64 : i64}} : {g.tile}
-  %fresh = arith.xori %accumulate, %true : i1
-  %no_k0 = arith.cmpi eq, %k, %c0 : index
-  %no_k = arith.andi %no_k0, %fresh : i1
-  scf.if %no_k {{
-{_no_k(bias)}
-  }}
-  scf.forall (%t) in (%parts) {{
-    %vzero = arith.constant dense<0.0> : {g.vec}
-{_part_ranges()}
-    scf.for %pch = %p_lo to %p_hi step %c{CHUNK_PANELS} {{
+def block_loops(g: Geometry, pack_a: str, kernel: str, chunk_head: str = "", col_hi: str = "%col_hi") -> str:
+    """Goto's loops around the micro-kernel, inside a part: chunks of ``CHUNK_PANELS``
+    row panels from ``%p_lo`` to ``%p_hi`` (``chunk_head`` first, in each), blocks of
+    ``kc`` along k (the chunk's panels of A packed by ``pack_a``), blocks of ``nb`` of
+    B's columns from ``%col_lo`` to ``col_hi`` (packed), then ``kernel`` for each panel
+    of the chunk and each of the block (``%row0``, ``%col0``; ``%first`` and ``%last``
+    say which block of k this is: ``%fresh`` false, C is added to from the first)."""
+    return f"""    scf.for %pch = %p_lo to %p_hi step %c{CHUNK_PANELS} {{
       %pche0 = arith.addi %pch, %c{CHUNK_PANELS} : index
       %pche = arith.minui %pche0, %p_hi : index
+{chunk_head}
       scf.for %pc = %c0 to %k step %c{g.kc} {{
         %k_left = arith.subi %k, %pc : index
         %kc = arith.minui %k_left, %c{g.kc} : index
@@ -467,14 +469,14 @@ func.func private {signature} {{
         %last = arith.cmpi eq, %k_end, %k : index
         %pstride = arith.muli %kc, %c{g.mr} : index
         %qstride = arith.muli %kc, %c{g.nr} : index
-{_row_offsets(g)}
-{_pack_a(g)}
-        scf.for %cb = %col_lo to %col_hi step %c{g.nb} {{
+{row_offsets_text(g)}
+{pack_a}
+        scf.for %cb = %col_lo to {col_hi} step %c{g.nb} {{
           %cbe0 = arith.addi %cb, %c{g.nb} : index
-          %cbe = arith.minui %cbe0, %col_hi : index
+          %cbe = arith.minui %cbe0, {col_hi} : index
           %ncb = arith.subi %cbe, %cb : index
           %qn = arith.ceildivui %ncb, %c{g.nr} : index
-{_pack_b(g)}
+{pack_b_text(g)}
           scf.for %pa = %pch to %pche step %c1 {{
             %pl = arith.subi %pa, %pch : index
             %abase = arith.muli %pl, %pstride : index
@@ -488,7 +490,45 @@ func.func private {signature} {{
           }}
         }}
       }}
-    }}
+    }}"""
+
+
+def gemm_text(g: Geometry, bias: bool = False) -> str:
+    """``C = A @ B`` (``C += A @ B`` where ``%accumulate``) for float32 A, B, C with
+    contiguous rows (see the module doc); with ``bias``, ``C = A @ B + bias`` and, where
+    ``%relu``, ``max(., 0)`` of it, applied to each tile as its last block is stored."""
+    kernel = "\n".join(accumulate_lines(g) + store_tile_lines(g, bias))
+    if bias:
+        signature = f"@{BIAS_HELPER}(%A: {g.mat}, %B: {g.mat}, %bias: {g.bias}, %C: {g.mat}, %relu: i1)"
+        accumulate = "  %accumulate = arith.constant false"
+    else:
+        signature = f"@{HELPER}(%A: {g.mat}, %B: {g.mat}, %C: {g.mat}, %accumulate: i1)"
+        accumulate = ""
+    return f"""
+func.func private {signature} {{
+{accumulate}
+{constants_text(g)}
+  %cSplit = arith.constant {SPLIT_MACS} : index
+  %zero = arith.constant 0.0 : {g.element}
+  %true = arith.constant true
+  %m = memref.dim %A, %c0 : {g.mat}
+  %k = memref.dim %A, %c1 : {g.mat}
+  %n = memref.dim %B, %c1 : {g.mat}
+  %panels = arith.ceildivui %m, %c{g.mr} : index
+{_partition(g)}
+  %Ap = memref.alloc() {{alignment = 64 : i64}} : {g.a_pack}
+  %Bp = memref.alloc() {{alignment = 64 : i64}} : {g.b_pack}
+  %T = memref.alloc() {{alignment = 64 : i64}} : {g.tile}
+  %fresh = arith.xori %accumulate, %true : i1
+  %no_k0 = arith.cmpi eq, %k, %c0 : index
+  %no_k = arith.andi %no_k0, %fresh : i1
+  scf.if %no_k {{
+{_no_k(g, bias)}
+  }}
+  scf.forall (%t) in (%parts) {{
+    %vzero = arith.constant dense<0.0> : {g.vec}
+{_part_ranges()}
+{block_loops(g, _pack_a(g), kernel)}
   }}
   memref.dealloc %Ap : {g.a_pack}
   memref.dealloc %Bp : {g.b_pack}

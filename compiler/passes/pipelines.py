@@ -16,6 +16,7 @@ PIPELINES: dict[str, tuple[str, str]] = {
                 "ember-tile",
                 "ember-scalar-carries",  # a loop's Python numbers carried in registers, not in buffers
                 "ember-bufferize",
+                "ember-gram-loops",  # X.T @ X: one triangle on our packed kernel, mirrored
                 "ember-gemm-loops",  # float32 A @ B: our own packed kernel on the worker pool
                 "ember-matvec-pairs",  # A @ p and r @ A of one matrix: one pass over it
                 "ember-matvec-loops",  # matrix-vector products: our own prefetching loops

@@ -27,6 +27,7 @@ _PASSES: dict[str, tuple[str, str]] = {
     "ember-tile": ("compiler.passes.tiling", "EmberTile"),
     "ember-scalar-carries": ("compiler.passes.scalar_carries", "EmberScalarCarries"),
     "ember-bufferize": ("compiler.passes.bufferize", "EmberBufferize"),
+    "ember-gram-loops": ("compiler.passes.gram", "EmberGramLoops"),
     "ember-gemm-loops": ("compiler.passes.gemm", "EmberGemmLoops"),
     "ember-matvec-pairs": ("compiler.passes.matvec_pair", "EmberMatvecPairs"),
     "ember-matvec-loops": ("compiler.passes.matvec", "EmberMatvecLoops"),

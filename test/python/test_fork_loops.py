@@ -33,9 +33,10 @@ def log_softmax_and_mask(x):
     return np.log(e.sum(-1, keepdims=True)) - (x - m), x > 0.5
 
 
-def centred_gram(x):
+def centred_product(x):
+    """Loops, a BLAS product (``c.T @ x``, two matrices: ``?gemm``), loops."""
     c = x - x.mean(axis=0)
-    return c * 2.0, c.T @ c
+    return c * 2.0, c.T @ x
 
 
 def normalized_rows(x, w):
@@ -91,7 +92,7 @@ def test_strided_inputs(view, thread_count):
 @pytest.mark.parametrize("shape", [(3, 4), (50000, 16)])
 def test_blas_between_loops(shape, thread_count):
     x = RNG.standard_normal(shape)
-    _check(compiler.compile(centred_gram)(x), centred_gram(x), 1e-9)
+    _check(compiler.compile(centred_product)(x), centred_product(x), 1e-9)
 
 
 @pytest.mark.parametrize("shape", [(1, 5), (20000, 33), (9000, 257)])
@@ -224,15 +225,15 @@ def test_kernels_calling_blas_fork_their_loops_too(thread_count):
     its core late; the pool's parts are claimed, not assigned, so the caller runs what it
     has not taken (runtime/worker_pool.ll), and such kernels fork their loops too."""
     x = RNG.standard_normal((50000, 16))
-    loops = loops_of(centred_gram, x)
-    assert "call @ember_gram_f64" in loops and "ember_fork_" in loops
+    loops = loops_of(centred_product, x)
+    assert "call @ember_matmul_f64" in loops and "ember_fork_" in loops
     threads.set_num_threads(thread_count)
     try:
-        fn = compiler.compile(centred_gram)
+        fn = compiler.compile(centred_product)
         for _ in range(3):  # BLAS's threads still spinning from the call before
-            scaled, gram = fn(x)
-            want_scaled, want_gram = centred_gram(x)
+            scaled, product = fn(x)
+            want_scaled, want_product = centred_product(x)
             np.testing.assert_allclose(scaled, want_scaled, rtol=1e-12, atol=1e-12)
-            np.testing.assert_allclose(gram, want_gram, rtol=1e-12, atol=1e-9)
+            np.testing.assert_allclose(product, want_product, rtol=1e-12, atol=1e-9)
     finally:
         threads.set_num_threads(None)

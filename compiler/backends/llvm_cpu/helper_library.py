@@ -29,7 +29,7 @@ from compiler.backends.llvm_cpu.forks import loop_forks
 from compiler.backends.llvm_cpu.temporaries import route_temporaries
 from compiler.dialects.ember import new_context
 from compiler.mlir import bindings_version, collect, ir, translate_to_llvm_ir
-from compiler.passes import blas_library, gemm, lower_lapack, matvec, matvec_pair
+from compiler.passes import blas_library, gemm, gram, lower_lapack, matvec, matvec_pair
 from compiler.passes.pass_manager import run_pipeline
 from runtime import blas_symbols, entry_glue, jit_symbols, temporaries, threads
 from runtime.cache import ARTIFACTS, Artifact, artifact_key
@@ -58,6 +58,10 @@ LIBRARIES = {
         for element in matvec.ELEMENTS
     },
     f"gemm_{gemm.ELEMENT}": (gemm.library_text, gemm.entry_points()),
+    **{
+        f"gram_{element}": (functools.partial(gram.library_text, element), gram.entry_points(element))
+        for element in gram.ELEMENTS
+    },
     **{
         f"lapack_{routine}_{p}": (
             functools.partial(lower_lapack.library_text, routine, p),
