@@ -75,6 +75,33 @@ def count_down(x, start, step):
     return acc
 
 
+def thomas_columns(a, b, c, d):
+    """A tridiagonal system along the last axis for every (i, j) (the corpus's vadv):
+    slabs ``x[:, :, k]`` at a traced ``k`` read and written in place, forward then back."""
+    nk = d.shape[2]
+    c[:, :, 0] = c[:, :, 0] / b[:, :, 0]
+    d[:, :, 0] = d[:, :, 0] / b[:, :, 0]
+    for k in range(1, nk):
+        m = 1.0 / (b[:, :, k] - a[:, :, k] * c[:, :, k - 1])
+        c[:, :, k] = c[:, :, k] * m
+        d[:, :, k] = (d[:, :, k] - a[:, :, k] * d[:, :, k - 1]) * m
+    for k in range(nk - 2, -1, -1):
+        d[:, :, k] = d[:, :, k] - c[:, :, k] * d[:, :, k + 1]
+    return d
+
+
+def from_the_end(x, y):
+    n = x.shape[1]
+    for k in range(n):
+        y[:, k - n] = x[:, k] * 2.0 - y[:, k - 1]  # k - n < 0: counted from the end
+    return y
+
+
+def _thomas_args(rng, shape):
+    a, c = rng.random(shape), rng.random(shape)
+    return a, a + c + 2.0, c, rng.standard_normal(shape)  # diagonally dominant
+
+
 def _cases():
     rng = np.random.default_rng(3)
     return [
@@ -92,6 +119,7 @@ def _cases():
         (rotate_three, (rng.standard_normal(5), rng.standard_normal(5), np.zeros(5), 44)),  # period 3, 2 left
         (count_down, (rng.standard_normal((70, 3)), 69, -1)),
         (count_down, (rng.standard_normal((70, 3)), 68, -3)),
+        (from_the_end, (rng.standard_normal((4, 40)), rng.standard_normal((4, 40)))),
         # Bodies of 4 tiles (1 MiB) or more: tiled inside the loop, split across threads
         (jacobi, (rng.random((400, 420)), 12)),
         (swap_steps, (rng.standard_normal(150_000), np.zeros(150_000), 41)),
@@ -143,6 +171,30 @@ def _loops_in(module) -> int:
     return str(module).count("scf.for")
 
 
+@pytest.mark.parametrize("backend", ["cpu", "eager"])
+@pytest.mark.parametrize(
+    "shape, zeros",
+    [((3, 4, 40), False), ((5, 1, 40), True), ((300, 460, 40), False)],  # -0.0 kept; slabs of 1.1 MB: tiled
+    ids=["small", "negative-zeros", "threads"],
+)
+def test_slab_loops_compile_as_loops_with_numpys_answer(fresh_compiler, shape, zeros, backend):
+    """``thomas_columns``: each loop's body (eight slabs at a traced index) fits a budget
+    of 300 ops, its unrolled trace does not."""
+    a, b, c, d = _thomas_args(np.random.default_rng(5), shape)
+    if zeros:
+        d = np.full(shape, -0.0)
+    want_d = d.copy()
+    want = thomas_columns(a, b, want_c := c.copy(), want_d)
+    compiled = compiler.compile(thomas_columns, backend=backend, options={"max_graph_ops": 300, "strict": True})
+    got_c, got_d = c.copy(), d.copy()
+    got = compiled(a, b, got_c, got_d)
+    assert got is got_d
+    for g, w in ((got, want), (got_c, want_c)):
+        _assert_same(g, w)
+    out = compiler.explain(compiled)(a, b, c.copy(), d.copy())
+    assert (out.graph_count, out.graph_break_count) == (1, 0), out.break_reasons
+
+
 def test_the_graph_holds_one_loop_per_captured_loop(fresh_compiler):
     modules = []
 
@@ -188,6 +240,25 @@ def test_an_index_out_of_range_raises_numpys_error_with_the_arrays_untouched(fre
     with pytest.raises(IndexError):
         shifted(np.arange(30.0), expected)
     np.testing.assert_array_equal(y, expected)  # as far as NumPy got before raising
+
+
+def test_a_slab_index_out_of_range_raises_numpys_error(fresh_compiler):
+    """``y[:, k] = x[:, k + 1]``: the slab at a traced index is a view at the clamped
+    index, and the range check still sends the call back to NumPy, which raises."""
+
+    def shifted_columns(x, y):
+        for k in range(x.shape[1]):
+            y[:, k] = x[:, k + 1] * 2.0
+        return y
+
+    fn = compiler.compile(shifted_columns, options=SMALL)
+    x, y = np.arange(120.0).reshape(3, 40), np.zeros((3, 40))
+    with pytest.raises(IndexError):
+        fn(x, y)
+    expected = np.zeros((3, 40))
+    with pytest.raises(IndexError):
+        shifted_columns(np.arange(120.0).reshape(3, 40), expected)
+    np.testing.assert_array_equal(y, expected)
 
 
 def _growing(x):

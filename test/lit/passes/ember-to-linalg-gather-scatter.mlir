@@ -68,3 +68,46 @@ func.func @scatter_empty(%x: tensor<5xi32>, %i: tensor<0x1xi64>, %u: tensor<0xi3
   %0 = "ember.scatter"(%x, %i, %u) {axes = array<i64: 0>, at = 0} : (tensor<5xi32>, tensor<0x1xi64>, tensor<0xi32>) -> tensor<5xi32>
   return %0 : tensor<5xi32>
 }
+
+// x[:, :, k] with one traced k (no batch of indices): the slab k, a slice with the
+// clamped k as its offset: a view once bufferized, read in place by the loops around it.
+// CHECK-LABEL: func.func @gather_slab
+// CHECK-SAME: (%[[X:.*]]: tensor<4x5x6xf64>, %[[K:.*]]: tensor<1xi64>)
+// CHECK: %[[V:.*]] = tensor.extract %[[K]][%{{.*}}] : tensor<1xi64>
+// CHECK: %[[C:.*]] = arith.index_cast %[[V]] : i64 to index
+// CHECK: %[[AT:.*]] = arith.minsi %{{.*}}, %{{.*}} : index
+// CHECK: %[[S:.*]] = tensor.extract_slice %[[X]][0, 0, %[[AT]]] [4, 5, 1] [1, 1, 1] : tensor<4x5x6xf64> to tensor<4x5xf64>
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[S]]
+func.func @gather_slab(%x: tensor<4x5x6xf64>, %k: tensor<1xi64>) -> tensor<4x5xf64> {
+  %0 = "ember.gather"(%x, %k) {axes = array<i64: 2>, at = 2} : (tensor<4x5x6xf64>, tensor<1xi64>) -> tensor<4x5xf64>
+  return %0 : tensor<4x5xf64>
+}
+
+// x[:, :, k] = u with one traced k: every position written once, so one insert_slice
+// at the clamped k (no loops).
+// CHECK-LABEL: func.func @scatter_slab
+// CHECK-SAME: (%[[X:.*]]: tensor<4x5x6xf64>, %[[K:.*]]: tensor<1xi64>, %[[U:.*]]: tensor<4x5xf64>)
+// CHECK: %[[AT:.*]] = arith.minsi %{{.*}}, %{{.*}} : index
+// CHECK: %[[R:.*]] = tensor.insert_slice %[[U]] into %[[X]][0, 0, %[[AT]]] [4, 5, 1] [1, 1, 1] : tensor<4x5xf64> into tensor<4x5x6xf64>
+// CHECK-NOT: scf.for
+// CHECK: return %[[R]]
+func.func @scatter_slab(%x: tensor<4x5x6xf64>, %k: tensor<1xi64>, %u: tensor<4x5xf64>) -> tensor<4x5x6xf64> {
+  %0 = "ember.scatter"(%x, %k, %u) {axes = array<i64: 2>, at = 2} : (tensor<4x5x6xf64>, tensor<1xi64>, tensor<4x5xf64>) -> tensor<4x5x6xf64>
+  return %0 : tensor<4x5x6xf64>
+}
+
+// Into a slice of another tensor (A[i, 1:-1] = u): the element loops, which one-shot
+// bufferization writes in place (an insert_slice into the slice made it copy the
+// whole slice when the loop's reads were views of it too).
+// CHECK-LABEL: func.func @scatter_into_a_slice
+// CHECK: %[[S:.*]] = tensor.extract_slice
+// CHECK: scf.for
+// CHECK: tensor.insert %{{.*}} into
+// CHECK-NOT: tensor.insert_slice %{{.*}} into %[[S]]
+func.func @scatter_into_a_slice(%a: tensor<6x6xf64>, %i: tensor<1xi64>, %u: tensor<4xf64>) -> tensor<6x6xf64> {
+  %s = "ember.slice"(%a) {starts = array<i64: 0, 1>, steps = array<i64: 1, 1>} : (tensor<6x6xf64>) -> tensor<6x4xf64>
+  %w = "ember.scatter"(%s, %i, %u) {axes = array<i64: 0>, at = 0} : (tensor<6x4xf64>, tensor<1xi64>, tensor<4xf64>) -> tensor<6x4xf64>
+  %r = "ember.update_slice"(%a, %w) {starts = array<i64: 0, 1>, steps = array<i64: 1, 1>} : (tensor<6x6xf64>, tensor<6x4xf64>) -> tensor<6x6xf64>
+  return %r : tensor<6x6xf64>
+}
