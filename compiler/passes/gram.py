@@ -172,6 +172,7 @@ func.func private @{helper_name(g.element)}(%B: {g.mat}, %C: {g.mat}) {{
   %half = arith.constant 0.5 : f64
   %k = memref.dim %B, %c0 : {g.mat}
   %n = memref.dim %B, %c1 : {g.mat}
+  // C is n x n; %m, its rows, is what the micro-kernel's edge checks name them
   %m = memref.dim %B, %c1 : {g.mat}
   %panels = arith.ceildivui %n, %c{g.mr} : index
   %panels_i = arith.index_cast %panels : index to i64
