@@ -34,7 +34,7 @@ product into zeros (``X.T @ X + lam * I`` adds to its init: ``?syrk`` into scrat
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from compiler.mlir import add_functions, arith, collect, declarations, functions, ir, memref, public_definitions
 from compiler.passes.base import EmberPass, PassFailure
@@ -55,12 +55,17 @@ from compiler.passes.matvec import checked_call, other_library_work, unit_stride
 from runtime.abi import POOL_THREADS
 
 MIRROR = 32  # rows and columns of a block the mirror copies
+# X.T @ X of n * n * k multiply-adds goes to the helper above this many: it computes
+# half of them, so the same rule as ember-gemm-loops' MIN_MACS.
+PRODUCT_MIN_MACS = 2 * MIN_MACS
 
-# The blocking per element type (512-bit vectors): float64's tile is 6 x 32 (24
-# registers of 8 lanes), B's block half as many columns as float32's (the same bytes).
+# The blocking per element type: ember-gemm-loops' 512-bit one, A's panels k-major;
+# float64's tile is 6 x 32 (24 registers of 8 lanes), B's block half as many columns
+# (the same bytes).
+_FLOAT32 = replace(GEOMETRIES[512], k_major_a=True)
 GRAM_GEOMETRIES = {
-    "f32": Geometry(lanes=16, mr=6, nv=4, kc=256, nb=512, k_major_a=True),
-    "f64": Geometry(lanes=8, mr=6, nv=4, kc=256, nb=256, element="f64", k_major_a=True),
+    "f32": _FLOAT32,
+    "f64": replace(_FLOAT32, element="f64", lanes=_FLOAT32.lanes // 2, nb=_FLOAT32.nb // 2),
 }
 ELEMENTS = tuple(GRAM_GEOMETRIES)
 
@@ -72,10 +77,10 @@ def helper_name(element: str) -> str:
 def _pack_transposed_a(g: Geometry) -> str:
     """Panels ``%pch`` to ``%pche`` of A = X.T, k from ``%pc``, into ``%Ap``, k-major:
     for each k, a panel's ``mr`` rows of A are ``mr`` neighbouring elements of one row
-    of X, copied as one vector (zeros past A's last row, in the last panel). Each k
-    copies the chunk's part of one row of X, in order: panel by panel, the copies read
-    X down its columns, a cache line from the L3 cache per element of a panel's row
-    (1.5 of 15 ms on one thread, (1000, 800) float64)."""
+    of X, copied as one vector (zeros past A's last row, in the last panel). The loop
+    over k is outside the loop over panels, so the copies run along each row of X in
+    order. Panel by panel (k inside), they went down X's columns, a cache line from the
+    L3 cache per step of k: 1.5 of 15 ms on one thread, (1000, 800) float64."""
     run = f"vector<{g.mr}x{g.element}>"
     return f"""        scf.for %kk = %c0 to %kc step %c1 {{
           %kx = arith.addi %pc, %kk : index
@@ -147,9 +152,11 @@ def _mirror(g: Geometry) -> str:
   }}"""
 
 
-# The chunk's first column panel: the one holding its first row's diagonal element (the
-# panels left of it are below the diagonal for every row of the chunk).
-_DIAGONAL_COLUMN = """      %chunk_row = arith.muli %pch, %c{g.mr} : index
+def _diagonal_column(g: Geometry) -> str:
+    """``%col_lo``: the chunk's first column panel, the one holding its first row's
+    diagonal element (the panels left of it are below the diagonal for every row of
+    the chunk)."""
+    return f"""      %chunk_row = arith.muli %pch, %c{g.mr} : index
       %diagonal_panel = arith.divui %chunk_row, %c{g.nr} : index
       %col_lo = arith.muli %diagonal_panel, %c{g.nr} : index"""
 
@@ -198,7 +205,7 @@ func.func private @{helper_name(g.element)}(%B: {g.mat}, %C: {g.mat}) {{
     %t_next = arith.addi %t, %c1 : index
 {_part_start("p_lo", "%t")}
 {_part_start("p_hi", "%t_next")}
-{block_loops(g, _pack_transposed_a(g), reaching, chunk_head=_DIAGONAL_COLUMN.format(g=g), col_hi="%n")}
+{block_loops(g, _pack_transposed_a(g), reaching, chunk_head=_diagonal_column(g), col_hi="%n")}
   }}
 {_mirror(g)}
   memref.dealloc %Ap : {g.a_pack}
@@ -225,7 +232,7 @@ def entry_points(element: str) -> frozenset[str]:
 
 def _target(op) -> bool:
     """``X.T @ X`` into zeros, float32 or float64, X's rows not strided by its type, more
-    than ``MIN_MACS`` multiply-adds in the triangle where the static shape says."""
+    than ``PRODUCT_MIN_MACS`` multiply-adds (``n * n * k``) where the static shape says."""
     if op.name != "linalg.matmul" or not all(isinstance(v.type, ir.MemRefType) for v in op.operands):
         return False
     x = op.operands[0]
@@ -238,17 +245,17 @@ def _target(op) -> bool:
         return False
     k, n = x.type.shape
     dynamic = ir.ShapedType.get_dynamic_size()
-    return dynamic in (k, n) or n * n * k // 2 > MIN_MACS
+    return dynamic in (k, n) or n * n * k > PRODUCT_MIN_MACS
 
 
 def _large(x):
-    """``n * n * k / 2 > MIN_MACS`` read at run time, or None when the static shape says so."""
+    """``n * n * k > PRODUCT_MIN_MACS`` read at run time, or None when the static shape says so."""
     if ir.ShapedType.get_dynamic_size() not in x.type.shape:
         return None
     index = ir.IndexType.get()
     k, n = (memref.dim(x, arith.constant(index, axis)) for axis in (0, 1))
     macs = arith.muli(arith.muli(n, n), k)
-    return arith.cmpi(arith.CmpIPredicate.ugt, macs, arith.constant(index, 2 * MIN_MACS))
+    return arith.cmpi(arith.CmpIPredicate.ugt, macs, arith.constant(index, PRODUCT_MIN_MACS))
 
 
 def _replace(op) -> None:

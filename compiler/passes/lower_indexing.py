@@ -99,7 +99,7 @@ def _result_sizes(result: TensorType, x, indices, coords, batch_dims) -> list:
     return sizes
 
 
-def _one_position(indices, coords, sizes: list) -> list | None:
+def _one_position(indices, coords, sizes: list) -> tuple | None:
     """For ``indices`` of one coordinate per indexed axis (no batch dims: ``x[:, :, k]``
     with ``k`` a traced number): the region it names, ``(offsets, region sizes)`` with
     the clamped coordinate and 1 along each indexed axis, 0 and the whole dim along the
