@@ -163,13 +163,27 @@ func.func @pow_f64(%x: f64, %y: f64) -> f64 {
   return %r : f64
 }
 
-// erf f64 stays for libm; other math ops and other float types are left alone.
+// erf f64: x + x*R(x*x) below 1, 1 - exp(-x*x)*Q(x) above with x*x split exactly by
+// an FMA (math.fma), |x| clamped at 6; no erf call left.
+// CHECK-LABEL: func.func @erf_f64
+// CHECK-NOT: math.erf
+// CHECK: arith.constant 6.000000e+00 : f64
+// CHECK: %[[H:.*]] = arith.mulf %[[A:.*]], %[[A]] : f64
+// CHECK: %[[NH:.*]] = arith.negf %[[H]] : f64
+// CHECK: math.fma %[[A]], %[[A]], %[[NH]] : f64
+// CHECK: return %{{.*}} : f64
+func.func @erf_f64(%x: f64) -> f64 {
+  %y = math.erf %x : f64
+  return %y : f64
+}
+
+// Other math ops and other float types are left alone.
 // CHECK-LABEL: func.func @left_alone
-// CHECK: math.erf %{{.*}} : f64
+// CHECK: math.sin %{{.*}} : f64
 // CHECK: math.sin %{{.*}} : f32
 // CHECK: math.exp %{{.*}} : f16
 func.func @left_alone(%a: f64, %b: f32, %c: f16) -> (f64, f32, f16) {
-  %0 = math.erf %a : f64
+  %0 = math.sin %a : f64
   %1 = math.sin %b : f32
   %2 = math.exp %c : f16
   return %0, %1, %2 : f64, f32, f16
