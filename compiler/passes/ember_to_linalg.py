@@ -739,25 +739,60 @@ def _last(size):
     return size - 1 if isinstance(size, int) else arith.subi(size, index_constant(1))
 
 
+# On the tensor.empty a concatenation fills: its axis, so that the next concatenation
+# along the same axis can take over its pieces (``_joined_pieces``); removed at the end.
+_JOINED_AXIS = "ember.joined_axis"
+
+
 def _lower_concatenate(op, result: TensorType, attrs):
+    """``np.concatenate`` of n arrays is n - 1 pairwise ops; each fills one new buffer
+    with its two operands. Where the left one is the previous concatenation along the
+    same axis and read by nothing else, its pieces go straight into this one's buffer:
+    each piece is copied once, not once per later piece (nine (8, 62, 62, 16) float32
+    pieces joined along the last axis: 14.5 ms, NumPy 0.7 ms)."""
     lhs, rhs = ember.tensor_operands(op)
     axis = attrs["axis"]
-    lhs_sizes = [_dim(lhs, i) for i in range(result.rank)]
-    rhs_sizes = [_dim(rhs, i) for i in range(result.rank)]
-    sizes = list(lhs_sizes)
+    pieces = [*(_joined_pieces(lhs, axis) or [lhs]), rhs]
+    along = [_dim(p, axis) for p in pieces]
+    sizes = [along[0] if i == axis else _dim(pieces[0], i) for i in range(result.rank)]
     if result.shape[axis] is DYN:
-        sizes[axis] = arith.addi(_as_index(lhs_sizes[axis]), _as_index(rhs_sizes[axis]))
+        sizes[axis] = functools.reduce(_add_sizes, along)
     out = _empty(result, sizes)
+    operation_of(out.owner).attributes[_JOINED_AXIS] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), axis)
     if 0 in result.shape:  # no elements: nothing to insert (and MLIR refuses offsets into a size 0)
         return out
-    zeros = [0] * result.rank
-    if lhs_sizes[axis] != 0:  # a static empty piece has nothing to insert (and would be out of bounds)
-        out = _insert_slice(lhs, out, zeros, lhs_sizes)
-    offsets = list(zeros)
-    offsets[axis] = lhs_sizes[axis]
-    if rhs_sizes[axis] != 0:
-        out = _insert_slice(rhs, out, offsets, rhs_sizes)
+    offset = 0
+    for piece, size in zip(pieces, along):
+        if size != 0:  # a static empty piece has nothing to insert (and would be out of bounds)
+            offsets = [0] * result.rank
+            offsets[axis] = offset
+            out = _insert_slice(piece, out, offsets, sizes[:axis] + [size] + sizes[axis + 1 :])
+        offset = _add_sizes(offset, size) if piece is not pieces[-1] else offset
     return out
+
+
+def _add_sizes(a, b):
+    """``a + b`` of two sizes (ints or index values): an int when both are."""
+    if isinstance(a, int) and isinstance(b, int):
+        return a + b
+    if isinstance(a, int) and a == 0 or isinstance(b, int) and b == 0:
+        return b if isinstance(a, int) and a == 0 else a
+    return arith.addi(_as_index(a), _as_index(b))
+
+
+def _joined_pieces(value: ir.Value, axis: int) -> list | None:
+    """The pieces a concatenation along ``axis`` inserted into ``value`` (in order), if
+    ``value`` and each step before it has one reader (the next step), else None."""
+    pieces = []
+    while (owner := operation_of(value.owner)) is not None and len(list(value.uses)) == 1:
+        if owner.name == "tensor.empty":
+            joined = owner.attributes[_JOINED_AXIS] if _JOINED_AXIS in owner.attributes else None
+            return pieces[::-1] if joined is not None and ir.IntegerAttr(joined).value == axis else None
+        if owner.name != "tensor.insert_slice":
+            return None
+        pieces.append(owner.operands[0])
+        value = owner.operands[1]
+    return None
 
 
 def _insert_slice(source, dest, offsets, sizes, strides=None):
@@ -959,6 +994,7 @@ class EmberToLinalg(EmberPass):
                     op.results[0].replace_all_uses_with(value)
                     op.erase()
                 _erase_dead_transposes(module)
+                _erase_taken_over_joins(module)
         finally:
             _EMBER_TYPES.reset(token)
             lower_lapack.DEFINE_HELPERS.reset(define)
@@ -1007,6 +1043,28 @@ def _erase_dead_transposes(module) -> None:
                 for size in sizes:
                     if size is not None and size.name == "tensor.dim" and not _has_uses(size.results[0]):
                         size.erase()
+
+
+def _erase_taken_over_joins(module) -> None:
+    """Concatenations whose pieces a later one took over (``_joined_pieces``): their
+    inserts and buffer, now read by nothing; the marks on the others."""
+    for op in reversed(collect(module, lambda o: o.name == "tensor.insert_slice")):
+        if not _has_uses(op.results[0]):
+            op.erase()
+    for op in collect(module, lambda o: o.name == "tensor.empty" and _JOINED_AXIS in o.attributes):
+        if _has_uses(op.results[0]):
+            del op.attributes[_JOINED_AXIS]
+        else:
+            _erase_with_dead_sizes(op)
+
+
+def _erase_with_dead_sizes(op) -> None:
+    """Erase ``op`` and the size arithmetic (``tensor.dim``, ``arith.addi``) that only it read."""
+    sizes = [operation_of(v.owner) for v in op.operands]
+    op.erase()
+    for size in sizes:
+        if size is not None and size.name in ("tensor.dim", "arith.addi") and not _has_uses(size.results[0]):
+            _erase_with_dead_sizes(size)
 
 
 def _has_uses(value: ir.Value) -> bool:

@@ -91,6 +91,10 @@ FRESH = [
     "def f(x):\n    return np.hstack((x, x * 2))\n",
     "def f(x):\n    return np.column_stack([x, x])\n",
     "def f(x):\n    return np.dstack([x, x])\n",
+    # n pieces, one buffer (the pairwise ops' pieces taken over), an empty piece among them
+    "def f(x):\n    return np.concatenate([x, x * 2, x[:, :0], x + 1, x[:, ::-1]], axis=1)\n",
+    # a join read again is not taken over by the next one
+    "def f(x):\n    a = np.vstack([x, x + 1])\n    return a, np.vstack([a, x * 3]), np.hstack([a, a])\n",
     "def f(x):\n    return np.meshgrid(x[0], x[:, 0])\n",
     "def f(x):\n    return x.trace()\n",
     "def f(x):\n    return np.trace(x, offset=1)\n",
@@ -465,6 +469,8 @@ DYNAMIC = [
     "def f(x):\n    return np.triu(x, -1)\n",
     "def f(x):\n    return np.vstack([x, x])\n",
     "def f(x):\n    return np.hstack([x, x[:, :1]])\n",
+    "def f(x):\n    return np.concatenate([x, x * 2, x[:1], x + 1])\n",
+    "def f(x):\n    return np.hstack([x, x[:, :1], x * 2, x[:, 1:]])\n",
     "def f(x):\n    return np.column_stack([x[0], x[1]])\n",
     "def f(x):\n    return np.dstack([x, x])\n",
     "def f(x):\n    return np.meshgrid(x[0], x[:, 0])\n",

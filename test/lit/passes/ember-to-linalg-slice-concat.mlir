@@ -59,3 +59,53 @@ func.func @concat_static(%a: tensor<2x3xf32>, %b: tensor<2x2xf32>) -> tensor<2x5
   %0 = "ember.concatenate"(%a, %b) {axis = 1} : (tensor<2x3xf32>, tensor<2x2xf32>) -> tensor<2x5xf32>
   return %0 : tensor<2x5xf32>
 }
+
+// np.concatenate of three arrays is two ops; the second takes over the first's pieces:
+// one buffer, each piece inserted once (not the first two twice).
+// CHECK-LABEL: func.func @concat_three
+// CHECK-SAME: (%[[A:.*]]: tensor<2x3xf32>, %[[B:.*]]: tensor<2x2xf32>, %[[C:.*]]: tensor<2x4xf32>)
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<2x9xf32>
+// CHECK-NOT: tensor.empty
+// CHECK: %[[I1:.*]] = tensor.insert_slice %[[A]] into %[[E]][0, 0] [2, 3] [1, 1]
+// CHECK: %[[I2:.*]] = tensor.insert_slice %[[B]] into %[[I1]][0, 3] [2, 2] [1, 1]
+// CHECK: %[[I3:.*]] = tensor.insert_slice %[[C]] into %[[I2]][0, 5] [2, 4] [1, 1]
+// CHECK-NOT: tensor.insert_slice
+// CHECK: return %[[I3]]
+func.func @concat_three(%a: tensor<2x3xf32>, %b: tensor<2x2xf32>, %c: tensor<2x4xf32>) -> tensor<2x9xf32> {
+  %0 = "ember.concatenate"(%a, %b) {axis = 1} : (tensor<2x3xf32>, tensor<2x2xf32>) -> tensor<2x5xf32>
+  %1 = "ember.concatenate"(%0, %c) {axis = 1} : (tensor<2x5xf32>, tensor<2x4xf32>) -> tensor<2x9xf32>
+  return %1 : tensor<2x9xf32>
+}
+
+// A concatenation read by something else as well keeps its buffer; one along another
+// axis is not taken over either.
+// CHECK-LABEL: func.func @concat_kept
+// CHECK: tensor.empty() : tensor<2x5xf32>
+// CHECK: tensor.empty() : tensor<2x9xf32>
+// CHECK: tensor.empty() : tensor<4x5xf32>
+func.func @concat_kept(%a: tensor<2x3xf32>, %b: tensor<2x2xf32>, %c: tensor<2x4xf32>) -> (tensor<2x5xf32>, tensor<2x9xf32>, tensor<4x5xf32>) {
+  %0 = "ember.concatenate"(%a, %b) {axis = 1} : (tensor<2x3xf32>, tensor<2x2xf32>) -> tensor<2x5xf32>
+  %1 = "ember.concatenate"(%0, %c) {axis = 1} : (tensor<2x5xf32>, tensor<2x4xf32>) -> tensor<2x9xf32>
+  %2 = "ember.concatenate"(%0, %0) {axis = 0} : (tensor<2x5xf32>, tensor<2x5xf32>) -> tensor<4x5xf32>
+  return %0, %1, %2 : tensor<2x5xf32>, tensor<2x9xf32>, tensor<4x5xf32>
+}
+
+// Symbolic sizes: the offsets are sums of the pieces' sizes.
+// CHECK-LABEL: func.func @concat_three_dynamic
+// CHECK-SAME: (%[[A:.*]]: tensor<?x3xf32>, %[[B:.*]]: tensor<?x3xf32>, %[[C:.*]]: tensor<?x3xf32>)
+// CHECK-DAG: %[[DA:.*]] = tensor.dim %[[A]], %{{.*}}
+// CHECK-DAG: %[[DB:.*]] = tensor.dim %[[B]], %{{.*}}
+// CHECK-DAG: %[[DC:.*]] = tensor.dim %[[C]], %{{.*}}
+// CHECK: %[[AB:.*]] = arith.addi %[[DA]], %[[DB]] : index
+// CHECK: %[[N:.*]] = arith.addi %[[AB]], %[[DC]] : index
+// CHECK: %[[E:.*]] = tensor.empty(%[[N]]) : tensor<?x3xf32>
+// CHECK-NOT: tensor.empty
+// CHECK: %[[I1:.*]] = tensor.insert_slice %[[A]] into %[[E]][0, 0] [%[[DA]], 3]
+// CHECK: %[[I2:.*]] = tensor.insert_slice %[[B]] into %[[I1]][%[[DA]], 0] [%[[DB]], 3]
+// CHECK: %[[OFF:.*]] = arith.addi %[[DA]], %[[DB]] : index
+// CHECK: tensor.insert_slice %[[C]] into %[[I2]][%[[OFF]], 0] [%[[DC]], 3]
+func.func @concat_three_dynamic(%a: tensor<?x3xf32>, %b: tensor<?x3xf32>, %c: tensor<?x3xf32>) -> tensor<?x3xf32> {
+  %0 = "ember.concatenate"(%a, %b) {axis = 0} : (tensor<?x3xf32>, tensor<?x3xf32>) -> tensor<?x3xf32>
+  %1 = "ember.concatenate"(%0, %c) {axis = 0} : (tensor<?x3xf32>, tensor<?x3xf32>) -> tensor<?x3xf32>
+  return %1 : tensor<?x3xf32>
+}
