@@ -36,6 +36,7 @@ from compiler.mlir import (
     func,
     functions,
     ir,
+    linalg,
     memref,
     operation_of,
     symbol_name,
@@ -281,30 +282,57 @@ def _gram_kind(op, transposes, fill) -> str | None:
     return "gram" if fill is not None else "gram_add"
 
 
+def _rows_view(value, element: str, kept: int):
+    """``(evenly spaced, (rows, ...) view)`` of a stack of rows (``rows_view_text``)."""
+    rank = value.type.rank
+    generic = memref.cast(ir.Type.parse(generic_memref(element, rank)), value)
+    result_types = [ir.IntegerType.get_signless(1), ir.Type.parse(generic_memref(element, 1 + kept))]
+    return func.CallOp(result_types, ir.FlatSymbolRefAttr.get(rows_view_name(element, rank, kept)), [generic]).results
+
+
+def _row_major_copy(value):
+    """A new row-major buffer holding ``value`` (a ``linalg.copy``): its rows are evenly
+    spaced whatever ``value``'s strides."""
+    t = ir.MemRefType(value.type)
+    index = ir.IndexType.get()
+    sizes = [memref.dim(value, arith.constant(index, i)) for i in range(t.rank) if t.is_dynamic_dim(i)]
+    copy = memref.alloc(ir.MemRefType.get(t.shape, t.element_type), sizes, [])
+    linalg.copy(value, outs=[copy])
+    return copy
+
+
 def _replace_rows(op, kind: str, beta, fill) -> None:
     """A stack of rows times a matrix or vector: one ``?gemm``/``?gemv`` on the
     ``(rows, k)`` and ``(rows, n)`` views where the rows are evenly spaced (checked at run
-    time by the ``rows_view_text`` helpers), else the contraction as loops."""
+    time by the ``rows_view_text`` helpers). Where A's are not (a transposed or windowed
+    N-d view), the call reads a row-major copy of A, as NumPy's product copies it: the
+    contraction as scalar loops had run (30752, 144) @ (144, 32) in 108 ms against
+    NumPy's 4.7. Where the output's rows are not evenly spaced, the loops stay."""
     element = str(op.operands[0].type.element_type)
     a, b, c = op.operands
+    c_kept = 1 if kind == "matmul" else 0
+    helper = ir.FlatSymbolRefAttr.get(helper_name(kind, element))
     with ir.InsertionPoint(op), op.location:
-        views = []
-        for value, kept in ((a, 1), (c, 1 if kind == "matmul" else 0)):
-            rank = value.type.rank
-            generic = memref.cast(ir.Type.parse(generic_memref(element, rank)), value)
-            result_types = [ir.IntegerType.get_signless(1), ir.Type.parse(generic_memref(element, 1 + kept))]
-            views.append(
-                func.CallOp(result_types, ir.FlatSymbolRefAttr.get(rows_view_name(element, rank, kept)), [generic])
-            )
-        both = arith.andi(views[0].results[0], views[1].results[0])
-        operands = [views[0].results[1], _as_generic(b, element), views[1].results[1], beta]
+        a_ok, a_rows = _rows_view(a, element, 1)
+        c_ok, c_rows = _rows_view(c, element, c_kept)
+        b_generic = _as_generic(b, element)
+
+        def packed():
+            copy = _row_major_copy(a)
+            _, copy_rows = _rows_view(copy, element, 1)
+            func.CallOp([], helper, [copy_rows, b_generic, c_rows, beta])
+            memref.dealloc(copy)
 
         def loops():
             if fill is not None:
                 fill.clone(ip=ir.InsertionPoint.current)
             op.clone(ip=ir.InsertionPoint.current)
 
-        if_then(both, lambda: func.CallOp([], ir.FlatSymbolRefAttr.get(helper_name(kind, element)), operands), loops)
+        if_then(
+            arith.andi(a_ok, c_ok),
+            lambda: func.CallOp([], helper, [a_rows, b_generic, c_rows, beta]),
+            lambda: if_then(c_ok, packed, loops),
+        )
     op.erase()
 
 
