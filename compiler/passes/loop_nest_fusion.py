@@ -35,6 +35,13 @@ store of both is indexed by the loops' variables (a gather might keep the fused 
 from vectorizing). The corpus's contrast stretch (min and max of a 1080x1920 RGB image,
 then a power) went from 23.9 to 22.0 ms.
 
+Siblings that write different inputs into static, disjoint boxes of one output (the
+pieces of ``np.column_stack([a, b, c])`` or ``np.stack(..., axis=1)``) fuse too, when
+neither reads what the other writes: one pass over the output instead of one per piece,
+and in one body LLVM stores the pieces interleaved, where alone each loop's strided
+stores had become AVX-512 scatters. Three 2M float32 vectors, old -> new: column_stack
+12.2 -> 1.7 ms, stack along axis 1 13.1 -> 1.6 (NumPy 3.4-3.6).
+
 The fused innermost loop's running values (the row sum, ``acc[i] = acc[i] + e``, one
 element of a buffer nothing else in the loop touches) become ``iter_args``: loaded
 before the loop, stored after. LLVM does not do that itself once the loop also stores
@@ -168,13 +175,57 @@ def _forwarded(consumer: list, producer: list, stores: dict) -> dict | None:
     return loads
 
 
+def _static_box(buffer: ir.Value) -> tuple | None:
+    """``(source, offsets, sizes)`` of a chain of static, unit-stride, rank-keeping
+    subviews ending in ``buffer``: the box of ``source`` it views; None for anything else."""
+    offsets = sizes = None
+    owner = operation_of(buffer.owner)
+    while owner is not None and owner.name == "memref.subview":
+        if len(owner.operands) != 1:  # dynamic offsets, sizes or strides
+            return None
+        static = [
+            list(ir.DenseI64ArrayAttr(owner.attributes[a]))
+            for a in ("static_offsets", "static_sizes", "static_strides")
+        ]
+        if any(stride != 1 for stride in static[2]) or len(static[1]) != owner.operands[0].type.rank:
+            return None
+        offsets = static[0] if offsets is None else [a + b for a, b in zip(offsets, static[0])]
+        sizes = static[1] if sizes is None else sizes
+        buffer = owner.operands[0]
+        owner = operation_of(buffer.owner)
+    return None if offsets is None else (buffer, offsets, sizes)
+
+
+def _disjoint_stores(producer: list, consumer: list, roots: set) -> bool:
+    """Whether every store of one nest to ``roots`` goes to a static box of the same
+    buffer that no store of the other nest's reaches (the pieces of a concatenation):
+    then the two write different memory, and in any order."""
+
+    def boxes(nest):
+        found = [
+            _static_box(op.operands[1])
+            for op in collect(nest[0], lambda o: o.name == "memref.store")
+            if root_buffer(op.operands[1]) in roots
+        ]
+        return None if any(b is None for b in found) else found
+
+    def apart(a, b):
+        return a[0] == b[0] and any(oa + sa <= ob or ob + sb <= oa for oa, sa, ob, sb in zip(a[1], a[2], b[1], b[2]))
+
+    mine, theirs = boxes(producer), boxes(consumer)
+    return mine is not None and theirs is not None and all(apart(a, b) for a in mine for b in theirs)
+
+
 def _fusable(producer: list, consumer: list, between: list) -> dict | None:
     """The loads to forward (perhaps none) when fusing is legal and saves a pass over
     memory (see the module's text), else None."""
     if not _same_bounds(producer, consumer):
         return None
     p, c = effects(producer[0]), effects(consumer[0])
-    if p is None or c is None or c.writes & (p.reads | p.writes):
+    if p is None or c is None or c.writes & p.reads:
+        return None
+    both_write = c.writes & p.writes
+    if both_write and (p.writes & c.reads or not _disjoint_stores(producer, consumer, both_write)):
         return None
     for op in between:
         e = effects(op)
@@ -185,9 +236,8 @@ def _fusable(producer: list, consumer: list, between: list) -> dict | None:
     if stores is None or set(stores) != shared:
         return None
     loads = _forwarded(consumer, producer, stores)
-    if loads is None or (
-        not loads and not (p.reads & c.reads and _plain_accesses(producer) and _plain_accesses(consumer))
-    ):
+    siblings = p.reads & c.reads or both_write  # one pass over a common input, or over a common output
+    if loads is None or (not loads and not (siblings and _plain_accesses(producer) and _plain_accesses(consumer))):
         return None
     return loads
 
@@ -288,12 +338,13 @@ def _fuse_in_block(block: ir.Block) -> bool:
 class EmberFuseLoopNests(EmberPass):
     """Fuse a loop nest storing an array into the next nest that reads it back at the
     same indices (softmax's exponentials and their sum: one pass over the tile, not two),
-    and sibling nests reading a common input (``x.min()`` and ``x.max()``)."""
+    and sibling nests reading a common input (``x.min()`` and ``x.max()``) or writing
+    disjoint pieces of one output (``np.column_stack``)."""
 
     name = "ember-fuse-loop-nests"
     summary = (
         "a loop nest storing an array fused into the following nest that reads it back element by element; "
-        "sibling nests over a common input fused"
+        "sibling nests over a common input, or into disjoint pieces of one output, fused"
     )
 
     def run(self, module):

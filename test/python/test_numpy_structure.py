@@ -572,3 +572,37 @@ def test_diag_of_a_vector_is_a_new_array_not_a_view():
     np.testing.assert_array_equal(got_d, want_d)
     np.testing.assert_array_equal(a, v)
     assert got_v is a and not np.shares_memory(got_d, a)
+
+
+# ----------------------------------------------------------------------------- pieces of one output
+
+
+@pytest.mark.parametrize(
+    "src",
+    [
+        # column pieces of one output: one pass (ember-fuse-loop-nests), interleaved stores
+        "def f(a, b, c):\n    return np.column_stack([a, b * 2, np.sqrt(np.abs(c))])\n",
+        "def f(a, b, c):\n    return np.stack([a, b, c], axis=1)\n",
+        "def f(a, b, c):\n    return np.stack([a, b, a + c], axis=-1).sum(axis=1)\n",
+        # columns of an input written in place, a later one reading an earlier one's:
+        # that one keeps its order
+        "def f(a, b, c):\n    y = np.zeros((a.size, 3))\n    y[:, 0] = a\n    y[:, 2] = b\n    y[:, 1] = y[:, 0] + c\n"
+        "    return y\n",
+    ],
+    ids=lambda s: _id(s),
+)
+def test_pieces_of_one_output(src):
+    rng = np.random.default_rng(3)
+    for n in (1, 7, 1000):
+        check(fn(src), *(rng.standard_normal(n) for _ in range(3)))
+
+
+def test_columns_written_into_an_input_in_place():
+    def f(y, a, b):
+        y[:, 0] = a
+        y[:, 1] = b * 2
+        y[:, 2] = y[:, 0] + 1
+        return y
+
+    rng = np.random.default_rng(4)
+    check(f, rng.standard_normal((50, 4)), rng.standard_normal(50), rng.standard_normal(50))

@@ -241,4 +241,61 @@ func.func @siblings_kept(%x: memref<?xf32>, %y: memref<?xf32>, %idx: memref<?xin
   return
 }
 
+// The pieces of a concatenation (np.column_stack of two vectors): siblings copying
+// different inputs into static, disjoint column boxes of one output. One pass over the
+// output, both stores in one body (LLVM interleaves them instead of scattering each).
+// CHECK-LABEL: func.func @columns_of_one_output
+// CHECK-SAME: (%[[A:[a-z0-9_]+]]: memref<64xf32>, %[[B:[a-z0-9_]+]]: memref<64xf32>, %[[OUT:[a-z0-9_]+]]: memref<64x2xf32>)
+// CHECK: scf.for %[[I:.*]] = %c0 to %c64 step %c1 {
+// CHECK: memref.load %[[A]][%[[I]]]
+// CHECK: memref.store %{{.*}}, %{{.*}}[%[[I]], %c0] : memref<64x1xf32, strided<[2, 1]>>
+// CHECK-NOT: scf.for
+// CHECK: memref.load %[[B]][%[[I]]]
+// CHECK: memref.store %{{.*}}, %{{.*}}[%[[I]], %c0] : memref<64x1xf32, strided<[2, 1], offset: 1>>
+// CHECK: }
+// CHECK-NOT: scf.for
+// CHECK: return
+func.func @columns_of_one_output(%a: memref<64xf32>, %b: memref<64xf32>, %out: memref<64x2xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %left = memref.subview %out[0, 0] [64, 1] [1, 1] : memref<64x2xf32> to memref<64x1xf32, strided<[2, 1]>>
+  scf.for %i = %c0 to %c64 step %c1 {
+    %v = memref.load %a[%i] : memref<64xf32>
+    memref.store %v, %left[%i, %c0] : memref<64x1xf32, strided<[2, 1]>>
+  }
+  %right = memref.subview %out[0, 1] [64, 1] [1, 1] : memref<64x2xf32> to memref<64x1xf32, strided<[2, 1], offset: 1>>
+  scf.for %i = %c0 to %c64 step %c1 {
+    %v = memref.load %b[%i] : memref<64xf32>
+    memref.store %v, %right[%i, %c0] : memref<64x1xf32, strided<[2, 1], offset: 1>>
+  }
+  return
+}
+
+// Boxes that overlap (a window and a shifted window of one output), or whose offsets
+// are not constants, may write the same element: the order of the nests stays.
+// CHECK-LABEL: func.func @overlapping_boxes_kept
+// CHECK-COUNT-3: scf.for
+func.func @overlapping_boxes_kept(%a: memref<64xf32>, %b: memref<64xf32>, %out: memref<65xf32>, %k: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %first = memref.subview %out[0] [64] [1] : memref<65xf32> to memref<64xf32, strided<[1]>>
+  scf.for %i = %c0 to %c64 step %c1 {
+    %v = memref.load %a[%i] : memref<64xf32>
+    memref.store %v, %first[%i] : memref<64xf32, strided<[1]>>
+  }
+  %second = memref.subview %out[1] [64] [1] : memref<65xf32> to memref<64xf32, strided<[1], offset: 1>>
+  scf.for %i = %c0 to %c64 step %c1 {
+    %v = memref.load %b[%i] : memref<64xf32>
+    memref.store %v, %second[%i] : memref<64xf32, strided<[1], offset: 1>>
+  }
+  %third = memref.subview %out[%k] [1] [1] : memref<65xf32> to memref<1xf32, strided<[1], offset: ?>>
+  scf.for %i = %c0 to %c64 step %c1 {
+    %v = memref.load %a[%i] : memref<64xf32>
+    memref.store %v, %third[%c0] : memref<1xf32, strided<[1], offset: ?>>
+  }
+  return
+}
+
 func.func private @opaque(memref<?xf64>)
