@@ -81,23 +81,29 @@ def _readers(op) -> dict | None:
     return readers
 
 
-def _transcendental(op, depth: int = 8) -> bool:
+def _transcendental(op, depth: int = 8, seen: dict | None = None) -> bool:
     """Whether ``op``'s elementwise chain (its body, and the elementwise generics that
-    fusion will merge into it) evaluates a costly math function."""
-    body = op.regions[0].blocks[0].operations
-    if any(o.operation.name.startswith("math.") and o.operation.name not in CHEAP_MATH for o in body):
-        return True
-    for operand in op.opview.inputs:
-        producer = operation_of(operand.owner)
-        if (
-            depth
-            and producer is not None
-            and producer.name == "linalg.generic"
-            and is_elementwise(producer)
-            and _transcendental(producer, depth - 1)
-        ):
-            return True
-    return False
+    fusion will merge into it, up to ``depth`` producers back) evaluates a costly math
+    function. ``seen`` remembers the answer per (op, depth): chains share producers
+    (the unrolled iterations of ``z = z * z + c``), and walking every path again took
+    6.4 of the corpus's mandelbrot's 7.3 s compile."""
+    seen = {} if seen is None else seen
+    key = (op, depth)
+    if key not in seen:
+        body = op.regions[0].blocks[0].operations
+        found = any(o.operation.name.startswith("math.") and o.operation.name not in CHEAP_MATH for o in body)
+        for operand in op.opview.inputs if depth and not found else ():
+            producer = operation_of(operand.owner)
+            if (
+                producer is not None
+                and producer.name == "linalg.generic"
+                and is_elementwise(producer)
+                and _transcendental(producer, depth - 1, seen)
+            ):
+                found = True
+                break
+        seen[key] = found
+    return seen[key]
 
 
 def _one_tile_loop(readers) -> bool:
@@ -115,14 +121,14 @@ def duplicate_shared_elementwise(fn, tiled: bool = True) -> int:
     after their producers, so walking the body backwards copies a shared chain from
     its end: the copies then read the chain's earlier ops, which get copied next.
     ``tiled``: step 2 runs (not for the GPU), so a costly value may stay shared."""
-    copies = 0
+    copies, seen = 0, {}  # _transcendental's answers: a copy changes no op's producers
     for op in reversed([op.operation for op in fn.regions[0].blocks[0].operations]):
         if op.name != "linalg.generic" or len(op.results) != 1 or not is_elementwise(op):
             continue
         readers = _readers(op)
         if not readers or not 2 <= len(readers) <= MAX_READERS or copies + len(readers) - 1 > MAX_COPIES:
             continue
-        if tiled and _transcendental(op) and _one_tile_loop(readers):
+        if tiled and _transcendental(op, seen=seen) and _one_tile_loop(readers):
             continue
         for reader, numbers in list(readers.items())[1:]:
             copy = op.clone(ip=ir.InsertionPoint(reader))
@@ -183,9 +189,11 @@ def keep_costly_broadcasts(fn) -> int:
     np.cos(lat2)[None, :] * ...``, took 2000 + 500 ``cos`` in NumPy and 2 x 1M fused:
     the corpus's haversine_matrix (2000 x 500 float64) 37 -> 30 ms on one thread,
     18.5 -> 15.0 on two (NumPy 24-25). Returns the reads behind a barrier."""
-    count = 0
+    count, seen = 0, {}
     for op in linalg_ops(fn):
-        if op.name != "linalg.generic" or len(op.results) != 1 or not is_elementwise(op) or not _transcendental(op):
+        if op.name != "linalg.generic" or len(op.results) != 1 or not is_elementwise(op):
+            continue
+        if not _transcendental(op, seen=seen):
             continue
         result = op.results[0]
         for use in list(result.uses):
