@@ -315,7 +315,9 @@ _ELEMENTWISE = {
 } | {"pow", operator.pow, pow, "astype"}
 
 
-def _is_elementwise(fn) -> bool:
+def is_elementwise(fn) -> bool:
+    """Whether ``fn`` (a ufunc without a core signature, an operator, ``astype``) maps
+    element by element."""
     return _hashable(fn) and fn in _ELEMENTWISE
 
 
@@ -335,7 +337,7 @@ class Emitter(EmitterCore):
 
     def call(self, fn, *args, **kwargs):
         if any(isinstance(a, ix.Masked) for a in (*args, *kwargs.values())):  # x[mask], lazy
-            return ix.masked_call(self, fn, args, kwargs, _is_elementwise(fn))
+            return ix.masked_call(self, fn, args, kwargs, is_elementwise(fn))
         unsized = ix.data_dependent(fn)
         if unsized is not None:
             raise NotImplementedError(unsized)

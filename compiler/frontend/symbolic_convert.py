@@ -23,7 +23,7 @@ import types
 import numpy as np
 
 from compiler.errors import Location, Unsupported
-from compiler.frontend import branches, bytecode_versions, loops, mutation
+from compiler.frontend import branches, bytecode_versions, loops, memory_order, mutation
 from compiler.frontend import variables as v
 from compiler.frontend import wrap as wrapping
 from compiler.frontend.binding import bind_arguments
@@ -158,6 +158,9 @@ class InstructionTranslator:
         special = mutation.dispatch(self, fn, args, kwargs)  # out=, np.copyto, a.fill
         if special is not NotImplemented:
             return special
+        ordered = memory_order.in_memory_order(self, fn, args, kwargs)  # x.T + 1: NumPy's layout
+        if ordered is not None:
+            return ordered
         emitter = self.output.emitter
         state = (len(emitter.status_checks), emitter.check, len(emitter.opaque_views))
         try:

@@ -45,7 +45,7 @@ from compiler.dialects.types import DYN, UNSIGNED, TensorType, bit_width, is_uns
 from compiler.mlir import arith, collect, index_constant, ir, linalg, math, operation_of, tensor
 from compiler.passes import scalar_semantics as scalar
 from compiler.passes.base import EmberPass, PassFailure
-from compiler.passes.linalg_utils import generic
+from compiler.passes.linalg_utils import generic, is_elementwise
 
 _DYNAMIC = ir.ShapedType.get_dynamic_size()
 
@@ -504,13 +504,41 @@ def _divide_by_count(total: ir.Value, t: TensorType, x: ir.Value, axes) -> ir.Va
 # ----------------------------------------------------------------------------- shapes
 
 
+# Ember ops read element by element: a transpose only they read can be a generic that
+# elementwise fusion folds into them.
+_ELEMENTWISE_FAMILIES = ("unary", "binary", "compare", "select", "cast")
+
+
 def _lower_transpose(op, result: TensorType, attrs):
+    """``linalg.transpose``, which a matmul reads through (BLAS's transpose flag); but
+    where an elementwise generic makes the operand and elementwise ops alone read the
+    result (``np.exp(a.T) * b`` as the frontend traces it: ``np.exp(a).T * b``), a
+    generic reading the operand through the permutation, which elementwise fusion folds
+    into both: one pass, ``exp`` computed as it is read, instead of the exponentials
+    stored and then read back across their rows."""
     (x,) = ember.tensor_operands(op)
     perm = list(attrs["perm"])
     if perm == sorted(perm):  # identity (and 0-d, where linalg.transpose crashes the verifier)
         return x
     init = _empty(result, _sizes_like(result, x, perm))
+    producer = operation_of(x.owner)
+    readers = [operation_of(use.owner) for use in op.results[0].uses]
+    if (
+        producer is not None
+        and producer.name == "linalg.generic"
+        and is_elementwise(producer)
+        and readers
+        and all(r.name.startswith("ember.") and _family(r) in _ELEMENTWISE_FAMILIES for r in readers)
+    ):
+        inverse = [perm.index(j) for j in range(len(perm))]  # output dim i is input dim perm[i]
+        read = _map(result.rank, [ir.AffineDimExpr.get(i) for i in inverse])
+        return generic([x], init, [read, _identity(result.rank)], ["parallel"] * result.rank, lambda v, _: v)
     return linalg.transpose(x, outs=[init], permutation=perm)
+
+
+def _family(op) -> str | None:
+    spec = ops.OPS.get(op.name.removeprefix("ember."))
+    return None if spec is None else spec.family
 
 
 def _lower_broadcast_to(op, result: TensorType, attrs):

@@ -606,3 +606,78 @@ def test_columns_written_into_an_input_in_place():
 
     rng = np.random.default_rng(4)
     check(f, rng.standard_normal((50, 4)), rng.standard_normal(50), rng.standard_normal(50))
+
+
+# ----------------------------------------------------------------------------- memory order
+
+
+@pytest.mark.parametrize(
+    "src",
+    [
+        "def f(x):\n    return x.T + 1\n",
+        "def f(x):\n    return np.sqrt(np.abs(x.T)) * x.T - 2.5\n",
+        "def f(x):\n    return x.T.astype(np.float32)\n",
+        "def f(x):\n    return np.maximum(x.T, np.float64(0.5)) > x.T\n",
+        "def f(x):\n    return x.T.T * 2\n",
+        "def f(x):\n    return (x.T + 1).max(axis=0), (x.T * 3)[1:]\n",
+    ],
+    ids=lambda s: _id(s),
+)
+def test_elementwise_results_in_their_operands_memory_order(src):
+    """NumPy gives an elementwise result its operands' memory order (``x.T + 1`` is
+    F-ordered); so does Ember: the same strides, values, dtypes and memory sharing."""
+    f = fn(src)
+    for shape in [(6, 6), (5, 9), (1, 4)]:
+        x = arr(shape)
+        check(f, x)
+        got, want = compiler.compile(f)(x.copy()), f(x.copy())
+        for g, w in zip(got if isinstance(got, tuple) else [got], want if isinstance(want, tuple) else [want]):
+            assert _strides(g) == _strides(w), (g.strides, w.strides)
+
+
+@pytest.mark.parametrize(
+    "src",
+    [
+        "def f(x):\n    return np.abs(x.T) * x.T[::-1]\n",
+        "def f(x):\n    return np.sqrt(np.abs(x.T)) * x[:1].T\n",
+        "def f(x):\n    return x.T + x.T[:, :1]\n",
+    ],
+    ids=lambda s: _id(s),
+)
+def test_elementwise_of_operands_in_mixed_orders(src):
+    """A transpose beside an operand in another order (or broadcast): computed as
+    before, through the transpose; values, dtypes and sharing as NumPy's."""
+    f = fn(src)
+    for shape in [(6, 6), (5, 9), (1, 4)]:
+        check(f, arr(shape))
+
+
+def _strides(a) -> tuple:
+    """The strides that matter: of the dims longer than 1."""
+    return tuple(s for s, n in zip(a.strides, a.shape) if n > 1)
+
+
+def test_memory_order_of_three_dimensional_transposes_and_writes_after():
+    def f(x, y):
+        z = x.transpose(0, 2, 1) * y.transpose(0, 2, 1)
+        z[0] = -1.0  # a write into the result: its memory order is NumPy's, whatever it is
+        return z, z.sum(axis=1)
+
+    rng = np.random.default_rng(7)
+    x, y = rng.standard_normal((3, 4, 5)), rng.standard_normal((3, 4, 5))
+    check(f, x, y)
+    got, want = compiler.compile(f)(x, y), f(x, y)
+    assert _strides(got[0]) == _strides(want[0])
+
+
+def test_memory_order_with_symbolic_sizes_compiles_once():
+    def f(x):
+        return np.sqrt(np.abs(x.T)) + 1
+
+    compiled = compiler.compile(f, dynamic=True)
+    for shape in [(4, 5), (6, 9), (7, 3)]:
+        x = arr(shape)
+        got, want = compiled(x), f(x)
+        np.testing.assert_allclose(got, want)
+        assert _strides(got) == _strides(want)
+    assert len(compiled.entries) == 1

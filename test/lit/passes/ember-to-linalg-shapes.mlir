@@ -56,3 +56,35 @@ func.func @expand_squeeze(%a: tensor<3x?xf32>, %b: tensor<1x?x1xf32>) -> (tensor
   %1 = "ember.squeeze"(%b) {axes = array<i64: 0, 2>} : (tensor<1x?x1xf32>) -> tensor<?xf32>
   return %0, %1 : tensor<1x3x?x1xf32>, tensor<?xf32>
 }
+
+// A transpose of an elementwise result that only elementwise ops read (np.exp(a.T) * b
+// as the frontend traces it: np.exp(a).T * b) is a generic reading through the
+// permutation, which elementwise fusion folds into both; a matmul still reads it
+// through its transposed indexing (BLAS's transpose flag).
+// CHECK-LABEL: func.func @transpose_between_elementwise
+// CHECK: %[[E:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<3x5xf32>)
+// CHECK: math.exp
+// CHECK-NOT: linalg.transpose
+// CHECK: linalg.generic {{.*}} ins(%[[E]] : tensor<3x5xf32>) outs(%{{.*}} : tensor<5x3xf32>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: linalg.yield %[[IN]] : f32
+// CHECK-NOT: linalg.transpose
+// CHECK: return
+func.func @transpose_between_elementwise(%a: tensor<3x5xf32>, %b: tensor<5x3xf32>) -> tensor<5x3xf32> {
+  %0 = "ember.exp"(%a) : (tensor<3x5xf32>) -> tensor<3x5xf32>
+  %1 = "ember.transpose"(%0) {perm = array<i64: 1, 0>} : (tensor<3x5xf32>) -> tensor<5x3xf32>
+  %2 = "ember.mul"(%1, %b) : (tensor<5x3xf32>, tensor<5x3xf32>) -> tensor<5x3xf32>
+  return %2 : tensor<5x3xf32>
+}
+
+// CHECK-LABEL: func.func @transpose_read_by_a_matmul
+// CHECK: %[[E:.*]] = linalg.generic
+// CHECK: math.exp
+// CHECK-NOT: linalg.generic
+// CHECK: linalg.matmul indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}] ins(%[[E]], %{{.*}} : tensor<3x5xf32>, tensor<3x4xf32>)
+func.func @transpose_read_by_a_matmul(%a: tensor<3x5xf32>, %b: tensor<3x4xf32>) -> tensor<5x4xf32> {
+  %0 = "ember.exp"(%a) : (tensor<3x5xf32>) -> tensor<3x5xf32>
+  %1 = "ember.transpose"(%0) {perm = array<i64: 1, 0>} : (tensor<3x5xf32>) -> tensor<5x3xf32>
+  %2 = "ember.matmul"(%1, %b) : (tensor<5x3xf32>, tensor<3x4xf32>) -> tensor<5x4xf32>
+  return %2 : tensor<5x4xf32>
+}
