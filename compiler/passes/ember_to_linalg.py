@@ -1088,10 +1088,14 @@ def _erase_taken_over_joins(module) -> None:
 
 def _erase_with_dead_sizes(op) -> None:
     """Erase ``op`` and the size arithmetic (``tensor.dim``, ``arith.addi``) that only it read."""
-    sizes = [operation_of(v.owner) for v in op.operands]
+    sizes = []
+    for value in op.operands:  # each once: a + a reads one size twice
+        owner = operation_of(value.owner)
+        if owner is not None and owner.name in ("tensor.dim", "arith.addi") and owner not in sizes:
+            sizes.append(owner)
     op.erase()
     for size in sizes:
-        if size is not None and size.name in ("tensor.dim", "arith.addi") and not _has_uses(size.results[0]):
+        if not _has_uses(size.results[0]):
             _erase_with_dead_sizes(size)
 
 

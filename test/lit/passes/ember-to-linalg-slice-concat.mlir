@@ -109,3 +109,17 @@ func.func @concat_three_dynamic(%a: tensor<?x3xf32>, %b: tensor<?x3xf32>, %c: te
   %1 = "ember.concatenate"(%0, %c) {axis = 0} : (tensor<?x3xf32>, tensor<?x3xf32>) -> tensor<?x3xf32>
   return %1 : tensor<?x3xf32>
 }
+
+// Joins nothing reads, one of an array with itself read twice by the others: their
+// buffers and size arithmetic are erased, a size that two sums read once each and one
+// sum reading it twice (this once erased that size twice and crashed).
+// CHECK-LABEL: func.func @unread_joins
+// CHECK-NOT: tensor.empty
+// CHECK-NOT: tensor.insert_slice
+// CHECK: return %arg0
+func.func @unread_joins(%a: tensor<?xf64>) -> tensor<?xf64> {
+  %0 = "ember.concatenate"(%a, %a) {axis = 0} : (tensor<?xf64>, tensor<?xf64>) -> tensor<?xf64>
+  %1 = "ember.concatenate"(%0, %0) {axis = 0} : (tensor<?xf64>, tensor<?xf64>) -> tensor<?xf64>
+  %2 = "ember.concatenate"(%0, %0) {axis = 0} : (tensor<?xf64>, tensor<?xf64>) -> tensor<?xf64>
+  return %a : tensor<?xf64>
+}
