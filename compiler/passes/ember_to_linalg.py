@@ -790,21 +790,24 @@ def _lower_concatenate(op, result: TensorType, attrs):
     if 0 in result.shape:  # no elements: nothing to insert (and MLIR refuses offsets into a size 0)
         return out
     offset = 0
-    for piece, size in zip(pieces, along):
+    for k, (piece, size) in enumerate(zip(pieces, along)):
         if size != 0:  # a static empty piece has nothing to insert (and would be out of bounds)
             offsets = [0] * result.rank
             offsets[axis] = offset
             out = _insert_slice(piece, out, offsets, sizes[:axis] + [size] + sizes[axis + 1 :])
-        offset = _add_sizes(offset, size) if piece is not pieces[-1] else offset
+        if k + 1 < len(pieces):  # the next piece's offset (none after the last)
+            offset = _add_sizes(offset, size)
     return out
 
 
 def _add_sizes(a, b):
-    """``a + b`` of two sizes (ints or index values): an int when both are."""
+    """``a + b`` of two sizes (ints or index values): an int when both are; no op for + 0."""
     if isinstance(a, int) and isinstance(b, int):
         return a + b
-    if isinstance(a, int) and a == 0 or isinstance(b, int) and b == 0:
-        return b if isinstance(a, int) and a == 0 else a
+    if isinstance(a, int) and a == 0:
+        return b
+    if isinstance(b, int) and b == 0:
+        return a
     return arith.addi(_as_index(a), _as_index(b))
 
 

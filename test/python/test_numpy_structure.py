@@ -93,6 +93,7 @@ FRESH = [
     "def f(x):\n    return np.dstack([x, x])\n",
     # n pieces, one buffer (the pairwise ops' pieces taken over), an empty piece among them
     "def f(x):\n    return np.concatenate([x, x * 2, x[:, :0], x + 1, x[:, ::-1]], axis=1)\n",
+    "def f(x):\n    return np.concatenate([x, x, x]), np.hstack([x, x[:, :1], x])\n",  # one array, several pieces
     # a join read again is not taken over by the next one
     "def f(x):\n    a = np.vstack([x, x + 1])\n    return a, np.vstack([a, x * 3]), np.hstack([a, a])\n",
     "def f(x):\n    return np.meshgrid(x[0], x[:, 0])\n",
