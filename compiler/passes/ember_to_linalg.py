@@ -1069,11 +1069,7 @@ def _erase_dead_transposes(module) -> None:
             init = operation_of(op.operands[1].owner)
             op.erase()
             if init is not None and init.name == "tensor.empty" and not _has_uses(init.results[0]):
-                sizes = [operation_of(v.owner) for v in init.operands]
-                init.erase()
-                for size in sizes:
-                    if size is not None and size.name == "tensor.dim" and not _has_uses(size.results[0]):
-                        size.erase()
+                _erase_with_dead_sizes(init)
 
 
 def _erase_taken_over_joins(module) -> None:
