@@ -317,12 +317,13 @@ def access_buffer(access: ir.Operation) -> ir.Value:
     return access.operands[0] if access.name == "memref.load" else access.operands[1]
 
 
-def carry_accumulators(loop: ir.Operation) -> None:
+def carry_accumulators(loop: ir.Operation) -> ir.Operation:
     """The loop's running values in memory (``acc[i] += ...`` of a fused reduction) carried
-    as ``iter_args`` instead: loaded before the loop, stored after (see the module's text)."""
+    as ``iter_args`` instead: loaded before the loop, stored after (see the module's text).
+    Returns the loop that replaces ``loop`` (``loop`` itself where nothing is carried)."""
     pairs = _accumulators(loop)
     if not pairs:
-        return
+        return loop
     with ir.InsertionPoint(loop), loop.location:
         initial = [load.clone(ir.InsertionPoint(loop)).results[0] for load, _ in pairs]
         carried = scf.ForOp(loop.operands[0], loop.operands[1], loop.operands[2], initial)
@@ -341,6 +342,7 @@ def carry_accumulators(loop: ir.Operation) -> None:
         store.erase()
         load.erase()
     loop.erase()
+    return carried.operation
 
 
 def _fuse_in_block(block: ir.Block) -> int:

@@ -44,6 +44,7 @@ _PASSES: dict[str, tuple[str, str]] = {
     "ember-prefetch-rows": ("compiler.passes.prefetch_rows", "EmberPrefetchRows"),
     "ember-nontemporal-stores": ("compiler.passes.nontemporal_stores", "EmberNontemporalStores"),
     "ember-opaque-identities": ("compiler.passes.opaque_identities", "EmberOpaqueIdentities"),
+    "ember-integer-extrema": ("compiler.passes.integer_extrema", "EmberIntegerExtrema"),
     "ember-expand-math": ("compiler.passes.expand_math", "EmberExpandMath"),
     "ember-byte-bools": ("compiler.passes.byte_bools", "EmberByteBools"),
     "ember-gpu-kernels": ("compiler.passes.gpu_kernels", "EmberGpuKernels"),

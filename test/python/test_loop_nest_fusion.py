@@ -141,7 +141,8 @@ def test_softmax_is_one_carried_pass_over_the_tile():
 
 
 def test_min_and_max_are_one_pass():
-    """x.min() and x.max(): one innermost loop carrying both running values."""
+    """x.min() and x.max(): one innermost loop carrying both running values (each as
+    the two integer keys of ``ember-integer-extrema``)."""
     loops = loops_of(min_max_scaled, np.ones((64, 256), np.float32))
-    assert re.search(r"scf\.for [^\n]*iter_args\([^)]*,[^)]*\) -> \(f32, f32\)", loops), loops
-    assert len(re.findall(r"arith\.(minimumf|maximumf)", loops)) == 2
+    assert re.search(r"scf\.for [^\n]*iter_args\([^)]*\) -> \(i32, i32, i32, i32\)", loops), loops
+    assert len(re.findall(r"arith\.(maxsi|minsi) .*: i32", loops)) == 4
