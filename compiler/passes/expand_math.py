@@ -363,6 +363,10 @@ class _Emitter:
         """min(x, hi), with NaN going to hi (callers restore NaN at the end)."""
         return self.select(self.cmp("OLT", x, self.c(hi)), x, self.c(hi))
 
+    def upper_clamp_keeping_nan(self, x, hi: float):
+        """min(x, hi) with NaN staying NaN (``x >= hi ? hi : x``: one x86 min)."""
+        return self.select(self.cmp("OGE", x, self.c(hi)), self.c(hi), x)
+
     def keep_nan(self, x, result):
         """NaN in, the same NaN out."""
         return self.select(self.isnan(x), x, result)
@@ -391,30 +395,40 @@ class _Emitter:
 # ----------------------------------------------------------------------------- functions
 
 
-def _exp_reduction(e: _Emitter, x):
-    """``(below, xc, n)``: where exp rounds to 0, ``x`` clamped to where exp is finite
-    and not 0, and ``n = round(xc * log2(e))`` (``exp(x) = 2**n * exp(xc - n ln2)``).
+def _exp_reduction(e: _Emitter, x, nan_through: bool = False):
+    """``(below, xc, n, shifted)``: where exp rounds to 0, ``x`` clamped to where exp is
+    finite and not 0, ``n = round(xc * log2(e))`` (``exp(x) = 2**n * exp(xc - n ln2)``),
+    and ``shifted = xc * log2(e) + round_magic``, whose low bits hold ``n`` as an integer.
 
     Where exp rounds to 0 (a masked -inf score), exp(0) is computed and 0 selected: scaling
     down into the subnormals costs a microcode assist per instruction on x86, and a
-    causal softmax's masked half ran 6x slower than its unmasked half."""
+    causal softmax's masked half ran 6x slower than its unmasked half. A NaN goes to
+    exp_hi (callers put it back), or with ``nan_through`` stays a NaN through the clamp."""
     f = e.fmt
     below = e.cmp("OLT", x, e.c(f.exp_lo))
-    # only the upper bound: what is below exp_lo is 0 already, and a NaN goes to exp_hi
-    # (callers put the NaN back), one vector instruction less than a two-sided clamp
-    xc = e.upper_clamp(e.select(below, e.c(0.0), x), f.exp_hi)
+    # only the upper bound: what is below exp_lo is 0 already; one vector instruction
+    # less than a two-sided clamp
+    kept = e.select(below, e.c(0.0), x)
+    xc = e.upper_clamp_keeping_nan(kept, f.exp_hi) if nan_through else e.upper_clamp(kept, f.exp_hi)
     shifted = e.fma(xc, e.c(1.0 / pymath.log(2.0)), e.c(f.round_magic))
-    return below, xc, e.sub(shifted, e.c(f.round_magic))
+    return below, xc, e.sub(shifted, e.c(f.round_magic)), shifted
 
 
 def expand_exp(e: _Emitter, x, keep_nan: bool = True):
+    """With ``scalef`` a NaN runs through (the clamp keeps it, the polynomial and the
+    scaling give NaN, and the exponent comes from ``shifted``'s bits, defined for any
+    input, where ``fptosi`` of a NaN would be poison): no compare and select to put it
+    back, and an integer subtraction instead of a conversion for the exponent: exp of
+    1M float32 135.7 -> 122 us, float64 437 -> 400 us (2 threads, Zen 4)."""
     f = e.fmt
-    below, xc, n = _exp_reduction(e, x)
+    nan_through = keep_nan and e.scalef
+    below, xc, n, shifted = _exp_reduction(e, x, nan_through)
     r = e.fma(n, e.c(-f.ln2_hi), xc)  # exact
     r = e.fma(n, e.c(-f.ln2_lo), r)
     p = e.horner(r, _EXP_POLY[f.bits])
-    y = e.select(below, e.c(0.0), _scaled(e, p, n))
-    return e.keep_nan(x, y) if keep_nan else y
+    scaled = _scaled(e, p, n, shifted if e.scalef else None)
+    y = e.select(below, e.c(0.0), scaled)
+    return e.keep_nan(x, y) if keep_nan and not nan_through else y
 
 
 def _log_reduction(e: _Emitter, x):
@@ -516,8 +530,15 @@ def _log_double_double(e: _Emitter, x):
     return hi, e.select(e.cmp("OLT", e.abs(hi), e.c(pymath.inf)), lo, e.c(0.0))
 
 
-def _scaled(e: _Emitter, p, n):
-    """``p * 2**n`` rounded once, also into the subnormals (``expand_exp``'s scaling)."""
+def _scaled(e: _Emitter, p, n, shifted=None):
+    """``p * 2**n`` rounded once, also into the subnormals (``expand_exp``'s scaling);
+    with ``shifted`` (scalef only) the integer ``n`` is its bits less round_magic's."""
+    if e.scalef and shifted is not None:
+        magic = e.to_bits(e.c(e.fmt.round_magic))
+        exponent = arith.subi(e.to_bits(shifted), magic)
+        if e.fmt.bits != 32:
+            exponent = arith.trunci(e.exponent_type, exponent)
+        return llvm.intr_ldexp(e.type, p, exponent)
     if e.scalef:
         return llvm.intr_ldexp(e.type, p, arith.fptosi(e.exponent_type, n))
     ni = arith.fptosi(e.int_type, n)
@@ -533,7 +554,7 @@ def _exp_double_double(e: _Emitter, x, x_lo):
     smaller (``r**2 P(r)``, and ``exp(r)`` times what is left of the reduced argument)
     added to its error term."""
     f = e.fmt
-    below, xc, n = _exp_reduction(e, x)
+    below, xc, n, _ = _exp_reduction(e, x)
     r, r_err = _two_sum(math_ops.fma(n, e.c(-f.ln2_hi), xc), arith.mulf(n, e.c(-f.ln2_lo)))  # the fma is exact
     correction = arith.addf(r_err, x_lo)  # below 2**-43: its square is negligible
     square = e.mul(e.mul(r, r), e.estrin(r, _EXP_TAYLOR_LONG))  # exp(r) - 1 - r

@@ -130,6 +130,7 @@ SPECIAL = {
         (np.inf, np.inf),
         (-np.inf, 0.0),
         (np.nan, np.nan),
+        (-np.nan, np.nan),  # sign bit set: NaN runs through the scalef path's clamp too
         (1000.0, np.inf),
         (-1000.0, 0.0),
     ],

@@ -36,18 +36,29 @@
 // CHECK: %[[R:.*]] = arith.select %[[NAN]], %[[X]], %[[Y0]] : f32
 // CHECK: return %[[R]] : f32
 // scalef (the default on AVX-512 hosts): the same reduction and polynomial, then one
-// ldexp by n as i32 (LLVM vectorizes it to vscalefps); no exponent bits built.
+// ldexp (LLVM vectorizes it to vscalefps) by n as i32, taken from the rounded sum's bits
+// (its bits less the magic number's: defined for NaN, where fptosi would be poison); no
+// exponent bits built. The upper clamp keeps a NaN (x >= 89 ? 89 : x), so NaN runs
+// through to the result and no final select restores it.
 // SCALEF-LABEL: func.func @exp_f32
 // SCALEF-SAME: (%[[X:[a-z0-9_]+]]: f32)
+// SCALEF: %[[BELOW:.*]] = arith.cmpf olt, %[[X]], %{{.*}} : f32
+// SCALEF: %[[X0:.*]] = arith.select %[[BELOW]], %{{.*}}, %[[X]] : f32
+// SCALEF: %[[HI:.*]] = arith.constant 8.900000e+01 : f32
+// SCALEF: %[[GE:.*]] = arith.cmpf oge, %[[X0]], %[[HI]] : f32
+// SCALEF: %[[XC:.*]] = arith.select %[[GE]], %[[HI]], %[[X0]] : f32
 // SCALEF: %[[MAGIC:.*]] = arith.constant 0x4B400000 : f32
-// SCALEF: %[[N:.*]] = arith.subf %{{.*}}, %[[MAGIC]] fastmath<contract> : f32
-// SCALEF: %[[NI:.*]] = arith.fptosi %[[N]] : f32 to i32
+// SCALEF: %[[SHIFTED:.*]] = arith.addf %{{.*}}, %[[MAGIC]] fastmath<contract> : f32
+// SCALEF: %[[N:.*]] = arith.subf %[[SHIFTED]], %[[MAGIC]] fastmath<contract> : f32
+// SCALEF-NOT: arith.fptosi
 // SCALEF-NOT: arith.shli
+// SCALEF: %[[MB:.*]] = arith.bitcast %[[MAGIC]] : f32 to i32
+// SCALEF: %[[SB:.*]] = arith.bitcast %[[SHIFTED]] : f32 to i32
+// SCALEF: %[[NI:.*]] = arith.subi %[[SB]], %[[MB]] : i32
 // SCALEF: %[[Y:.*]] = llvm.intr.ldexp(%{{.*}}, %[[NI]]) : (f32, i32) -> f32
-// SCALEF: %[[Y0:.*]] = arith.select %{{.*}}, %{{.*}}, %[[Y]] : f32
-// SCALEF: %[[NAN:.*]] = arith.cmpf uno, %[[X]], %[[X]] : f32
-// SCALEF: %[[R:.*]] = arith.select %[[NAN]], %[[X]], %[[Y0]] : f32
-// SCALEF: return %[[R]] : f32
+// SCALEF: %[[Y0:.*]] = arith.select %[[BELOW]], %{{.*}}, %[[Y]] : f32
+// SCALEF-NOT: arith.cmpf uno
+// SCALEF: return %[[Y0]] : f32
 func.func @exp_f32(%x: f32) -> f32 {
   %y = math.exp %x : f32
   return %y : f32
@@ -63,9 +74,11 @@ func.func @exp_f32(%x: f32) -> f32 {
 // CHECK: arith.constant 52 : i64
 // CHECK: arith.bitcast %{{.*}} : i64 to f64
 // SCALEF-LABEL: func.func @exp_f64
-// SCALEF: arith.fptosi %{{.*}} : f64 to i32
+// SCALEF-NOT: arith.fptosi
+// SCALEF: %[[NI:.*]] = arith.subi %{{.*}}, %{{.*}} : i64
+// SCALEF: %[[N32:.*]] = arith.trunci %[[NI]] : i64 to i32
 // SCALEF-NOT: arith.shli
-// SCALEF: llvm.intr.ldexp(%{{.*}}, %{{.*}}) : (f64, i32) -> f64
+// SCALEF: llvm.intr.ldexp(%{{.*}}, %[[N32]]) : (f64, i32) -> f64
 func.func @exp_f64(%x: f64) -> f64 {
   %y = math.exp %x : f64
   return %y : f64
