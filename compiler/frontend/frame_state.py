@@ -49,6 +49,7 @@ class Snapshot:
     stack: list
     locals: dict
     cells: dict
+    cell_contents: list  # (cell, what it held): STORE_DEREF changes a cell in place
     ip: int
     line: int
     trackers: list  # (tracker, its fields)
@@ -70,6 +71,7 @@ class Snapshot:
             list(tx.stack),
             dict(tx.locals),
             dict(tx.cells),
+            [(cell, cell.contents) for cell in _cells(tx)],
             tx.ip,
             tx.line,
             [(t, dict(vars(t))) for t in tensors],
@@ -98,7 +100,7 @@ class Snapshot:
         tx = self.tx
         if _side_effects(tx.output) != self.side_effects:
             return "has a Python side effect (a list, dict, attribute or global write)"
-        if tx.cells != self.cells:
+        if tx.cells != self.cells or any(cell.contents is not held for cell, held in self.cell_contents):
             return "writes a closure variable"
         if any(not _same_items(_items(t), items) for t, items in self.containers):
             return "changes a list or dict"
@@ -112,6 +114,8 @@ class Snapshot:
         tx.stack[:] = self.stack
         tx.locals = dict(self.locals)
         tx.cells = dict(self.cells)
+        for cell, held in self.cell_contents:
+            cell.contents = held
         tx.ip, tx.line = self.ip, self.line
         for container, items in self.containers:
             if isinstance(container.items, dict):
@@ -134,6 +138,14 @@ class Snapshot:
         # sources first read since stay: their trackers hold graph arguments
         out._by_source = {**out._by_source, **self.by_source}
         out.builder.ops_emitted = self.ops_emitted
+
+
+def _cells(tx) -> list:
+    """The cells the frame can write: its own (``MAKE_CELL``) and the trace-made cells of
+    the enclosing traced function it closes over (an inlined closure's ``nonlocal``)."""
+    own = list(tx.cells.values())
+    enclosing = [c for c in (getattr(tx, "closure", None) or ()) if isinstance(c, v.CellVariable)]
+    return own + [c for c in enclosing if not any(c is o for o in own)]
 
 
 def same_constant(a, b) -> bool:

@@ -198,3 +198,36 @@ def test_a_branch_inside_a_loop_traced_as_a_loop(fresh_compiler):
     np.testing.assert_allclose(got_centroids, want, rtol=1e-12)
     out = compiler.explain(fn)(X, centroids.copy(), labels)
     assert (out.graph_count, out.graph_break_count) == (1, 0), out.break_reasons
+
+
+def _captured_by_comprehension(x):
+    if x.sum() > 0.5:
+        v = x * 2  # v is a cell: the comprehension below closes over it (3.11)
+    else:
+        v = x[1:]
+    return [v * k for k in range(3)]
+
+
+def _captured_same_shape(x):
+    if x.sum() > 0.5:
+        v = x * 2
+    else:
+        v = x - 1
+    return [v * k for k in range(3)]
+
+
+@pytest.mark.parametrize("fn", [_captured_by_comprehension, _captured_same_shape])
+@pytest.mark.parametrize("values", [[0.759], [0.1], [0.4, 0.3], [-0.2, 0.1, 0.05]])
+def test_a_closure_variable_written_in_a_branch_is_the_branch_taken(fresh_compiler, fn, values):
+    """A cell (``STORE_DEREF``) changes in place, not in the frame's locals: the branch's
+    snapshot compares and restores cell contents, so a branch writing one is a graph
+    break. It had kept the else branch's value whichever branch NumPy took (found by
+    the graph-break fuzzer: shape (0,) where NumPy gives (1,))."""
+    x = np.array(values, np.float32)
+    compiled = compiler.compile(fn, options={"strict": True})
+    for arguments in (x, x[::-1].copy(), -x):
+        want, got = fn(arguments), compiled(arguments)
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            assert g.shape == w.shape
+            np.testing.assert_array_equal(g, w)
