@@ -422,6 +422,32 @@ def track_view(tx, parent, result, records, parent_tensor, fn=None) -> v.Variabl
     return result
 
 
+def c_contiguous(output, tracker) -> bool | None:
+    """Whether NumPy's memory under ``tracker`` is C-contiguous (``np.ascontiguousarray``
+    then returns the array itself, else a copy), for every call the guards admit; the
+    layout guard of an argument the answer reads is installed. None where the tracer
+    cannot tell: a view it does not follow, or one of symbolic sizes (a size-1 dim
+    decides NumPy's answer there)."""
+    base = tracker.base
+    if base is None:
+        return True  # a fresh array of the graph that nothing views
+    if base.opaque or tracker.steps is None or not replayable(tracker.steps):
+        return None
+    static = base.value.type.is_static and tracker.tensor.type.is_static
+    if base.graph_input is None:
+        if not tracker.steps:
+            return True  # the fresh array itself
+        if not static:
+            return None
+        array = np.empty(base.value.shape, np.uint8)  # a fresh graph array is C-contiguous
+    else:
+        array = base.graph_input.example
+        if not static and (tracker.steps or not (array.flags.c_contiguous and array.size)):
+            return None  # exact strides guarded, sizes free: contiguity could change
+        require_layout(output, (base,))
+    return bool(replay_numpy(array, tracker.steps).flags.c_contiguous)
+
+
 def _records_to(records, item, parent_tensor) -> list | None:
     """The recorded ops that made ``item`` from ``parent_tensor``, in order (None: not
     made from it by recorded ops). An op of several operands ends the chain there: the

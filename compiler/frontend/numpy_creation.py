@@ -1,6 +1,6 @@
 """Arrays the traced function creates: ``np.zeros``/``ones``/``empty``/``full`` (and their
-``*_like``), ``np.arange``, ``np.linspace``, ``np.eye``, ``np.identity``, ``np.copy``/``x.copy()``
-and ``np.array``/``np.asarray``.
+``*_like``), ``np.arange``, ``np.linspace``, ``np.eye``, ``np.identity``, ``np.copy``/``x.copy()``,
+``np.array``/``np.asarray`` and ``np.ascontiguousarray``.
 
 Every array is made by ops of the graph, never by a dense constant of the whole array:
 a fill is a 0-d ``ember.constant`` broadcast with ``ember.broadcast_to``; a range is an
@@ -447,6 +447,19 @@ def asarray(em: EmitterCore, a, dtype=None, order=None, *, device=None, copy=Non
     return _as_array(em, a, dtype, copy, fname)
 
 
+def ascontiguousarray(em: EmitterCore, a, dtype=None, *, like=None) -> Tensor:
+    """``np.ascontiguousarray(x)``: ``x``'s value (cast to ``dtype``). Whether NumPy hands
+    back ``x`` itself (C-contiguous already) or a C-ordered copy is the tracer's
+    question (``mutation.c_contiguous``): the value is the same either way."""
+    fname = "np.ascontiguousarray"
+    _no_like(fname, like)
+    if not isinstance(a, Tensor):
+        raise NotImplementedError(f"{fname} of a {type(a).__name__}")
+    if a.ndim == 0:  # NumPy gives a (1,) view of it (or of a scalar's copy)
+        raise NotImplementedError(f"{fname} of a 0-d array or a NumPy scalar")
+    return em.cast(a, _dtype(dtype, a.dtype, fname))
+
+
 def _as_array(em: EmitterCore, obj, dtype, copy, fname: str) -> Tensor:
     if copy not in (True, False, None):
         raise NotImplementedError(f"{fname}: copy={copy!r}")
@@ -525,6 +538,7 @@ ROWS = [
     (("copy",), copy_method, "-", "same"),
     ((np.array,), array, "cast, expand_dims | constant | stack", "same|given|literal"),
     ((np.asarray,), asarray, "cast | constant | stack", "same|given|literal"),
+    ((np.ascontiguousarray,), ascontiguousarray, "- (the array itself or a C-ordered copy) | cast", "same|given"),
 ]
 
 # NumPy functions whose 0-d results are 0-d arrays, not NumPy scalars.

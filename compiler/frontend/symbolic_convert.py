@@ -189,6 +189,13 @@ class InstructionTranslator:
             raise v.UserError(e) from None
         finally:
             emitter.recording = outer
+        if fn is np.ascontiguousarray and view_of is not None and result.value == operands[0].value:
+            contiguous = mutation.c_contiguous(self.output, view_of)
+            if contiguous is None:
+                raise Unsupported("np.ascontiguousarray of a view whose layout the tracer does not follow")
+            if contiguous:
+                return view_of  # NumPy returns the array itself
+            return self._tracker(result)  # a C-ordered copy: a new array
         if (
             view_of is not None
             and _returns_operand(fn, kwargs)

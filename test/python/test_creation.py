@@ -446,3 +446,92 @@ def test_symbolic_sizes_in_the_emitter():
         got, [np.zeros_like(arg), np.full((5, 2), 7, np.int32), np.eye(3, dtype=np.float32), np.ones((3, 5))]
     ):
         same(g, e)
+
+
+# ----------------------------------------------------------------------------- np.ascontiguousarray
+
+
+def _contiguous_of_transpose(x):
+    return np.ascontiguousarray(x.T)
+
+
+def _contiguous_itself(x):
+    return np.ascontiguousarray(x)
+
+
+def _contiguous_rows(x):
+    return np.ascontiguousarray(x[1:])
+
+
+def _contiguous_columns(x):
+    return np.ascontiguousarray(x[:, 1:])
+
+
+def _contiguous_as_float64(x):
+    return np.ascontiguousarray(x, dtype=np.float64)
+
+
+def _contiguous_of_an_expression(x):
+    return np.ascontiguousarray(x.T + 1)  # an F-ordered view of a fresh array (order='K')
+
+
+def _contiguous_then_written(x):
+    y = np.ascontiguousarray(x)
+    y[0, 0] = 100  # the caller's array too, where NumPy returned it
+    return y * 2, y
+
+
+CONTIGUOUS = [
+    _contiguous_of_transpose,
+    _contiguous_itself,
+    _contiguous_rows,
+    _contiguous_columns,
+    _contiguous_as_float64,
+    _contiguous_of_an_expression,
+    _contiguous_then_written,
+]
+LAYOUTS = {
+    "C": lambda a: a,
+    "F": np.asfortranarray,
+    "transposed": lambda a: a.T.copy().T,
+    "strided": lambda a: np.repeat(a, 2, axis=1)[:, ::2],
+}
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+@pytest.mark.parametrize("fn", CONTIGUOUS, ids=lambda f: f.__name__)
+def test_ascontiguousarray_returns_the_array_itself_or_a_c_ordered_copy(fresh_compiler, fn, layout):
+    """NumPy's answer: the value, dtype and C order, and whether it is the caller's array
+    (or a view of it) or a new one, which a write after it shows; one graph, no break."""
+    x = LAYOUTS[layout](np.arange(12, dtype=np.float32).reshape(3, 4))
+    want_x, got_x = x.copy(order="K"), x.copy(order="K")
+    want_x, got_x = LAYOUTS[layout](want_x), LAYOUTS[layout](got_x)
+    want, got = fn(want_x), compiler.compile(fn, options={"strict": True})(got_x)
+    for w, g in zip(want if isinstance(want, tuple) else (want,), got if isinstance(got, tuple) else (got,)):
+        np.testing.assert_array_equal(g, w)
+        assert g.dtype == w.dtype and g.flags.c_contiguous == w.flags.c_contiguous
+        assert (g is got_x) == (w is want_x)
+        assert np.shares_memory(g, got_x) == np.shares_memory(w, want_x)
+    np.testing.assert_array_equal(got_x, want_x)
+    out = compiler.explain(compiler.compile(fn))(LAYOUTS[layout](np.ones((3, 4), np.float32)))
+    assert out.graph_break_count == 0, out.break_reasons
+
+
+def test_ascontiguousarray_guards_the_layout_it_read(fresh_compiler):
+    """Traced with a C-contiguous argument (the argument itself comes back), called with
+    an F-ordered one of the same shape: the layout guard fails, and the new trace copies."""
+    fn = compiler.compile(_contiguous_itself)
+    x = np.arange(12.0).reshape(3, 4)
+    assert fn(x) is x
+    f = np.asfortranarray(x)
+    got = fn(f)
+    assert got is not f and got.flags.c_contiguous and not np.shares_memory(got, f)
+    np.testing.assert_array_equal(got, x)
+    assert fn(x) is x
+
+
+def test_ascontiguousarray_of_a_0d_array_runs_in_python(fresh_compiler):
+    """NumPy gives a (1,) view of a 0-d array: not traced, NumPy's answer."""
+    x = np.array(3.0)
+    got = compiler.compile(_contiguous_itself)(x)
+    assert got.shape == (1,) and np.shares_memory(got, x)
