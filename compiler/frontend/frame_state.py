@@ -144,7 +144,7 @@ def _cells(tx) -> list:
     """The cells the frame can write: its own (``MAKE_CELL``) and the trace-made cells of
     the enclosing traced function it closes over (an inlined closure's ``nonlocal``)."""
     own = list(tx.cells.values())
-    enclosing = [c for c in (getattr(tx, "closure", None) or ()) if isinstance(c, v.CellVariable)]
+    enclosing = [c for c in tx.closure if isinstance(c, v.CellVariable)]
     return own + [c for c in enclosing if not any(c is o for o in own)]
 
 

@@ -426,8 +426,7 @@ def expand_exp(e: _Emitter, x, keep_nan: bool = True):
     r = e.fma(n, e.c(-f.ln2_hi), xc)  # exact
     r = e.fma(n, e.c(-f.ln2_lo), r)
     p = e.horner(r, _EXP_POLY[f.bits])
-    scaled = _scaled(e, p, n, shifted if e.scalef else None)
-    y = e.select(below, e.c(0.0), scaled)
+    y = e.select(below, e.c(0.0), _scaled(e, p, n, shifted))
     return e.keep_nan(x, y) if keep_nan and not nan_through else y
 
 
@@ -530,17 +529,16 @@ def _log_double_double(e: _Emitter, x):
     return hi, e.select(e.cmp("OLT", e.abs(hi), e.c(pymath.inf)), lo, e.c(0.0))
 
 
-def _scaled(e: _Emitter, p, n, shifted=None):
+def _scaled(e: _Emitter, p, n, shifted):
     """``p * 2**n`` rounded once, also into the subnormals (``expand_exp``'s scaling);
-    with ``shifted`` (scalef only) the integer ``n`` is its bits less round_magic's."""
-    if e.scalef and shifted is not None:
+    with scalef the integer ``n`` is ``shifted``'s bits less round_magic's (defined for
+    a NaN, where ``fptosi`` would be poison)."""
+    if e.scalef:
         magic = e.to_bits(e.c(e.fmt.round_magic))
         exponent = arith.subi(e.to_bits(shifted), magic)
         if e.fmt.bits != 32:
             exponent = arith.trunci(e.exponent_type, exponent)
         return llvm.intr_ldexp(e.type, p, exponent)
-    if e.scalef:
-        return llvm.intr_ldexp(e.type, p, arith.fptosi(e.exponent_type, n))
     ni = arith.fptosi(e.int_type, n)
     n1 = arith.shrsi(ni, e.i(1))
     n2 = arith.subi(ni, n1)
@@ -554,13 +552,13 @@ def _exp_double_double(e: _Emitter, x, x_lo):
     smaller (``r**2 P(r)``, and ``exp(r)`` times what is left of the reduced argument)
     added to its error term."""
     f = e.fmt
-    below, xc, n, _ = _exp_reduction(e, x)
+    below, xc, n, shifted = _exp_reduction(e, x)
     r, r_err = _two_sum(math_ops.fma(n, e.c(-f.ln2_hi), xc), arith.mulf(n, e.c(-f.ln2_lo)))  # the fma is exact
     correction = arith.addf(r_err, x_lo)  # below 2**-43: its square is negligible
     square = e.mul(e.mul(r, r), e.estrin(r, _EXP_TAYLOR_LONG))  # exp(r) - 1 - r
     rest = e.add(square, e.fma(correction, e.add(r, square), correction))  # + correction * exp(r)
     h, h_err = _two_sum(e.c(1.0), r)
-    y = _scaled(e, arith.addf(h, arith.addf(h_err, rest)), n)
+    y = _scaled(e, arith.addf(h, arith.addf(h_err, rest)), n, shifted)
     return e.keep_nan(x, e.select(below, e.c(0.0), y))
 
 
