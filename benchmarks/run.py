@@ -188,9 +188,10 @@ def is_float64(inputs) -> bool:
 
 
 # ----------------------------------------------------------------------------- the other libraries
-# Numba, JAX and torch each run in a process of their own, one after the other: their
+# Numba, JAX and torch each run in a process of their own, and never two at once: their
 # thread pools spin after each parallel region, and on a small machine a pool spinning
 # in the background halves whatever is measured next (Ember, NumPy, the other ones).
+# A process waiting for its next workload spins nothing (``settle`` before every cell).
 # Each ``*_columns`` gives {column: (make, arguments)} for one workload.
 
 
@@ -237,14 +238,17 @@ def import_library(kind, threads):
 
 
 def worker(kind, selected, scale, target, threads) -> int:
-    """``--worker KIND``: time that library's columns; one JSON line per workload."""
+    """``--worker KIND``: time that library's columns of each workload named on stdin,
+    one line each, answering one JSON line per workload, until stdin closes."""
     try:
         mod = import_library(kind, threads)
     except ImportError as e:  # installed but broken: the columns read n/a, as when absent
         print(json.dumps({"unavailable": f"{type(e).__name__}: {e}"[:200]}), flush=True)
         return 0
     print(json.dumps({"version": mod.__version__}), flush=True)
-    for w in selected:
+    by_name = {w.name: w for w in selected}
+    for line in sys.stdin:
+        w = by_name[line.strip()]
         inputs = workload_inputs(w, scale)
         reference = w.outcome(w.numpy, inputs)
         notes = []
@@ -256,41 +260,80 @@ def worker(kind, selected, scale, target, threads) -> int:
     return 0
 
 
-def run_worker(kind, names, scale, target, threads, notes):
-    """Results of ``worker`` in a child process: ({workload: {column: Result}}, version),
-    or ({}, None) when ``kind`` is not installed or does not import."""
-    import importlib.util
-    import subprocess
+class Worker:
+    """A library's child process (``worker``), started once and kept for the whole run,
+    idle between requests: each workload's columns are then measured one right after
+    the other, within seconds, instead of minutes apart, and this machine's memory
+    bandwidth, which drifts by up to half from one minute to the next, is about the
+    same for all of them."""
 
-    if importlib.util.find_spec(kind) is None:
-        return {}, None
-    print(f"  {kind} (own process) ...", end="", flush=True)
-    cmd = [sys.executable, os.path.abspath(__file__), "--worker", kind, "--only", ",".join(names)]
-    cmd += ["--target", str(target)] + (["--quick"] if scale == "quick" else [])
-    cmd += ["--threads", str(threads)] if threads else []
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    results, version = {}, None
-    for line in proc.stdout.splitlines():
-        try:
-            d = json.loads(line)
-        except ValueError:
-            continue
-        if "unavailable" in d:
-            notes.append(f"{kind} does not import ({d['unavailable']}): its columns read n/a")
-            print(" does not import", flush=True)
-            return {}, None
-        if "version" in d:
-            version = d["version"]
-        elif "workload" in d:
-            results[d["workload"]] = {c: Result.from_json(r) for c, r in d["results"].items()}
-            notes.extend(d["notes"])
-    if proc.returncode != 0 or version is None:
-        tail = (proc.stderr.strip().splitlines() or ["?"])[-1][:200]
-        notes.append(f"{kind}: worker process failed (exit {proc.returncode}): {tail}")
-        for name in names:
-            results.setdefault(name, {kind: Result(status="ERR")})
-    print(" done", flush=True)
-    return results, version
+    def __init__(self, kind, names, scale, target, threads, notes):
+        import subprocess
+
+        self.kind, self.notes, self.version = kind, notes, None
+        cmd = [sys.executable, os.path.abspath(__file__), "--worker", kind, "--only", ",".join(names)]
+        cmd += ["--target", str(target)] + (["--quick"] if scale == "quick" else [])
+        cmd += ["--threads", str(threads)] if threads else []
+        # stderr to a file: a pipe nobody reads fills up with a library's warnings and blocks the child
+        self.stderr = tempfile.TemporaryFile(mode="w+")
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr, text=True)
+        first = self._answer()
+        if first is None or "unavailable" in first:
+            why = first["unavailable"] if first else self._failure()
+            notes.append(f"{kind} does not import ({why}): its columns read n/a")
+            self.close()
+        else:
+            self.version = first["version"]
+
+    @staticmethod
+    def start(kind, names, scale, target, threads, notes) -> Worker | None:
+        """The worker for ``kind``, or None when it is not installed."""
+        import importlib.util
+
+        if importlib.util.find_spec(kind) is None:
+            return None
+        print(f"  starting {kind} (own process) ...", end="", flush=True)
+        worker = Worker(kind, names, scale, target, threads, notes)
+        print(" ready" if worker.alive else " does not import", flush=True)
+        return worker
+
+    @property
+    def alive(self) -> bool:
+        return self.proc.poll() is None and self.version is not None
+
+    def measure(self, name: str) -> dict:
+        """{column: Result} of workload ``name``; ERR cells when the process has died."""
+        if self.alive:
+            self.proc.stdin.write(name + "\n")
+            self.proc.stdin.flush()
+            answer = self._answer()
+            if answer is not None:
+                self.notes.extend(answer["notes"])
+                return {c: Result.from_json(r) for c, r in answer["results"].items()}
+            self.notes.append(f"{self.kind}: worker process failed at {name}: {self._failure()}")
+            self.close()
+        return {self.kind: Result(status="ERR")} if self.version is not None else {}
+
+    def _answer(self) -> dict | None:
+        """The next JSON line the child prints (a library may print other lines), None at its end."""
+        for line in self.proc.stdout:
+            try:
+                return json.loads(line)
+            except ValueError:
+                continue
+        return None
+
+    def _failure(self) -> str:
+        self.proc.wait()
+        self.stderr.seek(0)
+        tail = (self.stderr.read().strip().splitlines() or ["?"])[-1][:200]
+        return f"exit {self.proc.returncode}: {tail}"
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.stdin.close()
+            self.proc.wait()
+        self.stderr.close()
 
 
 # ----------------------------------------------------------------------------- NumPy and Ember, in this process
@@ -374,7 +417,6 @@ def measure_in_process(w, scale, target, notes, first_ms, backend_unit, cache) -
     ``cache``, a new ``compile()``), and the best round's kept (``merge_first``) like
     every other cell: one first call is a single sample, and this machine's speed
     varies by up to twice between phases of a minute."""
-    print(f"  {w.name}: numpy, ember ...", end="", flush=True)
     inputs = workload_inputs(w, scale)
     reference = w.outcome(w.numpy, inputs)
     settle()
@@ -395,8 +437,14 @@ def measure_in_process(w, scale, target, notes, first_ms, backend_unit, cache) -
             first_ms[w.name] = None
             notes.append(error_note(f"{w.name}/ember first call", e))
     res["ember"] = run_one("ember", make, reference, w, inputs, target, notes, unwrap=unwrap)
-    print(" done", flush=True)
     return res, w.bytes_moved(inputs, reference)
+
+
+def rotated(columns: list, round_no: int) -> list:
+    """The columns in turn, the first one moving by one each round: no column is always
+    measured right after a given other one (whose cache and page state it inherits)."""
+    k = round_no % len(columns)
+    return columns[k:] + columns[:k]
 
 
 def merge_first(best: tuple | None, measured: tuple) -> tuple:
@@ -599,7 +647,8 @@ def print_footer(args, target, copy_mib, bandwidth, versions, load_before) -> No
             if args.rounds > 1
             else ""
         )
-        + ". Numba, JAX and torch ran in processes of their own."
+        + ". Numba, JAX and torch ran in processes of their own; each workload's columns were measured one "
+        "right after the other (the order rotating by round)."
     )
     load_after = os.getloadavg()[0]
     if max(load_before, load_after) > 0.7 * (os.cpu_count() or 1):
@@ -652,19 +701,34 @@ def main(args) -> int:
         f"{(time.perf_counter() - start) * 1e3:.0f} ms"
     )
 
-    results, notes, first_ms, versions, moved = {}, [], {}, {}, {}
-    for round_no in range(max(1, args.rounds)):
-        if args.rounds > 1:
-            print(f" round {round_no + 1} of {args.rounds}", flush=True)
-        for w in selected:
-            measured, moved[w.name] = measure_in_process(w, scale, target, notes, first_ms, args.backend_unit, cache)
-            merge_best(results.setdefault(w.name, {}), measured)
-        for kind in LIBRARIES:
-            if getattr(args, f"no_{kind}"):
-                continue
-            by_workload, versions[kind] = run_worker(kind, names, scale, target, args.threads, notes)
-            for name, cells in by_workload.items():
-                merge_best(results[name], cells)
+    results, notes, first_ms, moved = {}, [], {}, {}
+    workers = [
+        Worker.start(kind, names, scale, target, args.threads, notes)
+        for kind in LIBRARIES
+        if not getattr(args, f"no_{kind}")
+    ]
+    versions = {w.kind: w.version for w in workers if w is not None}
+    workers = [w for w in workers if w is not None and w.alive]
+    try:
+        for round_no in range(max(1, args.rounds)):
+            if args.rounds > 1:
+                print(f" round {round_no + 1} of {args.rounds}", flush=True)
+            for w in selected:
+                print(f"  {w.name}:", end="", flush=True)
+                for i, column in enumerate(rotated(["in-process", *workers], round_no)):
+                    label = "numpy, ember" if column == "in-process" else column.kind
+                    print(f"{', ' if i else ' '}{label}", end="", flush=True)
+                    if column == "in-process":
+                        measured, moved[w.name] = measure_in_process(
+                            w, scale, target, notes, first_ms, args.backend_unit, cache
+                        )
+                    else:
+                        measured = column.measure(w.name)
+                    merge_best(results.setdefault(w.name, {}), measured)
+                print(flush=True)
+    finally:
+        for child in workers:
+            child.close()
 
     rows = []
     for w in selected:

@@ -128,6 +128,33 @@ def test_in_process_columns_measure_two_results(tmp_path, monkeypatch):
     assert moved == 8 * (7 * 9 + 9 + 7 + 9 + 7)  # A, p, r read; r @ A, A @ p written
 
 
+def test_library_worker_answers_each_workload_until_closed():
+    """A child process kept for the run: it measures the workloads it is sent, one at a
+    time and in any order; one that dies mid-run leaves ERR cells and a note, not a hang."""
+    pytest.importorskip("jax")
+    notes = []
+    worker = run.Worker.start("jax", ["mse", "softmax"], "quick", 1e-3, 1, notes)
+    assert worker.alive and worker.version
+    for name in ("softmax", "mse", "softmax"):
+        cells = worker.measure(name)
+        assert cells["jax"].status == "ok" and cells["jax"].seconds > 0
+    assert notes == []
+    assert worker.measure("chain")["jax"].status == "ERR"  # not among its workloads: the child fails
+    assert not worker.alive and "worker process failed at chain" in notes[0]
+    assert worker.measure("mse")["jax"].status == "ERR"
+    worker.close()
+    assert worker.proc.returncode is not None
+
+
+def test_columns_take_turns_first():
+    assert [run.rotated(["a", "b", "c"], r) for r in range(4)] == [
+        ["a", "b", "c"],
+        ["b", "c", "a"],
+        ["c", "a", "b"],
+        ["a", "b", "c"],
+    ]
+
+
 def test_first_call_times_keep_each_best_round():
     """The faster cold call with its own compile time, the faster warm call with its load."""
     assert run.merge_first(None, (5.0, 4.0, 2.0, 1.0)) == (5.0, 4.0, 2.0, 1.0)
