@@ -23,6 +23,7 @@ PIPELINES: dict[str, tuple[str, str]] = {
                 "ember-matmul-to-blas",
                 "symbol-dce",  # the BLAS and LAPACK helpers this graph does not call: less for LLVM
                 "ember-parallel-parts",
+                "ember-vector-transpose",  # x.T copied: blocks transposed in vector registers
                 "func.func(convert-linalg-to-loops)",
                 "ember-collapse-rows",  # elementwise loops over short contiguous rows: one flat loop
                 "canonicalize",

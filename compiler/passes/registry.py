@@ -33,6 +33,7 @@ _PASSES: dict[str, tuple[str, str]] = {
     "ember-matvec-loops": ("compiler.passes.matvec", "EmberMatvecLoops"),
     "ember-matmul-to-blas": ("compiler.passes.blas", "EmberMatmulToBlas"),
     "ember-parallel-parts": ("compiler.passes.parallel", "EmberParallelParts"),
+    "ember-vector-transpose": ("compiler.passes.vector_transpose", "EmberVectorTranspose"),
     "ember-fork-loops": ("compiler.passes.fork_loops", "EmberForkLoops"),
     "ember-stack-scalars": ("compiler.passes.stack_scalars", "EmberStackScalars"),
     "ember-free-early": ("compiler.passes.early_free", "EmberFreeEarly"),
