@@ -13,20 +13,24 @@ plain copy 0.8-1.4 and 4.0-5.1); a convolution's window
 The rewrite, for a transpose whose input and output both have unit-stride rows and
 whose output's innermost axis is not the input's: the two axes that trade places are
 walked in square blocks of ``V x V`` elements, ``V`` one vector register's lanes
-(16 float32 on AVX-512). Each block is ``V`` vector loads along the input's rows, a
+(16 float32 on AVX-512; at most 16, so bytes and halves go in 16 x 16 blocks of
+128- and 256-bit rows). Each block is ``V`` vector loads along the input's rows, a
 transpose in registers (``log2 V`` rounds of two-input shuffles, each round trading one
 bit of the row number for one bit of the column number: ``V log2 V`` shuffles a
 block), and ``V`` vector stores along the output's rows. The other axes are plain
-loops around the blocks. A block at an edge loads and stores through lane masks; its
-rows past the input's edge read the last row again (valid memory, lanes the store
-masks off), and its rows past the output's edge are stored first, to the last row, so
-the block's real last row overwrites them: every access stays inside both buffers,
-with no branch.
+loops around the blocks. A whole block moves with plain loads and stores; a block at
+an edge (one branch a block decides which) through lane masks: its rows past the
+input's edge read the last row again (valid memory, lanes the store masks off), and
+its rows past the output's edge are stored first, to the last row, so the block's real
+last row overwrites them: every access stays inside both buffers, with no branch per
+row.
 
 Values are moved, never computed: the result is the transpose's, bit for bit, NaN
-payloads included. Elements of 4 or 8 bytes (float32/64, int32/64); others, a strided
-innermost axis, and transposes that keep the innermost axis (rows copied whole, which
-LLVM vectorizes already) stay with ``convert-linalg-to-loops``.
+payloads included. Elements of 1, 2, 4 or 8 bytes (floats, integers); bools (``i1``
+until ``ember-byte-bools``), complex numbers, a strided innermost axis, and transposes
+that keep the innermost axis (rows copied whole, which LLVM vectorizes already) stay
+with ``convert-linalg-to-loops``. Bytes and halves of 2048 x 2048: uint8 8.8 -> 0.43
+ms, int16 19.2 -> 0.74, float16 16.8 -> 0.80 (NumPy 13.7, 22, 22.6).
 """
 
 from __future__ import annotations
@@ -37,11 +41,12 @@ from compiler.mlir import arith, collect, index_constant, ir, memref, scf, vecto
 from compiler.passes.base import EmberPass, PassFailure
 from compiler.passes.gemm import host_vector_bits
 
-ELEMENT_BITS = (32, 64)
+ELEMENT_BITS = (8, 16, 32, 64)
+MAX_LANES = 16  # a block of bytes or halves stays 16 x 16: 64 x 64 would take 64 registers
 
 
 def _element_bits(t: ir.Type) -> int | None:
-    if isinstance(t, (ir.F32Type, ir.F64Type)):
+    if isinstance(t, (ir.F16Type, ir.BF16Type, ir.F32Type, ir.F64Type)):
         return ir.FloatType(t).width
     if isinstance(t, ir.IntegerType):
         return ir.IntegerType(t).width
@@ -71,7 +76,7 @@ def lanes_for(op: ir.Operation, vector_bits: int) -> int | None:
     perm = _permutation(op)
     if perm[-1] == len(perm) - 1:
         return None
-    return vector_bits // bits
+    return min(vector_bits // bits, MAX_LANES)
 
 
 def _size(value: ir.Value, axis: int) -> ir.Value:

@@ -70,15 +70,26 @@ func.func @matrix(%x: memref<?x?xf64>, %y: memref<?x?xf64>) {
 }
 
 // Left as they are: the innermost axis kept (whole rows copied), an input whose rows
-// are strided, and bytes.
+// are strided, and bools.
 // CHECK-LABEL: func.func @left_alone
 // CHECK-NOT: vector.
 // CHECK: linalg.transpose {{.*}} permutation = [0, 1]
 // CHECK: linalg.transpose {{.*}} permutation = [1, 0]
 // CHECK: linalg.transpose {{.*}} permutation = [1, 0]
-func.func @left_alone(%a: memref<4x8xf32>, %b: memref<4x8xf32>, %c: memref<4x8xf32, strided<[1, 4]>>, %d: memref<8x4xf32>, %e: memref<4x8xi8>, %f: memref<8x4xi8>) {
+func.func @left_alone(%a: memref<4x8xf32>, %b: memref<4x8xf32>, %c: memref<4x8xf32, strided<[1, 4]>>, %d: memref<8x4xf32>, %e: memref<4x8xi1>, %f: memref<8x4xi1>) {
   linalg.transpose ins(%a : memref<4x8xf32>) outs(%b : memref<4x8xf32>) permutation = [0, 1]
   linalg.transpose ins(%c : memref<4x8xf32, strided<[1, 4]>>) outs(%d : memref<8x4xf32>) permutation = [1, 0]
-  linalg.transpose ins(%e : memref<4x8xi8>) outs(%f : memref<8x4xi8>) permutation = [1, 0]
+  linalg.transpose ins(%e : memref<4x8xi1>) outs(%f : memref<8x4xi1>) permutation = [1, 0]
+  return
+}
+
+// Bytes: blocks of 16 x 16 (one 128-bit register a row; at 512 bits, 64 x 64 would take
+// 64 registers, so bytes stay 16 x 16 there too), four rounds of shuffles.
+// CHECK-LABEL: func.func @bytes
+// CHECK-COUNT-16: vector.load {{.*}} vector<16xi8>
+// CHECK-COUNT-64: vector.shuffle
+// CHECK-COUNT-16: vector.store
+func.func @bytes(%x: memref<?x?xi8>, %y: memref<?x?xi8>) {
+  linalg.transpose ins(%x : memref<?x?xi8>) outs(%y : memref<?x?xi8>) permutation = [1, 0]
   return
 }
