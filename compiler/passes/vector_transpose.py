@@ -142,9 +142,10 @@ def _rewrite(op: ir.Operation, lanes: int) -> None:
 
 
 def _block(source, init, perm, out_index, start, extent, row_type, mask_type) -> None:
-    """One block: rows ``i0..`` of the input's ``across`` axis, columns ``j0..`` of its
-    rows, into the output's rows ``j0..`` of its ``along`` axis, columns ``i0..``. A
-    whole block moves with plain loads and stores; one at an edge through masks."""
+    """One block: input rows ``i0..`` (along the axis the output's rows run along),
+    columns ``j0..`` of each, into output rows ``j0..`` (along the axis the input's
+    rows run along), columns ``i0..``. A whole block moves with plain loads and stores;
+    one at an edge through masks."""
     (i0, j0), (rows_in, cols_in) = start, extent
     lanes = row_type.shape[0]
     rows_here = arith.minsi(arith.subi(rows_in, i0), index_constant(lanes))
