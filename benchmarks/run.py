@@ -11,8 +11,9 @@ float64 enabled for float64 workloads); torch ``torch.compile`` of it written wi
 torch, and torch's fused library ops eagerly where it has some; Numba a ``prange``
 kernel or ``njit`` of it. Every implementation is checked against NumPy before it is
 timed; one that disagrees is shown as FAIL and not timed. Times are medians of N calls
-after warm-up, N chosen so each measurement takes about ``--target`` seconds; with
-``--rounds`` each cell is the best of that many interleaved rounds. The best anchor is
+after warm-up, N chosen so each measurement takes about ``--target`` seconds, spread
+over turns the processes take (``measure_side_by_side``); with ``--rounds`` each cell
+is the best of that many interleaved rounds. The best anchor is
 the fastest of the non-Ember columns; best/ember = its time / Ember's time (>= 1.00x:
 Ember is at least as fast). Numba, JAX and torch columns appear when installed
 (``pip install -e '.[bench]'``).
@@ -79,9 +80,9 @@ ANCHORS = {"numpy": "numpy", "numba": "numba", "jax": "jax", "torch": "torch.com
 # ----------------------------------------------------------------------------- timing
 
 
-def measure(fn, args, target: float, min_repeats: int = 3, max_repeats: int = 2000) -> float:
-    """Median seconds of ``fn(*args)`` after warm-up; N repeats fill about ``target`` s."""
-    fn(*args)  # warm-up (first-touch allocations, lazy init)
+def timed_calls(fn, args, target: float, min_repeats: int = 3, max_repeats: int = 2000) -> list[float]:
+    """Seconds of each of N calls of ``fn(*args)``, N filling about ``target`` s (one
+    untimed call first sizes N)."""
     t0 = time.perf_counter()
     fn(*args)
     once = max(time.perf_counter() - t0, 1e-7)
@@ -91,7 +92,13 @@ def measure(fn, args, target: float, min_repeats: int = 3, max_repeats: int = 20
         t0 = time.perf_counter()
         fn(*args)
         times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+    return times
+
+
+def measure(fn, args, target: float, min_repeats: int = 3, max_repeats: int = 2000) -> float:
+    """Median seconds of ``fn(*args)`` after warm-up; N repeats fill about ``target`` s."""
+    fn(*args)  # warm-up (first-touch allocations, lazy init)
+    return statistics.median(timed_calls(fn, args, target, min_repeats, max_repeats))
 
 
 def copy_bandwidth(nbytes: int, target: float) -> float:
@@ -160,9 +167,10 @@ def error_note(where: str, e: Exception) -> str:
     return f"{where}: ERR {type(e).__name__}: {msg[0][:200] if msg else ''}"
 
 
-def run_one(name, make, reference, workload, inputs, target, notes, unwrap=as_numpy, functional=False):
-    """Build the implementation, check what it leaves against NumPy (``Workload.outcome``:
-    ``reference``), then time it (on copies of the arguments it writes in place)."""
+def prepare_one(name, make, reference, workload, inputs, notes, unwrap=as_numpy, functional=False):
+    """Build the implementation and check what it leaves against NumPy
+    (``Workload.outcome``: ``reference``): the function, ready to time, or the cell
+    (ERR, FAIL) that says why not."""
     try:
         fn = make()
         got = unwrap(workload.outcome(fn, inputs, functional))
@@ -173,8 +181,30 @@ def run_one(name, make, reference, workload, inputs, target, notes, unwrap=as_nu
     if not ok:
         notes.append(f"{workload.name}/{name}: FAIL, disagrees with NumPy ({detail}); not timed")
         return Result(status="FAIL", note=detail)
-    settle()
-    return Result(measure(fn, workload.fresh(inputs), target))
+    return fn
+
+
+class Columns:
+    """One workload's implementations in one process, checked, then timed a burst at a
+    time (on copies of the arguments they write in place): each cell is the median of
+    all its bursts' calls."""
+
+    def __init__(self):
+        self.ready, self.cells, self.times = {}, {}, {}
+
+    def add(self, column: str, prepared, args) -> None:
+        if isinstance(prepared, Result):
+            self.cells[column] = prepared
+        else:
+            self.ready[column], self.times[column] = (prepared, args), []
+
+    def burst(self, seconds: float) -> None:
+        for column, (fn, args) in self.ready.items():
+            settle()
+            self.times[column] += timed_calls(fn, args, seconds)
+
+    def results(self) -> dict:
+        return self.cells | {c: Result(statistics.median(t)) for c, t in self.times.items() if t}
 
 
 def workload_inputs(w, scale):
@@ -237,9 +267,11 @@ def import_library(kind, threads):
     return mod
 
 
-def worker(kind, selected, scale, target, threads) -> int:
-    """``--worker KIND``: time that library's columns of each workload named on stdin,
-    one line each, answering one JSON line per workload, until stdin closes."""
+def worker(kind, selected, scale, threads) -> int:
+    """``--worker KIND``: that library's columns, driven by one JSON line at a time on
+    stdin until it closes: ``{"prepare": workload}`` (build and check each column),
+    ``{"burst": seconds}`` (time each), ``{"finish": true}`` (its cells); one JSON
+    line answers each."""
     try:
         mod = import_library(kind, threads)
     except ImportError as e:  # installed but broken: the columns read n/a, as when absent
@@ -247,32 +279,39 @@ def worker(kind, selected, scale, target, threads) -> int:
         return 0
     print(json.dumps({"version": mod.__version__}), flush=True)
     by_name = {w.name: w for w in selected}
+    columns, notes = Columns(), []
     for line in sys.stdin:
-        w = by_name[line.strip()]
-        inputs = workload_inputs(w, scale)
-        reference = w.outcome(w.numpy, inputs)
-        notes = []
-        cells = {
-            column: run_one(column, make, reference, w, args, target, notes, functional=column == "jax").to_json()
-            for column, (make, args) in COLUMNS[kind](mod, w, inputs).items()
-        }
-        print(json.dumps({"workload": w.name, "results": cells, "notes": notes}), flush=True)
+        request = json.loads(line)
+        if "prepare" in request:
+            w = by_name[request["prepare"]]
+            columns, notes = Columns(), []
+            inputs = workload_inputs(w, scale)
+            reference = w.outcome(w.numpy, inputs)
+            for column, (make, args) in COLUMNS[kind](mod, w, inputs).items():
+                prepared = prepare_one(column, make, reference, w, args, notes, functional=column == "jax")
+                columns.add(column, prepared, w.fresh(args))
+            answer = {"prepared": w.name}
+        elif "burst" in request:
+            columns.burst(request["burst"])
+            answer = {"burst": True}
+        else:
+            answer = {"results": {c: r.to_json() for c, r in columns.results().items()}, "notes": notes}
+            columns = Columns()
+        print(json.dumps(answer), flush=True)
     return 0
 
 
 class Worker:
     """A library's child process (``worker``), started once and kept for the whole run,
-    idle between requests: each workload's columns are then measured one right after
-    the other, within seconds, instead of minutes apart, and this machine's memory
-    bandwidth, which drifts by up to half from one minute to the next, is about the
-    same for all of them."""
+    idle between requests, so that a workload's columns in every process can be timed
+    in turns (``measure_side_by_side``)."""
 
-    def __init__(self, kind, names, scale, target, threads, notes):
+    def __init__(self, kind, names, scale, threads, notes):
         import subprocess
 
-        self.kind, self.notes, self.version = kind, notes, None
+        self.kind, self.notes, self.version, self.workload = kind, notes, None, None
         cmd = [sys.executable, os.path.abspath(__file__), "--worker", kind, "--only", ",".join(names)]
-        cmd += ["--target", str(target)] + (["--quick"] if scale == "quick" else [])
+        cmd += ["--quick"] if scale == "quick" else []
         cmd += ["--threads", str(threads)] if threads else []
         # stderr to a file: a pipe nobody reads fills up with a library's warnings and blocks the child
         self.stderr = tempfile.TemporaryFile(mode="w+")
@@ -286,33 +325,51 @@ class Worker:
             self.version = first["version"]
 
     @staticmethod
-    def start(kind, names, scale, target, threads, notes) -> Worker | None:
+    def start(kind, names, scale, threads, notes) -> Worker | None:
         """The worker for ``kind``, or None when it is not installed."""
         import importlib.util
 
         if importlib.util.find_spec(kind) is None:
             return None
         print(f"  starting {kind} (own process) ...", end="", flush=True)
-        worker = Worker(kind, names, scale, target, threads, notes)
+        worker = Worker(kind, names, scale, threads, notes)
         print(" ready" if worker.alive else " does not import", flush=True)
         return worker
+
+    @property
+    def label(self) -> str:
+        return self.kind
 
     @property
     def alive(self) -> bool:
         return self.proc.poll() is None and self.version is not None
 
-    def measure(self, name: str) -> dict:
-        """{column: Result} of workload ``name``; ERR cells when the process has died."""
-        if self.alive:
-            self.proc.stdin.write(name + "\n")
-            self.proc.stdin.flush()
-            answer = self._answer()
-            if answer is not None:
-                self.notes.extend(answer["notes"])
-                return {c: Result.from_json(r) for c, r in answer["results"].items()}
-            self.notes.append(f"{self.kind}: worker process failed at {name}: {self._failure()}")
-            self.close()
+    def prepare(self, name: str) -> None:
+        self.workload = name
+        self._request({"prepare": name})
+
+    def burst(self, seconds: float) -> None:
+        self._request({"burst": seconds})
+
+    def finish(self) -> dict:
+        """{column: Result} of the prepared workload; ERR cells when the process died."""
+        answer = self._request({"finish": True})
+        if answer is not None:
+            self.notes.extend(answer["notes"])
+            return {c: Result.from_json(r) for c, r in answer["results"].items()}
         return {self.kind: Result(status="ERR")} if self.version is not None else {}
+
+    def _request(self, request: dict) -> dict | None:
+        """The child's answer, or None when it is dead (the first time: a note, and closed)."""
+        if not self.alive:
+            return None
+        self.proc.stdin.write(json.dumps(request) + "\n")
+        self.proc.stdin.flush()
+        answer = self._answer()
+        if answer is None:
+            self.notes.append(f"{self.kind}: worker process failed at {self.workload}: {self._failure()}")
+            self.close()
+        return answer
 
     def _answer(self) -> dict | None:
         """The next JSON line the child prints (a library may print other lines), None at its end."""
@@ -411,33 +468,74 @@ def graph_note(w, inputs) -> str | None:
     return f"{w.name}/ember: {out.graph_count} graph(s), {out.graph_break_count} break(s): {reasons}"
 
 
-def measure_in_process(w, scale, target, notes, first_ms, backend_unit, cache) -> tuple[dict, int]:
-    """NumPy and Ember for one workload, and the bytes it moves. Ember's time to first
-    result is measured in every round, each time cold (an empty cache directory under
-    ``cache``, a new ``compile()``), and the best round's kept (``merge_first``) like
-    every other cell: one first call is a single sample, and this machine's speed
-    varies by up to twice between phases of a minute."""
-    inputs = workload_inputs(w, scale)
-    reference = w.outcome(w.numpy, inputs)
-    settle()
-    res = {"numpy": Result(measure(w.numpy, w.fresh(inputs), target))}
-    make, unwrap = ember_column(w, scale, backend_unit)
-    first_round = w.name not in first_ms
-    if first_round:
-        first_ms[w.name] = None
-    if first_round or first_ms[w.name] is not None:
+class InProcess:
+    """NumPy and Ember, in this process: the counterpart of a ``Worker``. ``prepare``
+    also measures Ember's time to first result, in every round, each time cold (an
+    empty cache directory under ``cache``, a new ``compile()``), the best round's kept
+    (``merge_first``) like every other cell: one first call is a single sample, and
+    this machine's speed varies by up to twice between phases of a minute."""
+
+    label = "numpy, ember"
+
+    def __init__(self, scale, notes, first_ms, backend_unit, cache):
+        self.scale, self.notes, self.first_ms = scale, notes, first_ms
+        self.backend_unit, self.cache = backend_unit, cache
+        self.columns, self.moved = Columns(), {}
+
+    def prepare(self, w) -> None:
+        inputs = workload_inputs(w, self.scale)
+        reference = w.outcome(w.numpy, inputs)
+        self.columns = Columns()
+        self.columns.add("numpy", w.numpy, w.fresh(inputs))
+        make, unwrap = ember_column(w, self.scale, self.backend_unit)
+        self._first_call(w, make, inputs)
+        prepared = prepare_one("ember", make, reference, w, inputs, self.notes, unwrap=unwrap)
+        self.columns.add("ember", prepared, w.fresh(inputs))
+        self.moved[w.name] = w.bytes_moved(inputs, reference)
+
+    def _first_call(self, w, make, inputs) -> None:
+        first_round = w.name not in self.first_ms
+        if first_round:
+            self.first_ms[w.name] = None
+        if not first_round and self.first_ms[w.name] is None:
+            return  # it failed before
         try:
-            fresh_cache = tempfile.mkdtemp(prefix=f"{w.name}-", dir=cache)
-            first_ms[w.name] = merge_first(
-                first_ms[w.name], first_result_ms(make, w.fresh(inputs), notes, w.name, fresh_cache)
-            )
-            if first_round and not backend_unit and (note := graph_note(w, w.fresh(inputs))):
-                notes.append(note)
-        except Exception as e:  # noqa: BLE001 (run_one below says ERR too)
-            first_ms[w.name] = None
-            notes.append(error_note(f"{w.name}/ember first call", e))
-    res["ember"] = run_one("ember", make, reference, w, inputs, target, notes, unwrap=unwrap)
-    return res, w.bytes_moved(inputs, reference)
+            fresh_cache = tempfile.mkdtemp(prefix=f"{w.name}-", dir=self.cache)
+            measured = first_result_ms(make, w.fresh(inputs), self.notes, w.name, fresh_cache)
+            self.first_ms[w.name] = merge_first(self.first_ms[w.name], measured)
+            if first_round and not self.backend_unit and (note := graph_note(w, w.fresh(inputs))):
+                self.notes.append(note)
+        except Exception as e:  # noqa: BLE001 (prepare_one says ERR too)
+            self.first_ms[w.name] = None
+            self.notes.append(error_note(f"{w.name}/ember first call", e))
+
+    def burst(self, seconds: float) -> None:
+        self.columns.burst(seconds)
+
+    def finish(self) -> dict:
+        results, self.columns = self.columns.results(), Columns()
+        return results
+
+
+BURSTS = 3  # turns per round: every column timed in each, the processes taking turns
+
+
+def measure_side_by_side(w, groups: list, target: float, round_no: int) -> dict:
+    """One round of workload ``w``: every group (this process's columns, each
+    library's process) prepares it, then they take ``BURSTS`` turns timing for
+    ``target / BURSTS`` s each, the first one moving every turn and round, so every
+    column meets the same stretch of this VM's memory bandwidth, which drifts by up to
+    half from one minute to the next (columns measured minutes apart compared the
+    drift, not the code)."""
+    for group in groups:
+        group.prepare(w if isinstance(group, InProcess) else w.name)
+    for turn in range(BURSTS):
+        for group in rotated(groups, round_no + turn):
+            group.burst(target / BURSTS)
+    measured = {}
+    for group in groups:
+        measured |= group.finish()
+    return measured
 
 
 def rotated(columns: list, round_no: int) -> list:
@@ -634,7 +732,8 @@ def print_footer(args, target, copy_mib, bandwidth, versions, load_before) -> No
     )
     rounds = f"; the best of {args.rounds} rounds' medians" if args.rounds > 1 else ""
     print(
-        f"ms: median of N calls after warm-up{rounds}. x = NumPy time / Ember time. best anchor: the fastest of "
+        f"ms: median of N calls after warm-up, in {BURSTS} turns taken with the other processes{rounds}. "
+        "x = NumPy time / Ember time. best anchor: the fastest of "
         "numpy, numba, jax, torch.compile and torch ops; best/ember = its time / Ember's (>= 1.00x: Ember is at "
         "least as fast). n/a: not installed or skipped; torch ops '-': no fused library op. GB/s = (array inputs "
         "read + outputs written) / Ember time. 1st call: compile() (--backend-unit: compile_graph) through the "
@@ -647,8 +746,8 @@ def print_footer(args, target, copy_mib, bandwidth, versions, load_before) -> No
             if args.rounds > 1
             else ""
         )
-        + ". Numba, JAX and torch ran in processes of their own; each workload's columns were measured one "
-        "right after the other (the order rotating by round)."
+        + ". Numba, JAX and torch ran in processes of their own, kept for the run; a workload's columns in all "
+        "processes were timed in turns, the first moving by one each turn and round."
     )
     load_after = os.getloadavg()[0]
     if max(load_before, load_after) > 0.7 * (os.cpu_count() or 1):
@@ -667,7 +766,7 @@ def main(args) -> int:
         return 2
     names = [w.name for w in selected]
     if args.worker:
-        return worker(args.worker, selected, scale, target, args.threads)
+        return worker(args.worker, selected, scale, args.threads)
 
     # A private, empty artifact cache: first-call times below are really cold, and the
     # user's own cache is neither read nor filled.
@@ -701,34 +800,25 @@ def main(args) -> int:
         f"{(time.perf_counter() - start) * 1e3:.0f} ms"
     )
 
-    results, notes, first_ms, moved = {}, [], {}, {}
+    results, notes, first_ms = {}, [], {}
     workers = [
-        Worker.start(kind, names, scale, target, args.threads, notes)
-        for kind in LIBRARIES
-        if not getattr(args, f"no_{kind}")
+        Worker.start(kind, names, scale, args.threads, notes) for kind in LIBRARIES if not getattr(args, f"no_{kind}")
     ]
     versions = {w.kind: w.version for w in workers if w is not None}
     workers = [w for w in workers if w is not None and w.alive]
+    here = InProcess(scale, notes, first_ms, args.backend_unit, cache)
     try:
         for round_no in range(max(1, args.rounds)):
             if args.rounds > 1:
                 print(f" round {round_no + 1} of {args.rounds}", flush=True)
             for w in selected:
-                print(f"  {w.name}:", end="", flush=True)
-                for i, column in enumerate(rotated(["in-process", *workers], round_no)):
-                    label = "numpy, ember" if column == "in-process" else column.kind
-                    print(f"{', ' if i else ' '}{label}", end="", flush=True)
-                    if column == "in-process":
-                        measured, moved[w.name] = measure_in_process(
-                            w, scale, target, notes, first_ms, args.backend_unit, cache
-                        )
-                    else:
-                        measured = column.measure(w.name)
-                    merge_best(results.setdefault(w.name, {}), measured)
-                print(flush=True)
+                print(f"  {w.name}: {', '.join(g.label for g in [here, *workers])}", end="", flush=True)
+                merge_best(results.setdefault(w.name, {}), measure_side_by_side(w, [here, *workers], target, round_no))
+                print(" done", flush=True)
     finally:
         for child in workers:
             child.close()
+    moved = here.moved
 
     rows = []
     for w in selected:

@@ -114,9 +114,10 @@ def test_in_process_columns_measure_two_results(tmp_path, monkeypatch):
     monkeypatch.setenv("EMBER_CACHE_DIR", str(tmp_path / "outer"))
     bicg = next(w for w in WORKLOADS if w.name == "bicg")
     notes, first_ms = [], {}
+    here = run.InProcess("tiny", notes, first_ms, False, str(tmp_path))
     for round_no in (1, 2):
         misses = ARTIFACTS.stats.misses
-        cells, moved = run.measure_in_process(bicg, "tiny", 1e-3, notes, first_ms, False, str(tmp_path))
+        cells = run.measure_side_by_side(bicg, [here], 1e-3, round_no)
         assert ARTIFACTS.stats.misses > misses  # compiled: nothing of round 1 was found
         assert notes == []
         assert cells["numpy"].status == cells["ember"].status == "ok"
@@ -125,23 +126,44 @@ def test_in_process_columns_measure_two_results(tmp_path, monkeypatch):
         assert compiling < cold and loading < warm
         assert len([d for d in tmp_path.iterdir() if d.name.startswith("bicg-")]) == round_no
     assert os.environ["EMBER_CACHE_DIR"] == str(tmp_path / "outer")
-    assert moved == 8 * (7 * 9 + 9 + 7 + 9 + 7)  # A, p, r read; r @ A, A @ p written
+    assert here.moved["bicg"] == 8 * (7 * 9 + 9 + 7 + 9 + 7)  # A, p, r read; r @ A, A @ p written
+
+
+def test_columns_are_medians_of_all_their_bursts(monkeypatch):
+    """Each cell: the median of its calls over every burst; FAIL and ERR cells as they were."""
+    columns = run.Columns()
+    columns.add("fast", lambda: None, ())
+    columns.add("broken", run.Result(status="FAIL"), ())
+    bursts = iter([[1.0, 2.0, 9.0], [3.0, 4.0]])
+    monkeypatch.setattr(run, "timed_calls", lambda fn, args, seconds: next(bursts))
+    monkeypatch.setattr(run, "settle", lambda: None)
+    columns.burst(0.1)
+    columns.burst(0.1)
+    cells = columns.results()
+    assert cells["fast"].seconds == 3.0 and cells["broken"].status == "FAIL"
 
 
 def test_library_worker_answers_each_workload_until_closed():
-    """A child process kept for the run: it measures the workloads it is sent, one at a
-    time and in any order; one that dies mid-run leaves ERR cells and a note, not a hang."""
+    """A child process kept for the run: it prepares the workloads it is sent, one at a
+    time and in any order, times them in bursts; one that dies mid-run leaves ERR cells
+    and a note, not a hang."""
     pytest.importorskip("jax")
     notes = []
-    worker = run.Worker.start("jax", ["mse", "softmax"], "quick", 1e-3, 1, notes)
+    worker = run.Worker.start("jax", ["mse", "softmax"], "quick", 1, notes)
     assert worker.alive and worker.version
     for name in ("softmax", "mse", "softmax"):
-        cells = worker.measure(name)
+        worker.prepare(name)
+        worker.burst(1e-3)
+        worker.burst(1e-3)
+        cells = worker.finish()
         assert cells["jax"].status == "ok" and cells["jax"].seconds > 0
     assert notes == []
-    assert worker.measure("chain")["jax"].status == "ERR"  # not among its workloads: the child fails
+    worker.prepare("chain")  # not among its workloads: the child fails
+    worker.burst(1e-3)
+    assert worker.finish()["jax"].status == "ERR"
     assert not worker.alive and "worker process failed at chain" in notes[0]
-    assert worker.measure("mse")["jax"].status == "ERR"
+    worker.prepare("mse")
+    assert worker.finish()["jax"].status == "ERR"
     worker.close()
     assert worker.proc.returncode is not None
 
