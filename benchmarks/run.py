@@ -221,7 +221,7 @@ def is_float64(inputs) -> bool:
 # Numba, JAX and torch each run in a process of their own, and never two at once: their
 # thread pools spin after each parallel region, and on a small machine a pool spinning
 # in the background halves whatever is measured next (Ember, NumPy, the other ones).
-# A process waiting for its next workload spins nothing (``settle`` before every cell).
+# A process waiting for its next request spins nothing (``settle`` before every turn).
 # Each ``*_columns`` gives {column: (make, arguments)} for one workload.
 
 
@@ -344,9 +344,9 @@ class Worker:
     def alive(self) -> bool:
         return self.proc.poll() is None and self.version is not None
 
-    def prepare(self, name: str) -> None:
-        self.workload = name
-        self._request({"prepare": name})
+    def prepare(self, w) -> None:
+        self.workload = w.name
+        self._request({"prepare": w.name})
 
     def burst(self, seconds: float) -> None:
         self._request({"burst": seconds})
@@ -528,7 +528,7 @@ def measure_side_by_side(w, groups: list, target: float, round_no: int) -> dict:
     half from one minute to the next (columns measured minutes apart compared the
     drift, not the code)."""
     for group in groups:
-        group.prepare(w if isinstance(group, InProcess) else w.name)
+        group.prepare(w)
     for turn in range(BURSTS):
         for group in rotated(groups, round_no + turn):
             group.burst(target / BURSTS)

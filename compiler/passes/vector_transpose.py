@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from compiler.mlir import arith, collect, index_constant, ir, memref, scf, vector
 from compiler.passes.base import EmberPass, PassFailure
 from compiler.passes.gemm import host_vector_bits
+from compiler.passes.matvec import unit_stride
 
 ELEMENT_BITS = (8, 16, 32, 64)
 MAX_LANES = 16  # a block of bytes or halves stays 16 x 16: 64 x 64 would take 64 registers
@@ -53,11 +54,6 @@ def _element_bits(t: ir.Type) -> int | None:
     return None
 
 
-def _unit_stride_rows(t: ir.MemRefType) -> bool:
-    strides, _ = t.get_strides_and_offset()
-    return t.rank >= 2 and strides[-1] == 1
-
-
 def _permutation(op: ir.Operation) -> list[int]:
     return list(ir.DenseI64ArrayAttr(op.attributes["permutation"]))
 
@@ -69,9 +65,8 @@ def lanes_for(op: ir.Operation, vector_bits: int) -> int | None:
     source, init = op.operands[0], op.operands[1]
     if not all(isinstance(v.type, ir.MemRefType) for v in (source, init)):
         return None
-    source_t, init_t = ir.MemRefType(source.type), ir.MemRefType(init.type)
-    bits = _element_bits(source_t.element_type)
-    if bits not in ELEMENT_BITS or not (_unit_stride_rows(source_t) and _unit_stride_rows(init_t)):
+    bits = _element_bits(ir.MemRefType(source.type).element_type)
+    if bits not in ELEMENT_BITS or not (unit_stride(source)[0] and unit_stride(init)[0]):
         return None
     perm = _permutation(op)
     if perm[-1] == len(perm) - 1:
@@ -214,5 +209,6 @@ class EmberVectorTranspose(EmberPass):
     def run(self, module):
         if self.vector_bits not in (128, 256, 512):
             raise PassFailure(f"vector-bits must be 128, 256 or 512, not {self.vector_bits}")
-        for op in collect(module, lambda o: lanes_for(o, self.vector_bits) is not None):
-            _rewrite(op, lanes_for(op, self.vector_bits))
+        for op in collect(module, lambda o: o.name == "linalg.transpose"):
+            if (lanes := lanes_for(op, self.vector_bits)) is not None:
+                _rewrite(op, lanes)

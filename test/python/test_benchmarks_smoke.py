@@ -151,18 +151,19 @@ def test_library_worker_answers_each_workload_until_closed():
     notes = []
     worker = run.Worker.start("jax", ["mse", "softmax"], "quick", 1, notes)
     assert worker.alive and worker.version
+    by_name = {w.name: w for w in WORKLOADS}
     for name in ("softmax", "mse", "softmax"):
-        worker.prepare(name)
+        worker.prepare(by_name[name])
         worker.burst(1e-3)
         worker.burst(1e-3)
         cells = worker.finish()
         assert cells["jax"].status == "ok" and cells["jax"].seconds > 0
     assert notes == []
-    worker.prepare("chain")  # not among its workloads: the child fails
+    worker.prepare(by_name["chain"])  # not among its workloads: the child fails
     worker.burst(1e-3)
     assert worker.finish()["jax"].status == "ERR"
     assert not worker.alive and "worker process failed at chain" in notes[0]
-    worker.prepare("mse")
+    worker.prepare(by_name["mse"])
     assert worker.finish()["jax"].status == "ERR"
     worker.close()
     assert worker.proc.returncode is not None
