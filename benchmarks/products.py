@@ -7,7 +7,7 @@ call, so timing two in one process measures the spinning), on one thread and on 
 
 Ember runs ``compiler.compile(lambda a, b: a @ b)``, NumPy ``np.matmul(a, b, out=c)``
 (``OPENBLAS_NUM_THREADS`` set before NumPy loads), torch ``torch.mm(a, b, out=c)``.
-Times are medians of about 0.5 s of calls (``benchmarks/run.py``'s ``measure``), the
+Times are medians of about 0.5 s of calls (``benchmarks/timing.py``'s ``measure``), the
 best of 5 rounds, in ms.
 """
 
@@ -23,8 +23,8 @@ LIBRARIES = ("ember", "numpy", "torch")
 
 
 def _time(fn, args, rounds: int = 5) -> float:
-    """ms: the best of ``rounds`` of ``run.measure``'s medians (about 0.5 s each)."""
-    from benchmarks.run import measure
+    """ms: the best of ``rounds`` of ``timing.measure``'s medians (about 0.5 s each)."""
+    from benchmarks.timing import measure
 
     return min(measure(fn, args, target=0.5) for _ in range(rounds)) * 1e3
 

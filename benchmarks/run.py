@@ -63,334 +63,28 @@ if ARGS is not None and ARGS.threads:
 
 sys.path.insert(0, ROOT)
 
-import json  # noqa: E402
 import math  # noqa: E402
 import shutil  # noqa: E402
-import statistics  # noqa: E402
 import tempfile  # noqa: E402
-import traceback  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from benchmarks.workloads import WORKLOADS, check  # noqa: E402
+from benchmarks import timing  # noqa: E402
+from benchmarks.processes import BURSTS, Worker, measure_side_by_side, worker  # noqa: E402
+from benchmarks.timing import (  # noqa: E402
+    Columns,
+    Result,
+    as_numpy,
+    copy_bandwidth,
+    error_note,
+    prepare_one,
+    threaded_copy_bandwidth,
+    workload_inputs,
+)
+from benchmarks.workloads import WORKLOADS  # noqa: E402
 
 # Columns that can be the best anchor, with their table names.
 ANCHORS = {"numpy": "numpy", "numba": "numba", "jax": "jax", "torch": "torch.compile", "torch-ops": "torch ops"}
-
-# ----------------------------------------------------------------------------- timing
-
-
-def timed_calls(fn, args, target: float, min_repeats: int = 3, max_repeats: int = 2000) -> list[float]:
-    """Seconds of each of N calls of ``fn(*args)``, N filling about ``target`` s (one
-    untimed call first sizes N)."""
-    t0 = time.perf_counter()
-    fn(*args)
-    once = max(time.perf_counter() - t0, 1e-7)
-    repeats = int(min(max(target / once, min_repeats), max_repeats))
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn(*args)
-        times.append(time.perf_counter() - t0)
-    return times
-
-
-def measure(fn, args, target: float, min_repeats: int = 3, max_repeats: int = 2000) -> float:
-    """Median seconds of ``fn(*args)`` after warm-up; N repeats fill about ``target`` s."""
-    fn(*args)  # warm-up (first-touch allocations, lazy init)
-    return statistics.median(timed_calls(fn, args, target, min_repeats, max_repeats))
-
-
-def copy_bandwidth(nbytes: int, target: float) -> float:
-    """Bytes/s of a large ``np.copyto``: 2 x bytes (read + write) over the time."""
-    src = np.ones(nbytes // 4, np.float32)
-    dst = np.empty_like(src)
-    seconds = measure(lambda: np.copyto(dst, src), (), target, min_repeats=5)
-    return 2 * nbytes / seconds
-
-
-def threaded_copy_bandwidth(nbytes: int, target: float, parts: int) -> float:
-    """The same copy split over ``parts`` threads (np.copyto releases the GIL): for context."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    src = np.ones(nbytes // 4, np.float32)
-    dst = np.empty_like(src)
-    bounds = np.linspace(0, src.size, parts + 1).astype(int)
-    with ThreadPoolExecutor(parts) as pool:
-
-        def copy():
-            list(
-                pool.map(
-                    lambda i: np.copyto(dst[bounds[i] : bounds[i + 1]], src[bounds[i] : bounds[i + 1]]), range(parts)
-                )
-            )
-
-        seconds = measure(copy, (), target, min_repeats=5)
-    return 2 * nbytes / seconds
-
-
-# ----------------------------------------------------------------------------- implementations
-
-
-class Result:
-    """One cell: a time, FAIL (wrong answer) or ERR (raised)."""
-
-    def __init__(self, seconds=None, status="ok", note=""):
-        self.seconds, self.status, self.note = seconds, status, note
-
-    def to_json(self):
-        return {"seconds": self.seconds, "status": self.status, "note": self.note}
-
-    @staticmethod
-    def from_json(d):
-        return Result(d["seconds"], d["status"], d.get("note", ""))
-
-
-def settle():
-    """Let thread pools that spin after a call (OpenBLAS, OpenMP) go idle first; briefly
-    with --quick, whose times are not for reading (it sleeps before every cell)."""
-    time.sleep(0.05 if ARGS is not None and ARGS.quick else 0.2)
-
-
-def as_numpy(result):
-    """A result ``check`` can read: torch tensors become arrays, a tuple stays a tuple."""
-    if isinstance(result, (tuple, list)):
-        return tuple(as_numpy(r) for r in result)
-    return result.detach().numpy() if hasattr(result, "detach") else result
-
-
-def error_note(where: str, e: Exception) -> str:
-    """The ``!!`` line for an exception (its traceback printed too with EMBER_BENCH_TRACEBACK=1)."""
-    msg = str(e).strip().splitlines()
-    if os.environ.get("EMBER_BENCH_TRACEBACK"):
-        traceback.print_exc()
-    return f"{where}: ERR {type(e).__name__}: {msg[0][:200] if msg else ''}"
-
-
-def prepare_one(name, make, reference, workload, inputs, notes, unwrap=as_numpy, functional=False):
-    """Build the implementation and check what it leaves against NumPy
-    (``Workload.outcome``: ``reference``): the function, ready to time, or the cell
-    (ERR, FAIL) that says why not."""
-    try:
-        fn = make()
-        got = unwrap(workload.outcome(fn, inputs, functional))
-    except Exception as e:  # noqa: BLE001
-        notes.append(error_note(f"{workload.name}/{name}", e))
-        return Result(status="ERR")
-    ok, detail = check(got, reference)
-    if not ok:
-        notes.append(f"{workload.name}/{name}: FAIL, disagrees with NumPy ({detail}); not timed")
-        return Result(status="FAIL", note=detail)
-    return fn
-
-
-class Columns:
-    """One workload's implementations in one process, checked, then timed a burst at a
-    time (on copies of the arguments they write in place): each cell is the median of
-    all its bursts' calls."""
-
-    def __init__(self):
-        self.ready, self.cells, self.times = {}, {}, {}
-
-    def add(self, column: str, prepared, args) -> None:
-        if isinstance(prepared, Result):
-            self.cells[column] = prepared
-        else:
-            self.ready[column], self.times[column] = (prepared, args), []
-
-    def burst(self, seconds: float) -> None:
-        for column, (fn, args) in self.ready.items():
-            settle()
-            self.times[column] += timed_calls(fn, args, seconds)
-
-    def results(self) -> dict:
-        return self.cells | {c: Result(statistics.median(t)) for c, t in self.times.items() if t}
-
-
-def workload_inputs(w, scale):
-    """The same inputs in every process: a seed per workload."""
-    return w.inputs(np.random.default_rng(WORKLOADS.index(w)), scale)
-
-
-def is_float64(inputs) -> bool:
-    """A float64 workload: JAX needs ``jax_enable_x64`` for it, or it computes in float32."""
-    return any(isinstance(a, np.ndarray) and a.dtype == np.float64 for a in inputs)
-
-
-# ----------------------------------------------------------------------------- the other libraries
-# Numba, JAX and torch each run in a process of their own, and never two at once: their
-# thread pools spin after each parallel region, and on a small machine a pool spinning
-# in the background halves whatever is measured next (Ember, NumPy, the other ones).
-# A process waiting for its next request spins nothing (``settle`` before every turn).
-# Each ``*_columns`` gives {column: (make, arguments)} for one workload.
-
-
-def numba_columns(numba, w, inputs):
-    """The hand-written ``prange`` kernel, or ``njit`` of the NumPy function itself."""
-    return {"numba": (w.numba or (lambda: numba.njit(w.numpy)), inputs)}
-
-
-def jax_columns(jax, w, inputs):
-    """``jax.jit`` of the jax.numpy version, waiting for the result; float64 for float64 workloads."""
-    jax.config.update("jax_enable_x64", is_float64(inputs))
-    args = tuple(jax.device_put(a) if isinstance(a, np.ndarray) else a for a in inputs)
-    counts = [i for i, a in enumerate(inputs) if isinstance(a, int)]  # loop counts: static, as Ember's guards
-
-    def make():
-        jitted = jax.jit(w.jax or w.numpy, static_argnums=counts)
-        return lambda *a: jax.block_until_ready(jitted(*a))
-
-    return {"jax": (make, args)}
-
-
-def torch_columns(torch, w, inputs):
-    """``torch.compile`` of the torch version, and torch's fused library ops where there are some."""
-    args = tuple(torch.from_numpy(a) if isinstance(a, np.ndarray) else a for a in inputs)
-    columns = {"torch": (lambda: torch.compile(w.torch or w.numpy), args)}
-    if w.torch_ops is not None:
-        columns["torch-ops"] = (lambda: w.torch_ops, args)
-    return columns
-
-
-COLUMNS = {"numba": numba_columns, "jax": jax_columns, "torch": torch_columns}
-
-
-def import_library(kind, threads):
-    """``kind``, on the CPU and with ``threads`` threads where it has such a setting."""
-    if kind == "jax":
-        os.environ["JAX_PLATFORMS"] = "cpu"
-    mod = __import__(kind)
-    if threads and kind == "numba":
-        mod.set_num_threads(min(threads, mod.config.NUMBA_NUM_THREADS))
-    elif threads and kind == "torch":
-        mod.set_num_threads(threads)
-    return mod
-
-
-def worker(kind, selected, scale, threads) -> int:
-    """``--worker KIND``: that library's columns, driven by one JSON line at a time on
-    stdin until it closes: ``{"prepare": workload}`` (build and check each column),
-    ``{"burst": seconds}`` (time each), ``{"finish": true}`` (its cells); one JSON
-    line answers each."""
-    try:
-        mod = import_library(kind, threads)
-    except ImportError as e:  # installed but broken: the columns read n/a, as when absent
-        print(json.dumps({"unavailable": f"{type(e).__name__}: {e}"[:200]}), flush=True)
-        return 0
-    print(json.dumps({"version": mod.__version__}), flush=True)
-    by_name = {w.name: w for w in selected}
-    columns, notes = Columns(), []
-    for line in sys.stdin:
-        request = json.loads(line)
-        if "prepare" in request:
-            w = by_name[request["prepare"]]
-            columns, notes = Columns(), []
-            inputs = workload_inputs(w, scale)
-            reference = w.outcome(w.numpy, inputs)
-            for column, (make, args) in COLUMNS[kind](mod, w, inputs).items():
-                prepared = prepare_one(column, make, reference, w, args, notes, functional=column == "jax")
-                columns.add(column, prepared, w.fresh(args))
-            answer = {"prepared": w.name}
-        elif "burst" in request:
-            columns.burst(request["burst"])
-            answer = {"burst": True}
-        else:
-            answer = {"results": {c: r.to_json() for c, r in columns.results().items()}, "notes": notes}
-            columns = Columns()
-        print(json.dumps(answer), flush=True)
-    return 0
-
-
-class Worker:
-    """A library's child process (``worker``), started once and kept for the whole run,
-    idle between requests, so that a workload's columns in every process can be timed
-    in turns (``measure_side_by_side``)."""
-
-    def __init__(self, kind, names, scale, threads, notes):
-        import subprocess
-
-        self.kind, self.notes, self.version, self.workload = kind, notes, None, None
-        cmd = [sys.executable, os.path.abspath(__file__), "--worker", kind, "--only", ",".join(names)]
-        cmd += ["--quick"] if scale == "quick" else []
-        cmd += ["--threads", str(threads)] if threads else []
-        # stderr to a file: a pipe nobody reads fills up with a library's warnings and blocks the child
-        self.stderr = tempfile.TemporaryFile(mode="w+")
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr, text=True)
-        first = self._answer()
-        if first is None or "unavailable" in first:
-            why = first["unavailable"] if first else self._failure()
-            notes.append(f"{kind} does not import ({why}): its columns read n/a")
-            self.close()
-        else:
-            self.version = first["version"]
-
-    @staticmethod
-    def start(kind, names, scale, threads, notes) -> Worker | None:
-        """The worker for ``kind``, or None when it is not installed."""
-        import importlib.util
-
-        if importlib.util.find_spec(kind) is None:
-            return None
-        print(f"  starting {kind} (own process) ...", end="", flush=True)
-        worker = Worker(kind, names, scale, threads, notes)
-        print(" ready" if worker.alive else " does not import", flush=True)
-        return worker
-
-    @property
-    def label(self) -> str:
-        return self.kind
-
-    @property
-    def alive(self) -> bool:
-        return self.proc.poll() is None and self.version is not None
-
-    def prepare(self, w) -> None:
-        self.workload = w.name
-        self._request({"prepare": w.name})
-
-    def burst(self, seconds: float) -> None:
-        self._request({"burst": seconds})
-
-    def finish(self) -> dict:
-        """{column: Result} of the prepared workload; ERR cells when the process died."""
-        answer = self._request({"finish": True})
-        if answer is not None:
-            self.notes.extend(answer["notes"])
-            return {c: Result.from_json(r) for c, r in answer["results"].items()}
-        return {self.kind: Result(status="ERR")} if self.version is not None else {}
-
-    def _request(self, request: dict) -> dict | None:
-        """The child's answer, or None when it is dead (the first time: a note, and closed)."""
-        if not self.alive:
-            return None
-        self.proc.stdin.write(json.dumps(request) + "\n")
-        self.proc.stdin.flush()
-        answer = self._answer()
-        if answer is None:
-            self.notes.append(f"{self.kind}: worker process failed at {self.workload}: {self._failure()}")
-            self.close()
-        return answer
-
-    def _answer(self) -> dict | None:
-        """The next JSON line the child prints (a library may print other lines), None at its end."""
-        for line in self.proc.stdout:
-            try:
-                return json.loads(line)
-            except ValueError:
-                continue
-        return None
-
-    def _failure(self) -> str:
-        self.proc.wait()
-        self.stderr.seek(0)
-        tail = (self.stderr.read().strip().splitlines() or ["?"])[-1][:200]
-        return f"exit {self.proc.returncode}: {tail}"
-
-    def close(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.stdin.close()
-            self.proc.wait()
-        self.stderr.close()
 
 
 # ----------------------------------------------------------------------------- NumPy and Ember, in this process
@@ -515,34 +209,6 @@ class InProcess:
     def finish(self) -> dict:
         results, self.columns = self.columns.results(), Columns()
         return results
-
-
-BURSTS = 3  # turns per round: every column timed in each, the processes taking turns
-
-
-def measure_side_by_side(w, groups: list, target: float, round_no: int) -> dict:
-    """One round of workload ``w``: every group (this process's columns, each
-    library's process) prepares it, then they take ``BURSTS`` turns timing for
-    ``target / BURSTS`` s each, the first one moving every turn and round, so every
-    column meets the same stretch of this VM's memory bandwidth, which drifts by up to
-    half from one minute to the next (columns measured minutes apart compared the
-    drift, not the code)."""
-    for group in groups:
-        group.prepare(w)
-    for turn in range(BURSTS):
-        for group in rotated(groups, round_no + turn):
-            group.burst(target / BURSTS)
-    measured = {}
-    for group in groups:
-        measured |= group.finish()
-    return measured
-
-
-def rotated(columns: list, round_no: int) -> list:
-    """The columns in turn, the first one moving by one each round: no column is always
-    measured right after a given other one (whose cache and page state it inherits)."""
-    k = round_no % len(columns)
-    return columns[k:] + columns[:k]
 
 
 def merge_first(best: tuple | None, measured: tuple) -> tuple:
@@ -765,6 +431,8 @@ def main(args) -> int:
     if selected is None:
         return 2
     names = [w.name for w in selected]
+    if args.quick:
+        timing.SETTLE_SECONDS = 0.05  # it settles before every cell; its times are not for reading
     if args.worker:
         return worker(args.worker, selected, scale, args.threads)
 

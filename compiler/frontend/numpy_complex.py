@@ -14,7 +14,7 @@ any other, and a Python ``complex`` is a weak scalar like ``int``/``float``
   (``square``, ``reciprocal``, ``sqrt``) as for floats (``numpy_semantics._pow_operator``);
 * ``x.real``/``x.imag`` and ``np.real``/``np.imag``: the ``real``/``imag`` ops of a complex
   array, NumPy's *views*. The tracer cannot follow them as views (``real`` is not a view
-  op): they are in ``mutation.VIEW_FUNCTIONS``, so a function that returns one, or writes
+  op): they are in ``view_steps.VIEW_FUNCTIONS``, so a function that returns one, or writes
   through one, or writes the complex array after taking one, runs in CPython. Of a real
   array, ``x.real`` is ``x`` itself and ``x.imag`` NumPy's read-only zeros;
 * ``np.angle(z, deg=False)``: NumPy's own steps, ``arctan2(z.imag, z.real)``;

@@ -7,7 +7,7 @@ Every rule is composed of Ember's existing ops (``slice``, ``concatenate``,
 
 **Views.** What NumPy returns as a view of its argument is built from view ops only
 (``flip`` is a ``slice`` of step -1, ``swapaxes``/``moveaxis`` a ``transpose``, the
-``atleast_*`` an ``expand_dims``) and listed in ``mutation.VIEW_FUNCTIONS``, so the
+``atleast_*`` an ``expand_dims``) and listed in ``view_steps.VIEW_FUNCTIONS``, so the
 tracer follows it: writing through it writes the argument, and a returned one shares
 the caller's memory. The read-only views (``broadcast_to``, ``diagonal``, ``np.diag``)
 are listed there too but always end in an op that is no view op, so the tracer marks

@@ -23,7 +23,7 @@ import types
 import numpy as np
 
 from compiler.errors import Location, Unsupported
-from compiler.frontend import branches, bytecode_versions, loops, memory_order, mutation
+from compiler.frontend import branches, bytecode_versions, loops, memory_order, mutation, view_steps
 from compiler.frontend import variables as v
 from compiler.frontend import wrap as wrapping
 from compiler.frontend.binding import bind_arguments
@@ -179,7 +179,7 @@ class InstructionTranslator:
         keywords = {k: self._operand(a, symbolic) for k, a in kwargs.items()}
         emitter = self.output.emitter
         view_of = args[0] if args and isinstance(args[0], v.TensorVariable) else None
-        records = [] if view_of is not None and mutation.is_view_function(fn, view_of.tensor) else None
+        records = [] if view_of is not None and view_steps.is_view_function(fn, view_of.tensor) else None
         outer, emitter.recording = emitter.recording, records
         try:
             result = emitter.call(fn, *operands, **keywords)

@@ -28,9 +28,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from compiler.mlir import arith, collect, ir, operation_of, scf
+from compiler.mlir import arith, collect, ir, operation_of
 from compiler.passes.base import EmberPass
 from compiler.passes.loop_nest_fusion import carry_accumulators
+from compiler.passes.scf_loops import with_iter_args
 
 _EXTREMA = ("arith.maximumf", "arith.minimumf")
 
@@ -99,38 +100,34 @@ def _answer(largest: ir.Value, smallest: ir.Value, float_type: ir.Type, is_max: 
 
 def _rewrite(loop: ir.Operation, carried: list[_Carried]) -> None:
     by_index = {c.index: c for c in carried}
-    old_block = loop.regions[0].blocks[0]
-    old_inits = list(loop.operands[3:])
+    old_args = list(loop.regions[0].blocks[0].arguments)[1:]
+    terminator = list(loop.regions[0].blocks[0].operations)[-1]
     with ir.InsertionPoint(loop), loop.location:
         inits = []
-        for index, init in enumerate(old_inits):
+        for index, init in enumerate(loop.operands[3:]):
             if index in by_index:
                 key = _key(_bits(init))
                 inits += [key, key]
             else:
                 inits.append(init)
-        new = scf.ForOp(loop.operands[0], loop.operands[1], loop.operands[2], inits)
-    new_args = list(new.inner_iter_args)
-    old_args = list(old_block.arguments)[1:]
-    old_block.arguments[0].replace_all_uses_with(new.induction_variable)
-    yields, position = [], 0
-    terminator = list(old_block.operations)[-1]
-    for index, arg in enumerate(old_args):
-        if index in by_index:
-            c = by_index[index]
-            with ir.InsertionPoint(c.combiner), c.combiner.location:
-                key = _key(_bits(c.value))
-                yields += [arith.maxsi(new_args[position], key), arith.minsi(new_args[position + 1], key)]
-            position += 2
-        else:
-            arg.replace_all_uses_with(new_args[position])
-            yields.append(terminator.operands[index])
-            position += 1
-    with ir.InsertionPoint(new.body), loop.location:
-        new_yield = scf.YieldOp(yields)
-    for op in [op.operation for op in old_block.operations][:-1]:
-        op.move_before(new_yield)
-    with ir.InsertionPoint.after(new.operation), loop.location:
+
+    def rewire(new_args):
+        yields, position = [], 0
+        for index, arg in enumerate(old_args):
+            if index in by_index:
+                c = by_index[index]
+                with ir.InsertionPoint(c.combiner), c.combiner.location:
+                    key = _key(_bits(c.value))
+                    yields += [arith.maxsi(new_args[position], key), arith.minsi(new_args[position + 1], key)]
+                position += 2
+            else:
+                arg.replace_all_uses_with(new_args[position])
+                yields.append(terminator.operands[index])
+                position += 1
+        return yields
+
+    new = with_iter_args(loop, inits, rewire)
+    with ir.InsertionPoint.after(new), loop.location:
         results, position = [], 0
         for index, old in enumerate(loop.results):
             if index in by_index:

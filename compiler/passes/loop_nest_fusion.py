@@ -55,9 +55,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from compiler.mlir import collect, defined_inside, ir, memref, operation_of, scf
+from compiler.mlir import collect, defined_inside, ir, memref, operation_of
 from compiler.passes.base import EmberPass
 from compiler.passes.buffers import VIEWS, distinct_memory, root_buffer
+from compiler.passes.scf_loops import with_iter_args
 
 # Ops that neither read nor write memory (views and shape queries included).
 _PURE_PREFIXES = ("arith.", "math.", "index.", "affine.apply", "affine.min", "affine.max")
@@ -324,25 +325,23 @@ def carry_accumulators(loop: ir.Operation) -> ir.Operation:
     pairs = _accumulators(loop)
     if not pairs:
         return loop
-    with ir.InsertionPoint(loop), loop.location:
+    with loop.location:
         initial = [load.clone(ir.InsertionPoint(loop)).results[0] for load, _ in pairs]
-        carried = scf.ForOp(loop.operands[0], loop.operands[1], loop.operands[2], initial)
-    old_block, new_block = loop.regions[0].blocks[0], carried.body
-    old_block.arguments[0].replace_all_uses_with(carried.induction_variable)
-    for (load, _), arg in zip(pairs, carried.inner_iter_args):
-        load.results[0].replace_all_uses_with(arg)
-    with ir.InsertionPoint(new_block), loop.location:
-        new_yield = scf.YieldOp([store.operands[0] for _, store in pairs])
-    for op in [op.operation for op in old_block.operations][:-1]:  # all but the old yield
-        op.move_before(new_yield)
-    with ir.InsertionPoint.after(carried.operation), loop.location:
+
+    def rewire(args):
+        for (load, _), arg in zip(pairs, args):
+            load.results[0].replace_all_uses_with(arg)
+        return [store.operands[0] for _, store in pairs]
+
+    carried = with_iter_args(loop, initial, rewire)
+    with ir.InsertionPoint.after(carried), loop.location:
         for (_, store), result in zip(pairs, carried.results):
             memref.StoreOp(result, store.operands[1], list(store.operands[2:]))
     for load, store in pairs:
         store.erase()
         load.erase()
     loop.erase()
-    return carried.operation
+    return carried
 
 
 def _fuse_in_block(block: ir.Block) -> int:

@@ -16,6 +16,25 @@ def for_loop(lower, upper, step, iter_args, body) -> list:
     return list(loop.results)
 
 
+def with_iter_args(loop: ir.Operation, inits: list, rewire) -> ir.Operation:
+    """``loop`` (an ``scf.for``) rebuilt to carry ``inits``: its body moves into the new
+    loop, whose induction variable replaces the old one; ``rewire(new_args)`` makes the
+    body use the new loop's iteration arguments in place of what it read before (the old
+    ones, loads from memory) and returns what the new loop yields, in ``inits``' order.
+    The old loop is left in place, empty but for its yield, for the caller to replace
+    its results and erase it: they still have users."""
+    with ir.InsertionPoint(loop), loop.location:
+        new = scf.ForOp(loop.operands[0], loop.operands[1], loop.operands[2], list(inits))
+    old_block = loop.regions[0].blocks[0]
+    old_block.arguments[0].replace_all_uses_with(new.induction_variable)
+    yields = rewire(list(new.inner_iter_args))
+    with ir.InsertionPoint(new.body), loop.location:
+        new_yield = scf.YieldOp(list(yields))
+    for op in [op.operation for op in old_block.operations][:-1]:  # all but the old yield
+        op.move_before(new_yield)
+    return new.operation
+
+
 def while_loop(values, condition, body) -> list:
     """``scf.while`` carrying ``values``: ``condition(*values)`` gives the i1 that keeps it
     going (or ``(i1, values)``: what it computed on the way, handed to ``body`` and

@@ -13,7 +13,7 @@ import os
 import numpy as np
 import pytest
 
-from benchmarks import run
+from benchmarks import processes, run, timing
 from benchmarks.graphs import GRAPHS
 from benchmarks.workloads import WORKLOADS, check
 
@@ -55,7 +55,7 @@ def test_backend_unit_graph_rows_are_dynamic():
 
 @pytest.fixture
 def jax(monkeypatch):
-    """jax on the CPU, its float64 setting restored afterwards (run.jax_columns sets it)."""
+    """jax on the CPU, its float64 setting restored afterwards (processes.jax_columns sets it)."""
     monkeypatch.setenv("JAX_PLATFORMS", "cpu")
     jax = pytest.importorskip("jax")
     x64 = jax.config.read("jax_enable_x64")
@@ -66,8 +66,8 @@ def jax(monkeypatch):
 @pytest.mark.parametrize("workload", WORKLOADS, ids=lambda w: w.name)
 def test_jax_column_matches_numpy(workload, jax):
     inputs = tiny_inputs(workload)
-    ((make, args),) = run.jax_columns(jax, workload, inputs).values()
-    got = run.as_numpy(workload.outcome(make(), args, functional=True))
+    ((make, args),) = processes.jax_columns(jax, workload, inputs).values()
+    got = timing.as_numpy(workload.outcome(make(), args, functional=True))
     ok, detail = check(got, workload.outcome(workload.numpy, inputs))
     assert ok, detail
 
@@ -76,8 +76,8 @@ def test_jax_column_matches_numpy(workload, jax):
 def test_torch_library_ops_match_numpy(workload):
     torch = pytest.importorskip("torch")
     inputs = tiny_inputs(workload)
-    make, args = run.torch_columns(torch, workload, inputs)["torch-ops"]
-    ok, detail = check(run.as_numpy(workload.outcome(make(), args)), workload.outcome(workload.numpy, inputs))
+    make, args = processes.torch_columns(torch, workload, inputs)["torch-ops"]
+    ok, detail = check(timing.as_numpy(workload.outcome(make(), args)), workload.outcome(workload.numpy, inputs))
     assert ok, detail
 
 
@@ -117,7 +117,7 @@ def test_in_process_columns_measure_two_results(tmp_path, monkeypatch):
     here = run.InProcess("tiny", notes, first_ms, False, str(tmp_path))
     for round_no in (1, 2):
         misses = ARTIFACTS.stats.misses
-        cells = run.measure_side_by_side(bicg, [here], 1e-3, round_no)
+        cells = processes.measure_side_by_side(bicg, [here], 1e-3, round_no)
         assert ARTIFACTS.stats.misses > misses  # compiled: nothing of round 1 was found
         assert notes == []
         assert cells["numpy"].status == cells["ember"].status == "ok"
@@ -131,12 +131,12 @@ def test_in_process_columns_measure_two_results(tmp_path, monkeypatch):
 
 def test_columns_are_medians_of_all_their_bursts(monkeypatch):
     """Each cell: the median of its calls over every burst; FAIL and ERR cells as they were."""
-    columns = run.Columns()
+    columns = timing.Columns()
     columns.add("fast", lambda: None, ())
-    columns.add("broken", run.Result(status="FAIL"), ())
+    columns.add("broken", timing.Result(status="FAIL"), ())
     bursts = iter([[1.0, 2.0, 9.0], [3.0, 4.0]])
-    monkeypatch.setattr(run, "timed_calls", lambda fn, args, seconds: next(bursts))
-    monkeypatch.setattr(run, "settle", lambda: None)
+    monkeypatch.setattr(timing, "timed_calls", lambda fn, args, seconds: next(bursts))
+    monkeypatch.setattr(timing, "settle", lambda: None)
     columns.burst(0.1)
     columns.burst(0.1)
     cells = columns.results()
@@ -149,7 +149,7 @@ def test_library_worker_answers_each_workload_until_closed():
     and a note, not a hang."""
     pytest.importorskip("jax")
     notes = []
-    worker = run.Worker.start("jax", ["mse", "softmax"], "quick", 1, notes)
+    worker = processes.Worker.start("jax", ["mse", "softmax"], "quick", 1, notes)
     assert worker.alive and worker.version
     by_name = {w.name: w for w in WORKLOADS}
     for name in ("softmax", "mse", "softmax"):
@@ -170,7 +170,7 @@ def test_library_worker_answers_each_workload_until_closed():
 
 
 def test_columns_take_turns_first():
-    assert [run.rotated(["a", "b", "c"], r) for r in range(4)] == [
+    assert [processes.rotated(["a", "b", "c"], r) for r in range(4)] == [
         ["a", "b", "c"],
         ["b", "c", "a"],
         ["c", "a", "b"],
@@ -185,7 +185,7 @@ def test_first_call_times_keep_each_best_round():
 
 
 def cells(**ms):
-    return {c: run.Result(t * 1e-3) if isinstance(t, float) else run.Result(status=t) for c, t in ms.items()}
+    return {c: timing.Result(t * 1e-3) if isinstance(t, float) else timing.Result(status=t) for c, t in ms.items()}
 
 
 def test_best_anchor_and_summary():
