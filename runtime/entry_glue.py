@@ -264,15 +264,28 @@ def _scalar_type(kind: str) -> ir.Type:
     return {"ptr": PTR, "double": ir.DoubleType(), "float": ir.FloatType()}.get(kind) or ir.IntType(int(kind[1:]))
 
 
+_DECLARED = re.compile(r'@"?([^"(]+)"?\(')
+
+
+def _declared(line: str) -> str | None:
+    """The function a ``declare`` line declares."""
+    found = _DECLARED.search(line)
+    return found.group(1) if found else None
+
+
 def append_glue(kernel_ir: str, glue: ir.Module) -> str:
     """``kernel_ir`` (the kernel's translated module) followed by the glue's functions,
     as one module's text. A declaration is left out where ``kernel_ir`` already
     declares or defines the function (the C interface always, an intrinsic sometimes):
     LLVM's parser rejects a second one. Every function an LLVM module refers to is
     declared in it, so a name that occurs in its text (quoted or not) is one it has."""
-    for fn in glue.functions:
-        if not fn.is_declaration:  # the kernel declares what the glue defines (a loop's fork)
-            kernel_ir = re.sub(rf'^declare [^\n]*@"?{re.escape(fn.name)}"?\([^\n]*\n', "", kernel_ir, flags=re.M)
+    defined = {fn.name for fn in glue.functions if not fn.is_declaration}
+    if defined:  # the kernel declares what the glue defines (a loop's fork): one pass over its lines
+        kernel_ir = "".join(
+            line
+            for line in kernel_ir.splitlines(keepends=True)
+            if not (line.startswith("declare ") and _declared(line) in defined)
+        )
     parts = [kernel_ir]
     for fn in glue.functions:
         if not (fn.is_declaration and (f"@{fn.name}(" in kernel_ir or f'@"{fn.name}"(' in kernel_ir)):

@@ -250,6 +250,33 @@ define void @{abi.c_interface_name("k")}(ptr %a, ptr %b, ptr %s, ptr %c, i64 %pa
     assert {abi.launch_name("k"), abi.POOL_RUN} <= {fn.name for fn in module.functions}
 
 
+def test_glue_replaces_the_kernels_declarations_of_what_it_defines():
+    """A forked loop's kernel declares the fork the glue defines (quoted where its name
+    needs it): those declarations go, every other line of the kernel's IR stays."""
+    from llvmlite import ir as llir
+
+    glue = llir.Module()
+    for name in ("fork_a", "fork.b"):
+        fn = llir.Function(glue, llir.FunctionType(llir.VoidType(), [llir.IntType(64)]), name)
+        llir.IRBuilder(fn.append_basic_block("entry")).ret_void()
+    kernel_ir = """declare void @fork_a(i64)
+declare void @"fork.b"(i64)
+declare void @other(i64)
+define void @k(i64 %n) {
+  call void @fork_a(i64 %n)
+  call void @"fork.b"(i64 %n)
+  call void @other(i64 %n)
+  ret void
+}
+"""
+    text = entry_glue.append_glue(kernel_ir, glue)
+    module = _verified(text)
+    defined = {fn.name for fn in module.functions if not fn.is_declaration}
+    assert defined == {"k", "fork_a", "fork.b"}
+    assert "declare void @other(i64)" in text and "declare void @fork_a" not in text
+    assert 'declare void @"fork.b"' not in text
+
+
 def test_scratch_buffers_follow_the_output_dtype():
     assert abi.scratch_buffers([256, 1], ArraySpec((), "float32")) == ((256, "<f4"), (1, "<i8"))
 
