@@ -3,7 +3,7 @@
 After bufferization, every ``linalg.matmul``, ``linalg.matvec``, ``linalg.vecmat`` and
 ``linalg.dot`` on ``f32``/``f64`` buffers becomes a call to a small helper function (a
 ``linalg.batch_matmul`` or batched ``linalg.contract`` a loop of them, one per batch
-entry; a stack of rows times one matrix or vector one call over all rows), added once
+entry, a parallel loop where the entries are small: ``_parallel_batch``; a stack of rows times one matrix or vector one call over all rows), added once
 per element type (their source: ``blas_library.py``), that asks BLAS's ``?gemm``, ``?gemv`` resp. ``?dot`` to do it (see
 ``runtime/blas_symbols.py`` for where the BLAS comes from). Linalg accumulates into
 its output, which is ``alpha = beta = 1``; where Ember fills it with zeros right before
@@ -39,6 +39,7 @@ from compiler.mlir import (
     linalg,
     memref,
     operation_of,
+    scf,
     symbol_name,
 )
 from compiler.passes import scalar_semantics as scalar
@@ -48,6 +49,7 @@ from compiler.passes.blas_library import (
     ELEMENTS,
     HELPER_NAMES,
     LAYOUT,
+    SERIAL_MACS,
     generic_memref,
     helper_name,
     helper_text,
@@ -59,6 +61,9 @@ from compiler.passes.linalg_utils import indexing_maps, is_plus_zero
 from compiler.passes.scf_loops import for_loop, if_then, inside_forall
 from runtime import blas_symbols
 
+# A batch of small products forks onto the pool from this many multiply-adds in all
+# (the pool's hand-off costs about a microsecond; a 32 x 32 x 32 product about eight).
+BATCH_MIN_MACS = 1 << 17
 _OPS = ("linalg.matmul", "linalg.matvec", "linalg.vecmat", "linalg.batch_matmul", "linalg.dot")
 
 
@@ -208,14 +213,32 @@ def _is_batched_generic(op) -> bool:
     return set(product.operands) == {a, b} and set(total.operands) == {out, product.results[0]}
 
 
+def _parallel_batch(op) -> bool:
+    """Whether a batched product's entries go to the worker pool: each one small enough
+    that BLAS runs it on one thread (``SERIAL_MACS``, static sizes), together worth a
+    fork (``BATCH_MIN_MACS``), and not already inside a parallel loop. Why: one
+    ``?gemm`` after the other left the other cores idle (``np.matmul`` of 256 32 x 32
+    float64 pairs ran as fast as NumPy's, which loops the same way)."""
+    a, b, _ = (ir.MemRefType(v.type).shape for v in op.operands)
+    m, k, n = a[-2], a[-1], b[-1]
+    batch = a[0]
+    if any(ir.ShapedType.is_dynamic_size(d) for d in (m, k, n, batch)) or inside_forall(op):
+        return False
+    macs = m * n * k
+    return macs <= SERIAL_MACS and batch * macs >= BATCH_MIN_MACS and batch >= 2
+
+
 def _replace_batched(op, beta) -> None:
     """A batched matmul (``batch_matmul``, or its generic over several batch dims): one
-    ``?gemm`` per batch entry, on the entries' 2-D views (loops in order; each call is
-    threaded by BLAS itself)."""
+    ``?gemm`` per batch entry, on the entries' 2-D views; each call threaded by BLAS
+    itself, or, for small entries (``_parallel_batch``), the first batch dim a parallel
+    loop, each entry's call on one thread of the pool. Every entry is the same call
+    either way: the bits do not depend on the threads."""
     element = str(op.operands[0].type.element_type)
     matrix = ir.Type.parse(generic_memref(element, 2))
     dynamic = ir.ShapedType.get_dynamic_size()
     rank = op.operands[2].type.rank
+    parallel = _parallel_batch(op)
     with ir.InsertionPoint(op), op.location:
 
         def index(v):
@@ -236,6 +259,12 @@ def _replace_batched(op, beta) -> None:
                 call(batch)
                 return
             extent = memref.dim(op.operands[2], index(len(batch)))
+            if parallel and not batch:
+                loop = scf.ForallOp([0], [extent], [1], [])
+                with ir.InsertionPoint(loop.body):
+                    nest([loop.induction_variables[0]])
+                    scf.InParallelOp()
+                return
             for_loop(index(0), extent, index(1), [], lambda b: nest([*batch, b]) or [])
 
         nest([])

@@ -17,6 +17,10 @@ import re
 from compiler.mlir import public_definitions
 from runtime.abi import POOL_THREADS
 
+# OpenBLAS runs a product of up to this many multiply-adds on one thread (its threshold;
+# ``%hi`` of ``ember_gemm_ELEM`` below).
+SERIAL_MACS = 1 << 18
+
 # Element-type independent: how a (rows x cols) matrix with strides (s0, s1) can be
 # handed to BLAS. Row-major needs unit stride along rows and s0 >= cols; column-major
 # unit stride along columns and s1 >= rows (a dim of size 1 needs neither). Returns

@@ -68,6 +68,47 @@ def test_float_batches_call_gemm_per_entry(rank):
     assert "call @ember_matmul_f64" in text and "scf.for" in text
 
 
+SMALL_ENTRIES = [
+    ((256, 32, 32), (256, 32, 32), np.float64),
+    ((130, 16, 24), (130, 24, 20), np.float32),  # a batch that does not split evenly
+    ((8, 40, 16, 16), (8, 40, 16, 16), np.float64),  # the first of two batch dims in parallel
+    ((1024, 3, 3), (3, 3), np.float64),  # a stack of small matrices times one matrix
+]
+
+
+@pytest.mark.parametrize("a_shape,b_shape,dtype", SMALL_ENTRIES)
+def test_a_batch_of_small_products_runs_on_every_thread_with_the_same_bits(a_shape, b_shape, dtype):
+    """Entries BLAS runs on one thread each, enough of them for a fork: the batch is a
+    parallel loop (each entry's call on one thread of the pool); the bits are those of
+    one thread, and the products NumPy's."""
+    from runtime import threads
+
+    rng = np.random.default_rng(2)
+    a, b = rng.standard_normal(a_shape).astype(dtype), rng.standard_normal(b_shape).astype(dtype)
+    results = []
+    try:
+        for n in (1, 2, 3):
+            threads.set_num_threads(n)
+            results.append(compiler.compile(lambda a, b: a @ b, options={"strict": True})(a, b))
+    finally:
+        threads.set_num_threads(None)
+    assert all(np.array_equal(r, results[0]) for r in results[1:])
+    _close(results[0], a @ b, dtype)
+
+
+def test_only_a_batch_of_small_entries_is_a_parallel_loop():
+    def lowered(a, b):
+        modules = []
+        compiler.compile(lambda a, b: a @ b, backend=lambda m, ex: modules.append(m) or EagerGraph(m))(a, b)
+        run_pipeline(modules[0], "builtin.module(lower-to-loops)")
+        return str(modules[0])
+
+    small = np.ones((256, 32, 32))
+    assert "scf.forall" in lowered(small, small) or "ember_forked" in lowered(small, small)
+    large = np.ones((4, 128, 128))
+    assert "scf.forall" not in lowered(large, large) and "ember_forked" not in lowered(large, large)
+
+
 ROWS = [(2, 4, 8), (3, 1, 5), (0, 2, 3), (2, 3, 16, 8), (2, 3, 4, 6, 8), (1, 1, 1)]
 
 

@@ -51,3 +51,33 @@ func.func @not_a_plain_product(%a: memref<2x4x5xf32>, %b: memref<2x5x6xf32>, %c:
   }
   return
 }
+
+// Small entries (32 x 32 x 32: BLAS runs each on one thread), 256 of them: the batch is
+// a parallel loop, each entry's call on one thread of the pool.
+// CHECK-LABEL: func.func @small_entries
+// CHECK: scf.forall (%[[I:.*]]) in (%{{.*}}) {
+// CHECK: memref.subview %arg0[%[[I]], 0, 0]
+// CHECK: call @ember_matmul_f64(
+// CHECK-NOT: scf.for
+// CHECK: return
+func.func @small_entries(%a: memref<256x32x32xf64>, %b: memref<256x32x32xf64>, %c: memref<256x32x32xf64>) {
+  linalg.batch_matmul ins(%a, %b : memref<256x32x32xf64>, memref<256x32x32xf64>) outs(%c : memref<256x32x32xf64>)
+  return
+}
+
+// Entries BLAS threads itself (128 x 128 x 128), or too little work in all for a fork
+// (four 32 x 32 x 32 entries): one call after the other.
+// CHECK-LABEL: func.func @large_entries
+// CHECK-NOT: scf.forall
+// CHECK: scf.for
+// CHECK-LABEL: func.func @few_entries
+// CHECK-NOT: scf.forall
+// CHECK: scf.for
+func.func @large_entries(%a: memref<4x128x128xf32>, %b: memref<4x128x128xf32>, %c: memref<4x128x128xf32>) {
+  linalg.batch_matmul ins(%a, %b : memref<4x128x128xf32>, memref<4x128x128xf32>) outs(%c : memref<4x128x128xf32>)
+  return
+}
+func.func @few_entries(%a: memref<4x32x32xf64>, %b: memref<4x32x32xf64>, %c: memref<4x32x32xf64>) {
+  linalg.batch_matmul ins(%a, %b : memref<4x32x32xf64>, memref<4x32x32xf64>) outs(%c : memref<4x32x32xf64>)
+  return
+}
