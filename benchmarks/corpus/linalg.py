@@ -379,3 +379,17 @@ def gaussian_loglik(X, mu):
     diff = X - mu
     maha = np.sum(diff * np.linalg.solve(cov, diff.T).T, axis=1)
     return -0.5 * (d * np.log(2 * np.pi) + logdet + maha), np.linalg.inv(cov)
+
+
+def init_kalman(size, rng):
+    n, s = pick(size, (5, 4), (20_000, 6))
+    F = np.eye(s) + 0.1 * rng.standard_normal((s, s))
+    A = rng.standard_normal((n, s, s))
+    return rng.standard_normal((n, s)), A @ A.transpose(0, 2, 1), F, 0.01 * np.eye(s)
+
+
+@program("linalg", init_kalman)
+def kalman_predict(x, P, F, Q):
+    # the predict step of a Kalman filter for many independent tracks: states (n, s),
+    # covariances (n, s, s), one motion model F for all
+    return x @ F.T, F @ P @ F.T + Q

@@ -98,6 +98,22 @@ def attention(q, k, v):
     return w @ v
 
 
+def init_attention_heads(size, rng):
+    h, t, d = pick(size, (3, 5, 4), (96, 64, 32))
+    return tuple(rng.standard_normal((h, t, d)) for _ in range(3))
+
+
+@program("ml", init_attention_heads)
+def attention_heads(q, k, v):
+    # many small heads (a vision transformer's windows): per head a 64 x 64 score
+    # matrix, a softmax over its rows, and the weighted values
+    scores = q @ k.transpose(0, 2, 1) * (1.0 / np.sqrt(q.shape[-1]))
+    scores = scores - scores.max(axis=-1, keepdims=True)
+    w = np.exp(scores)
+    w /= w.sum(axis=-1, keepdims=True)
+    return w @ v
+
+
 def init_kmeans(size, rng):
     n, d, k = pick(size, (12, 3, 4), (20_000, 8, 16))
     X = rng.standard_normal((n, d))
