@@ -17,8 +17,8 @@ import re
 from compiler.mlir import public_definitions
 from runtime.abi import POOL_THREADS
 
-# OpenBLAS runs a product of up to this many multiply-adds on one thread (its threshold;
-# ``%hi`` of ``ember_gemm_ELEM`` below).
+# OpenBLAS runs a product of up to this many multiply-adds on one thread (its threshold:
+# ``ember_gemm_ELEM``'s ``%hi`` below, and ``blas._parallel_batch``).
 SERIAL_MACS = 1 << 18
 
 # Element-type independent: how a (rows x cols) matrix with strides (s0, s1) can be
@@ -141,7 +141,7 @@ func.func private @ember_gemm_ELEM(%a: MATRIX, %b: MATRIX, %c: MATRIX, %beta: EL
   %c2 = arith.constant 2 : index
   %c32 = arith.constant 32 : index
   %lo = arith.constant 32768 : index
-  %hi = arith.constant 262144 : index
+  %hi = arith.constant SERIAL_MACS : index
   %ba, %oa, %m, %k, %sa0, %sa1 = memref.extract_strided_metadata %a : MATRIX -> memref<ELEM>, index, index, index, index, index
   %bb, %ob, %kb, %n, %sb0, %sb1 = memref.extract_strided_metadata %b : MATRIX -> memref<ELEM>, index, index, index, index, index
   %mn = arith.muli %m, %n : index
@@ -521,6 +521,7 @@ def helper_text(element: str) -> str:
         .replace("SYRK", f"{letter}syrk")
         .replace("DOT", f"{letter}dot")
         .replace("POOL_THREADS", POOL_THREADS)
+        .replace("SERIAL_MACS", str(SERIAL_MACS))
         .replace("SCALAR", generic_memref(element, 0))
         .replace("ELEM", element)
     )
