@@ -3,11 +3,12 @@
 After bufferization, every ``linalg.matmul``, ``linalg.matvec``, ``linalg.vecmat`` and
 ``linalg.dot`` on ``f32``/``f64`` buffers becomes a call to a small helper function (a
 ``linalg.batch_matmul`` or batched ``linalg.contract`` a loop of them, one per batch
-entry, a parallel loop where the entries are small: ``_parallel_batch``; a stack of rows times one matrix or vector one call over all rows), added once
-per element type (their source: ``blas_library.py``), that asks BLAS's ``?gemm``, ``?gemv`` resp. ``?dot`` to do it (see
-``runtime/blas_symbols.py`` for where the BLAS comes from). Linalg accumulates into
-its output, which is ``alpha = beta = 1``; where Ember fills it with zeros right before
-(every product it makes), the fill goes and ``beta = 0``.
+entry, a parallel loop where the entries are small: ``_parallel_batch``; a stack of
+rows times one matrix or vector one call over all rows), added once per element type
+(their source: ``blas_library.py``), that asks BLAS's ``?gemm``, ``?gemv`` resp.
+``?dot`` to do it (see ``runtime/blas_symbols.py`` for where the BLAS comes from).
+Linalg accumulates into its output, which is ``alpha = beta = 1``; where Ember fills it
+with zeros right before (every product it makes), the fill goes and ``beta = 0``.
 
 The helpers read each operand's strides at run time. A matrix whose rows have unit
 stride is row-major, one whose columns have unit stride is column-major (``x.T`` of
@@ -219,9 +220,9 @@ def _parallel_batch(op) -> bool:
     fork (``BATCH_MIN_MACS``), and not already inside a parallel loop. Why: one
     ``?gemm`` after the other left the other cores idle (``np.matmul`` of 256 32 x 32
     float64 pairs ran as fast as NumPy's, which loops the same way)."""
-    a, b, _ = (ir.MemRefType(v.type).shape for v in op.operands)
+    a, b, c = (ir.MemRefType(v.type).shape for v in op.operands)
     m, k, n = a[-2], a[-1], b[-1]
-    batch = a[0]
+    batch = c[0]  # the extent of the loop that would be parallel (``_replace_batched``)
     if any(ir.ShapedType.is_dynamic_size(d) for d in (m, k, n, batch)) or inside_forall(op):
         return False
     macs = m * n * k
