@@ -46,6 +46,7 @@ from compiler.frontend.view_steps import (
     forward,
     inverse,
     is_symbolic,
+    merged_reshapes,
     replay_numpy,
     replay_text,
     replayable,
@@ -148,6 +149,9 @@ def track_view(tx, parent, result, records, parent_tensor, fn=None) -> v.Variabl
         if not is_view:  # NumPy copies: a new array, whose answer depends on the layout
             result.deps = deps
             return result
+        merged = merged_reshapes(full)
+        if merged != full and (any(is_symbolic(s) for s in merged) or _probe_view(base, merged)):
+            full = merged  # the entry replays it as a view too
     result._tensor = _array_value(result._tensor)
     result.base, result.steps, result.version, result.deps = base, full, base.version, deps
     return result

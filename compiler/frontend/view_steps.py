@@ -172,6 +172,24 @@ def steps_from_records(records, parent, result, ravel: bool = False, emitter=Non
     return tuple(steps)
 
 
+def merged_reshapes(steps: tuple) -> tuple:
+    """``steps`` with each run of reshapes one reshape (from the first's operand to the
+    last's result), and a reshape to its own operand's shape dropped. Why: a loop that
+    reshapes its array every iteration (an FFT's ``X = X.reshape(-1, 2 * half)`` ...
+    ``X = X.reshape(n)``) grew its view chain by two steps per iteration, and every
+    write replays the chain there and back: 1568 reshapes in a 16-stage FFT's graph,
+    past the graph budget. A reshape made by ravel stays as it is."""
+    out: list[ViewStep] = []
+    for step in steps:
+        if step.op == "reshape" and not step.ravel and out and out[-1].op == "reshape" and not out[-1].ravel:
+            first = out.pop()
+            step = ViewStep("reshape", step.attrs, first.operand, step.result, sizes=(first.sizes[0], step.sizes[1]))
+        if step.op == "reshape" and not step.ravel and step.operand == step.result and step.sizes[0] == step.sizes[1]:
+            continue
+        out.append(step)
+    return tuple(out)
+
+
 def _replayable_reshape(emitter, res) -> bool:
     """A reshape to symbolic sizes the entry can redo in Python: one symbolic size (it
     becomes ``-1``) and no static 0 (which would make ``-1`` ambiguous)."""

@@ -659,6 +659,11 @@ def _rewrite(op: ir.Operation, scalef: bool) -> None:
 _EXPANDED = {name for name, _ in EXPANSIONS}  # the name first: the pass looks at every op of the module
 
 
+def inline(name: str) -> bool:
+    """Whether ops of this name are written inline (for some float width), not called."""
+    return name in _EXPANDED
+
+
 def expandable(op: ir.Operation) -> bool:
     return op.name in _EXPANDED and len(op.results) == 1 and (op.name, _width(op.results[0].type)) in EXPANSIONS
 

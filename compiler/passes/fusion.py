@@ -33,6 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from compiler.mlir import constant_attr, functions, ir, operation_of, tensor
+from compiler.passes import op_costs
 from compiler.passes.base import EmberPass, run_upstream
 from compiler.passes.linalg_utils import (
     copy_of,
@@ -50,23 +51,6 @@ from compiler.passes.tiling import tile_and_fuse
 
 MAX_READERS = 4  # an elementwise result read by more linalg ops than this stays shared
 MAX_COPIES = 32  # copies made per function
-# math ops of about an instruction's cost; any other math op (exp, log, tanh, pow, ...)
-# is worth a store and a load in the cache rather than a second evaluation
-CHEAP_MATH = {
-    "math.absf",
-    "math.absi",
-    "math.copysign",
-    "math.fma",
-    "math.sqrt",
-    "math.floor",
-    "math.ceil",
-    "math.round",
-    "math.roundeven",
-    "math.trunc",
-    "math.ctlz",
-    "math.cttz",
-    "math.ctpop",
-}
 
 
 def _readers(op) -> dict | None:
@@ -86,19 +70,30 @@ def _transcendental(op, depth: int = 8, seen: dict | None = None) -> bool:
     fusion will merge into it, up to ``depth`` producers back) evaluates a costly math
     function. ``seen`` remembers the answer per (op, depth): chains share producers
     (the unrolled iterations of ``z = z * z + c``), and walking every path again took
-    6.4 of the corpus's mandelbrot's 7.3 s compile."""
-    seen = {} if seen is None else seen
+    6.4 of the corpus's mandelbrot's 7.3 s compile. A producer read broadcast is not
+    part of the chain: ``keep_costly_broadcasts`` keeps a costly one out of it."""
+    return _chain_has(op, op_costs.costly, depth, {} if seen is None else seen)
+
+
+def _calls_library(op, seen: dict) -> bool:
+    """Whether ``op``'s elementwise chain (``_transcendental``'s) calls a function per
+    element: libm's scalar ``sin``, ``cexp`` & co., anything ``ember-expand-math`` does
+    not write inline."""
+    return _chain_has(op, op_costs.library_call, 8, seen)
+
+
+def _chain_has(op, costly, depth: int, seen: dict) -> bool:
     key = (op, depth)
     if key not in seen:
-        body = op.regions[0].blocks[0].operations
-        found = any(o.operation.name.startswith("math.") and o.operation.name not in CHEAP_MATH for o in body)
-        for operand in op.opview.inputs if depth and not found else ():
+        found = op_costs.body_has(op, costly)
+        for n, operand in enumerate(op.opview.inputs) if depth and not found else ():
             producer = operation_of(operand.owner)
             if (
                 producer is not None
                 and producer.name == "linalg.generic"
                 and is_elementwise(producer)
-                and _transcendental(producer, depth - 1, seen)
+                and not _broadcast_operand(op, n)
+                and _chain_has(producer, costly, depth - 1, seen)
             ):
                 found = True
                 break
@@ -120,15 +115,21 @@ def duplicate_shared_elementwise(fn, tiled: bool = True) -> int:
     """Step 0 of the module doc; returns the number of copies made. Readers come
     after their producers, so walking the body backwards copies a shared chain from
     its end: the copies then read the chain's earlier ops, which get copied next.
-    ``tiled``: step 2 runs (not for the GPU), so a costly value may stay shared."""
-    copies, seen = 0, {}  # _transcendental's answers: a copy changes no op's producers
+    ``tiled``: step 2 runs (not for the GPU), so a costly value may stay shared: where
+    its readers share one tile loop, or always where it calls a function per element
+    (a copy per reader would call it once per reader, and the calls are not merged
+    again: a call may have side effects for cse). The butterflies of an FFT,
+    ``X[:, :h] = even + odd; X[:, h:] = even - odd`` with ``odd = X[:, h:] * w`` and
+    ``w = np.exp(-1j * np.pi * np.arange(h) / h)``, called ``cexp`` twice per element.
+    The answers are remembered (a copy changes no op's producers)."""
+    copies, seen, calls = 0, {}, {}
     for op in reversed([op.operation for op in fn.regions[0].blocks[0].operations]):
         if op.name != "linalg.generic" or len(op.results) != 1 or not is_elementwise(op):
             continue
         readers = _readers(op)
         if not readers or not 2 <= len(readers) <= MAX_READERS or copies + len(readers) - 1 > MAX_COPIES:
             continue
-        if tiled and _transcendental(op, seen=seen) and _one_tile_loop(readers):
+        if tiled and _transcendental(op, seen=seen) and (_one_tile_loop(readers) or _calls_library(op, calls)):
             continue
         for reader, numbers in list(readers.items())[1:]:
             copy = op.clone(ip=ir.InsertionPoint(reader))

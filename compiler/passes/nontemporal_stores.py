@@ -75,7 +75,7 @@ from compiler.mlir import (
 )
 from compiler.passes.base import EmberPass
 from compiler.passes.buffers import VIEWS, root_buffer
-from compiler.passes.fusion import CHEAP_MATH
+from compiler.passes.op_costs import CHEAP_MATH
 from runtime.cache import parse_size
 from runtime.target import host_target
 

@@ -32,6 +32,7 @@ import math
 from dataclasses import dataclass
 
 from compiler.mlir import functions, ir, operation_of
+from compiler.passes import op_costs
 from compiler.passes.base import EmberPass, PassFailure, run_upstream
 from compiler.passes.linalg_utils import (
     has_reduction,
@@ -182,6 +183,10 @@ def fusion_group(root, loop: int, recompute: bool = True) -> list:
     recomputed every earlier step, also computed before the loop, and ``n`` steps
     cost about ``2n`` passes over the grid. A reader after the loop (a
     ``func.return``) is no obstacle: fusion then yields the tile loop's copy.
+    Nor is a costly producer (``op_costs``) recomputed: not one that every tile reads
+    whole (an FFT stage's twiddle factors ``np.exp(-1j * np.pi * np.arange(h) / h)``,
+    read broadcast over its rows: ``cexp`` ran once per factor per tile), nor one
+    another op outside the group reads too (it is computed once for that one anyway).
     """
     block = root.parent.regions[0].blocks[0] if root.parent.name == "func.func" else None
     position = {op.operation: i for i, op in enumerate(block.operations)} if block else {}
@@ -198,10 +203,18 @@ def fusion_group(root, loop: int, recompute: bool = True) -> list:
         loop = _tiled_loop(p, loops)
         if loop is None and has_reduction(p):
             continue
+        if op_costs.body_has(p, op_costs.costly) and (loop is None or _computed_elsewhere(users - group)):
+            continue  # once, before the loop: each tile would evaluate all of it, or a copy
         group.add(p)
         order.append(p)
         loops[p] = loop
     return order
+
+
+def _computed_elsewhere(readers: set) -> bool:
+    """Whether a producer fused into a tile loop would also be computed in full for these
+    readers outside it: any but the function's return (fusion yields the loop's copy)."""
+    return any(r.name not in ("func.return", "scf.yield") for r in readers)
 
 
 def _indexing_map(op, operand_number: int):

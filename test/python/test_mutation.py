@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 import compiler
+from benchmarks.corpus.dsp import fft_radix2
 from compiler.dialects.guard_metadata import GuardMetadata
 
 pytestmark = pytest.mark.usefixtures("fresh_compiler")
@@ -262,6 +263,35 @@ def test_returned_views_share_the_callers_memory():
         check(make(src), np.arange(6.0).reshape(2, 3))
         check(make(src), np.arange(6.0).reshape(2, 3).T)  # NumPy copies: not a view
         check(make(src), np.arange(12.0).reshape(3, 4)[:, ::2])  # reshape: a view, ravel: a copy
+
+
+def test_reshapes_of_reshapes_written_through_and_returned():
+    # a run of reshapes is one view step (view_steps.merged_reshapes): the writes and
+    # the returned views are NumPy's, memory shared with the caller's array included
+    for src in (
+        "def f(x):\n    y = x.reshape(4, 6).reshape(24).reshape(2, 12)\n    y[0] = 0\n    return y, x\n",
+        "def f(x):\n    y = x.reshape(24)\n    z = y.reshape(6, 4)\n    z[:, 1] = -1\n    return z.reshape(24), y\n",
+        "def f(x):\n    y = x[:, ::2].reshape(2, 2, 3).reshape(4, 3)\n    y[1] = 5\n    return y, x\n",
+        "def f(x):\n    y = x.reshape(24).reshape(4, 6)\n    y[::2] += 1\n    return y\n",
+    ):
+        check(make(src), np.arange(24.0).reshape(4, 6))
+    check(
+        make("def f(x):\n    y = x.reshape(24).reshape(6, 4)\n    y[0] = 0\n    return y\n"),
+        np.arange(24.0).reshape(6, 4).T,
+    )
+
+
+def test_a_loop_reshaping_its_array_each_iteration_grows_the_graph_linearly(compile_counter):
+    # the corpus's FFT: each stage reshapes X and back and writes through the reshape: the view chain
+    # stays one reshape long, not two more per stage (replayed by every write: 920 ops
+    # at 10 stages, quadratic in the stages, past the graph budget at 16)
+    n = 1024
+    bits = n.bit_length() - 1
+    bitrev = np.array([int(format(i, f"0{bits}b")[::-1], 2) for i in range(n)])
+    x = np.random.default_rng(3).standard_normal(n)
+    got = compiler.compile(fft_radix2, backend=compile_counter)(x, bitrev)
+    np.testing.assert_allclose(got, np.fft.fft(x), rtol=1e-12, atol=1e-12 * n)
+    assert compile_counter.graphs == 1 and compile_counter.ops <= 40 * bits
 
 
 def test_views_of_fresh_arrays():

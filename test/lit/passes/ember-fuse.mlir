@@ -256,3 +256,47 @@ func.func @outer_of_cosines(%a: tensor<300xf64>, %b: tensor<70xf64>) -> tensor<3
   } -> tensor<300x70xf64>
   return %p : tensor<300x70xf64>
 }
+
+// An FFT stage's butterflies: twiddle factors w = exp(i * k), a call of cexp per element,
+// read broadcast over the rows by odd = y * w, which the sum and the difference both
+// read. odd is copied per reader (cheap), w is not: one cexp per factor, in a loop of
+// its own size, not one per element of each butterfly (a call is not merged by cse).
+// CHECK-LABEL: func.func @butterflies
+// CHECK: iterator_types = ["parallel"]
+// CHECK: func.call @cexp
+// CHECK-NOT: func.call @cexp
+// CHECK: return
+#tw_id = affine_map<(d0) -> (d0)>
+#tw_cols = affine_map<(d0, d1) -> (d1)>
+#tw_all = affine_map<(d0, d1) -> (d0, d1)>
+func.func private @cexp(complex<f64>) -> complex<f64>
+func.func @butterflies(%x: tensor<128x256xcomplex<f64>>, %y: tensor<128x256xcomplex<f64>>) -> (tensor<128x256xcomplex<f64>>, tensor<128x256xcomplex<f64>>) {
+  %zero = arith.constant 0.0 : f64
+  %e0 = tensor.empty() : tensor<256xcomplex<f64>>
+  %w = linalg.generic {indexing_maps = [#tw_id], iterator_types = ["parallel"]} outs(%e0 : tensor<256xcomplex<f64>>) {
+  ^bb0(%o: complex<f64>):
+    %i = linalg.index 0 : index
+    %ii = arith.index_cast %i : index to i64
+    %f = arith.sitofp %ii : i64 to f64
+    %z = complex.create %zero, %f : complex<f64>
+    %c = func.call @cexp(%z) : (complex<f64>) -> complex<f64>
+    linalg.yield %c : complex<f64>
+  } -> tensor<256xcomplex<f64>>
+  %e2 = tensor.empty() : tensor<128x256xcomplex<f64>>
+  %odd = linalg.generic {indexing_maps = [#tw_all, #tw_cols, #tw_all], iterator_types = ["parallel", "parallel"]} ins(%y, %w : tensor<128x256xcomplex<f64>>, tensor<256xcomplex<f64>>) outs(%e2 : tensor<128x256xcomplex<f64>>) {
+  ^bb0(%a: complex<f64>, %b: complex<f64>, %o: complex<f64>):
+    %m = complex.mul %a, %b : complex<f64>
+    linalg.yield %m : complex<f64>
+  } -> tensor<128x256xcomplex<f64>>
+  %sum = linalg.generic {indexing_maps = [#tw_all, #tw_all, #tw_all], iterator_types = ["parallel", "parallel"]} ins(%x, %odd : tensor<128x256xcomplex<f64>>, tensor<128x256xcomplex<f64>>) outs(%e2 : tensor<128x256xcomplex<f64>>) {
+  ^bb0(%a: complex<f64>, %b: complex<f64>, %o: complex<f64>):
+    %s = complex.add %a, %b : complex<f64>
+    linalg.yield %s : complex<f64>
+  } -> tensor<128x256xcomplex<f64>>
+  %diff = linalg.generic {indexing_maps = [#tw_all, #tw_all, #tw_all], iterator_types = ["parallel", "parallel"]} ins(%x, %odd : tensor<128x256xcomplex<f64>>, tensor<128x256xcomplex<f64>>) outs(%e2 : tensor<128x256xcomplex<f64>>) {
+  ^bb0(%a: complex<f64>, %b: complex<f64>, %o: complex<f64>):
+    %s = complex.sub %a, %b : complex<f64>
+    linalg.yield %s : complex<f64>
+  } -> tensor<128x256xcomplex<f64>>
+  return %sum, %diff : tensor<128x256xcomplex<f64>>, tensor<128x256xcomplex<f64>>
+}

@@ -141,3 +141,36 @@ func.func @row_norms(%x: tensor<64x128xf32>) -> tensor<64xf32> {
   } -> tensor<64xf32>
   return %n : tensor<64xf32>
 }
+
+// A costly producer every tile reads whole (twiddle factors, a call of cexp each, read
+// broadcast over the rows) is computed once before the tile loops, not in each tile.
+// CHECK-LABEL: func.func @twiddles
+// CHECK: func.call @cexp
+// CHECK: scf.forall
+// CHECK-NOT: func.call @cexp
+// CHECK: return
+#tw_id = affine_map<(d0) -> (d0)>
+#tw_cols = affine_map<(d0, d1) -> (d1)>
+#tw_all = affine_map<(d0, d1) -> (d0, d1)>
+func.func private @cexp(complex<f64>) -> complex<f64>
+func.func @twiddles(%x: tensor<128x256xcomplex<f64>>, %y: tensor<128x256xcomplex<f64>>) -> tensor<128x256xcomplex<f64>> {
+  %zero = arith.constant 0.0 : f64
+  %e0 = tensor.empty() : tensor<256xcomplex<f64>>
+  %w = linalg.generic {indexing_maps = [#tw_id], iterator_types = ["parallel"]} outs(%e0 : tensor<256xcomplex<f64>>) {
+  ^bb0(%o: complex<f64>):
+    %i = linalg.index 0 : index
+    %ii = arith.index_cast %i : index to i64
+    %f = arith.sitofp %ii : i64 to f64
+    %z = complex.create %zero, %f : complex<f64>
+    %c = func.call @cexp(%z) : (complex<f64>) -> complex<f64>
+    linalg.yield %c : complex<f64>
+  } -> tensor<256xcomplex<f64>>
+  %e2 = tensor.empty() : tensor<128x256xcomplex<f64>>
+  %sum = linalg.generic {indexing_maps = [#tw_all, #tw_all, #tw_cols, #tw_all], iterator_types = ["parallel", "parallel"]} ins(%x, %y, %w : tensor<128x256xcomplex<f64>>, tensor<128x256xcomplex<f64>>, tensor<256xcomplex<f64>>) outs(%e2 : tensor<128x256xcomplex<f64>>) {
+  ^bb0(%a: complex<f64>, %b: complex<f64>, %t: complex<f64>, %o: complex<f64>):
+    %m = complex.mul %b, %t : complex<f64>
+    %s = complex.add %a, %m : complex<f64>
+    linalg.yield %s : complex<f64>
+  } -> tensor<128x256xcomplex<f64>>
+  return %sum : tensor<128x256xcomplex<f64>>
+}
