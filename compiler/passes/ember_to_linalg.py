@@ -181,9 +181,8 @@ def _collapse(value: ir.Value, result: TensorType, groups) -> ir.Value:
 
 
 # NumPy's math ufuncs beyond ``scalar_semantics``: one upstream ``math``/``arith`` op each
-# (convert-math-to-llvm / -libm turn them into LLVM intrinsics or libm calls; log1p and
-# expm1 are made libm calls by ember-expand-math, since convert-math-to-llvm would
-# expand them as log(1 + x) and exp(x) - 1), or a short exact composition.
+# (ember-expand-math writes some inline; convert-math-to-llvm / -libm turn the others
+# into LLVM intrinsics or libm calls), or a short exact composition.
 def _math(fn):
     return lambda x, dtype: fn(x)
 

@@ -190,6 +190,43 @@ func.func @erf_f64(%x: f64) -> f64 {
   return %y : f64
 }
 
+// log1p: Goldberg's log(u) * x / (u - 1) with u = 1 + x, and x itself where u is 1;
+// no call (it had been libm's log1p, a call per element the vectorizer stops at).
+// CHECK-LABEL: func.func @log1p_f64
+// CHECK-SAME: (%[[X:[a-z0-9_]+]]: f64)
+// CHECK-NOT: call
+// CHECK: %[[ONE:.*]] = arith.constant 1.000000e+00 : f64
+// CHECK: %[[U:.*]] = arith.addf %[[X]], %[[ONE]]
+// CHECK: %[[UM1:.*]] = arith.subf %[[U]], %[[ONE]]
+// CHECK: %[[Q:.*]] = arith.divf %[[X]], %[[UM1]]
+// CHECK: %[[Y:.*]] = arith.mulf %{{.*}}, %[[Q]]
+// CHECK: %[[EXACT:.*]] = arith.cmpf oeq, %[[UM1]]
+// CHECK: arith.select %[[EXACT]], %[[X]], %[[Y]]
+// CHECK-NOT: math.log1p
+// CHECK-NOT: call
+// CHECK: return
+func.func @log1p_f64(%x: f64) -> f64 {
+  %y = math.log1p %x : f64
+  return %y : f64
+}
+
+// expm1, sinh, cosh, log2 (f32 and f64): inline too, no math op or call left.
+// CHECK-LABEL: func.func @composed
+// CHECK-NOT: math.
+// CHECK-NOT: call
+// CHECK: return
+func.func @composed(%a: f32, %b: f64) -> (f32, f64, f32, f64, f32, f64, f32, f64) {
+  %0 = math.expm1 %a : f32
+  %1 = math.expm1 %b : f64
+  %2 = math.sinh %a : f32
+  %3 = math.sinh %b : f64
+  %4 = math.cosh %a : f32
+  %5 = math.cosh %b : f64
+  %6 = math.log2 %a : f32
+  %7 = math.log2 %b : f64
+  return %0, %1, %2, %3, %4, %5, %6, %7 : f32, f64, f32, f64, f32, f64, f32, f64
+}
+
 // Other math ops and other float types are left alone.
 // CHECK-LABEL: func.func @left_alone
 // CHECK: math.sin %{{.*}} : f64
