@@ -175,6 +175,20 @@ def cross_entropy(logits, labels):
     return np.mean(lse - picked)
 
 
+def init_bce(size, rng):
+    n, c = pick(size, (7, 3), (4096, 256))
+    return rng.standard_normal((n, c)) * 3, (rng.random((n, c)) < 0.3).astype(np.float64)
+
+
+@program("ml", init_bce)
+def bce_with_logits(z, y):
+    # multi-label binary cross-entropy on logits, the stable form: no exp overflow,
+    # log1p keeping the digits of exp(-|z|) for large |z|; and its gradient
+    loss = np.maximum(z, 0) - z * y + np.log1p(np.exp(-np.abs(z)))
+    grad = 1.0 / (1.0 + np.exp(-z)) - y
+    return loss.mean(axis=0), grad / z.shape[0]
+
+
 def init_adam(size, rng):
     n = pick(size, 20, 1_000_000)
     f = np.float32
