@@ -49,19 +49,20 @@ COSTLY_COMPLEX = {
 }
 
 
-def costly(name: str) -> bool:
-    """Whether an op of this name costs more than a store and a load (a math function,
-    a call)."""
+def costly(op) -> bool:
+    """Whether ``op`` (in a generic's body) costs more than a store and a load (a math
+    function, a call)."""
+    name = op.name
     return name == "func.call" or name in COSTLY_COMPLEX or (name.startswith("math.") and name not in CHEAP_MATH)
 
 
-def library_call(name: str) -> bool:
-    """Whether an op of this name becomes a call per element: costly and not written
-    inline by ``ember-expand-math`` (libm's scalar ``sin``, ``cexp``)."""
-    return costly(name) and not expand_math.inline(name)
+def library_call(op) -> bool:
+    """Whether ``op`` becomes a call per element: costly and not written inline by
+    ``ember-expand-math`` (float64 ``sin``, ``cexp``)."""
+    return costly(op) and not expand_math.expandable(op)
 
 
 def body_has(op, kind) -> bool:
-    """Whether the body of ``op`` (a ``linalg.generic``) holds an op whose name is of
-    ``kind`` (``costly``, ``library_call``)."""
-    return any(kind(o.operation.name) for o in op.regions[0].blocks[0].operations)
+    """Whether the body of ``op`` (a ``linalg.generic``) holds an op of ``kind``
+    (``costly``, ``library_call``)."""
+    return any(kind(o.operation) for o in op.regions[0].blocks[0].operations)

@@ -237,8 +237,11 @@ def test_loops_with_exp_tanh_and_erf_vectorize(dtype, scaling):
 # log1p, expm1, log2, sinh, cosh: f32 against NumPy in float64 (as above); f64 against
 # glibc's (math, within an ulp of the exact value) on a smaller sweep. Max error in ulps
 # of the rounded reference; f64's are whole ulps of glibc's result.
-COMPOSED = ("log1p", "expm1", "log2", "sinh", "cosh")
-COMPOSED_MAX_ULP = {"f32": {"log1p": 2.5, "expm1": 1.5, "log2": 1.5, "sinh": 1.5, "cosh": 1.5}, "f64": 2.0}
+COMPOSED = ("log1p", "expm1", "log2", "sinh", "cosh", "atan", "asin", "acos")
+COMPOSED_MAX_ULP = {
+    "f32": {"log1p": 2.5, "expm1": 1.5, "log2": 1.5, "sinh": 1.5, "cosh": 1.5, "atan": 1.0, "asin": 2.5, "acos": 2.0},
+    "f64": 2.0,
+}
 
 
 def _glibc(name):
@@ -282,6 +285,9 @@ COMPOSED_SPECIAL = {
     "log2": [(1.0, 0.0), (8.0, 3.0), (1024.0, 10.0), (0.5, -1.0), (0.0, -np.inf), (-1.0, np.nan), (np.inf, np.inf)],
     "sinh": [(0.0, 0.0), (-0.0, -0.0), (np.inf, np.inf), (-np.inf, -np.inf), (1e4, np.inf), (-1e4, -np.inf)],
     "cosh": [(0.0, 1.0), (-0.0, 1.0), (np.inf, np.inf), (-np.inf, np.inf), (1e4, np.inf)],
+    "atan": [(0.0, 0.0), (-0.0, -0.0), (np.inf, np.pi / 2), (-np.inf, -np.pi / 2), (1.0, np.pi / 4)],
+    "asin": [(0.0, 0.0), (-0.0, -0.0), (1.0, np.pi / 2), (-1.0, -np.pi / 2), (1.5, np.nan), (-np.inf, np.nan)],
+    "acos": [(1.0, 0.0), (-1.0, np.pi), (0.0, np.pi / 2), (-0.0, np.pi / 2), (2.0, np.nan), (np.inf, np.nan)],
 }
 
 
@@ -301,18 +307,77 @@ def test_composed_special_values_and_small_arguments(name, dtype):
         np.testing.assert_allclose(got, UNARY_REF[name](tiny), rtol=2 * np.finfo(ft).eps, atol=0)
 
 
+@pytest.mark.parametrize("name", ["sin", "cos", "tan"])
+def test_f32_sin_cos_tan_correctly_rounded_at_any_size(name):
+    # the reduction is exact whatever the size: the sweep (up to float32's largest), and
+    # the float32 numbers nearest to multiples of pi/2, where the reduced argument is tiny
+    hard = (np.arange(1, 100_001) * (np.pi / 2)).astype(np.float32)
+    x = np.concatenate([sweep("f32", 200_000), hard, -hard, np.array([1e10, 1e20, 3.4e38, 16777216.0], np.float32)])
+    (y,) = unary_kernel(name, "f32")(x)
+    finite = np.isfinite(x)
+    ref = np.vectorize(getattr(math, name), otypes=[np.float64])(x[finite].astype(np.float64))
+    rounded = ref.astype(np.float32)
+    err_ulp = np.abs(y[finite].astype(np.float64) - ref) / np.spacing(np.abs(rounded)).astype(np.float64)
+    assert err_ulp.max() <= 0.501, (err_ulp.max(), x[finite][np.argmax(err_ulp)])
+    assert np.isnan(y[~finite]).all()
+    np.testing.assert_array_equal(np.signbit(y[finite]), np.signbit(rounded))
+    zeros = unary_kernel(name, "f32")(np.array([0.0, -0.0], np.float32))[0]
+    np.testing.assert_array_equal(zeros, [1.0, 1.0] if name == "cos" else [0.0, -0.0])
+    np.testing.assert_array_equal(np.signbit(zeros), [False, name != "cos"])
+
+
+def atan2_kernel(dtype: str):
+    b = FunctionBuilder("f", [TensorType((None,), dtype), TensorType((None,), dtype)])
+    y, x = b.args
+    return compile_module(b.finish([b.op("atan2", y, x)]))
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f64"])
+def test_atan2_accuracy_and_c99_table(dtype):
+    ft = DTYPES[dtype]
+    n = 100_000
+    y = sweep(dtype, n)[:n]
+    x = np.random.default_rng(5).permutation(sweep(dtype, n)[:n])
+    (got,) = atan2_kernel(dtype)(y, x)
+    if dtype == "f32":
+        ref = np.arctan2(y.astype(np.float64), x.astype(np.float64))
+    else:
+        ref = np.vectorize(math.atan2, otypes=[np.float64])(y, x)
+    rounded = ref.astype(ft)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(rounded))
+    finite = np.isfinite(rounded)
+    err_ulp = np.abs(got[finite].astype(np.float64) - ref[finite]) / np.spacing(np.abs(rounded[finite])).astype(
+        np.float64
+    )
+    assert err_ulp.max() <= (1.5 if dtype == "f32" else 2.0), err_ulp.max()
+    # C99's table: signed zeros, infinities, NaN
+    inf, pi = np.inf, np.pi
+    table = [
+        (0.0, 0.0, 0.0), (-0.0, 0.0, -0.0), (0.0, -0.0, pi), (-0.0, -0.0, -pi), (0.0, -1.0, pi), (-0.0, -1.0, -pi),
+        (1.0, 0.0, pi / 2), (-1.0, -0.0, -pi / 2), (inf, inf, pi / 4), (-inf, inf, -pi / 4), (inf, -inf, 3 * pi / 4),
+        (-inf, -inf, -3 * pi / 4), (1.0, inf, 0.0), (-1.0, inf, -0.0), (1.0, -inf, pi), (-1.0, -inf, -pi),
+        (inf, 2.0, pi / 2), (-inf, -2.0, -pi / 2), (np.nan, 1.0, np.nan), (1.0, np.nan, np.nan),
+    ]  # fmt: skip
+    ys, xs, want = (np.array(col, ft) for col in zip(*table))
+    (got,) = atan2_kernel(dtype)(ys, xs)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.signbit(got[~np.isnan(got)]), np.signbit(want[~np.isnan(want)]))
+
+
 @pytest.mark.parametrize("dtype", ["f32", "f64"])
 def test_loops_with_log1p_expm1_sinh_vectorize(dtype):
     t = TensorType((None,), dtype)
     b = FunctionBuilder("f", [t])
     (x,) = b.args
-    terms = [b.op(name, x) for name in COMPOSED]
+    terms = [b.op(name, x) for name in COMPOSED + (("sin", "cos", "tan") if dtype == "f32" else ())]
     total = terms[0]
     for term in terms[1:]:
         total = b.op("add", total, term)
     ir_text = str(codegen.optimize(lower_to_object(b.finish([total]), "f").llvm_ir))
     called = set(re.findall(r"call [^@]*@([\w.]+)", ir_text))
-    assert not {c for c in called if c.rstrip("f") in COMPOSED or c.startswith(("llvm.log", "llvm.exp"))}, called
+    assert not {
+        c for c in called if c.rstrip("f") in (*COMPOSED, "sin", "cos", "tan") or c.startswith(("llvm.log", "llvm.exp"))
+    }, called
     scalar = "float" if dtype == "f32" else "double"
     assert re.search(rf"fmul[^\n]*<\d+ x {scalar}>", ir_text), "the loop was not vectorized"
 

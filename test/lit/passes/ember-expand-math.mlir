@@ -227,16 +227,28 @@ func.func @composed(%a: f32, %b: f64) -> (f32, f64, f32, f64, f32, f64, f32, f64
   return %0, %1, %2, %3, %4, %5, %6, %7 : f32, f64, f32, f64, f32, f64, f32, f64
 }
 
-// Other math ops and other float types are left alone.
+// Other math ops and other float types are left alone (float64 sin and log10: libm).
 // CHECK-LABEL: func.func @left_alone
 // CHECK: math.sin %{{.*}} : f64
-// CHECK: math.sin %{{.*}} : f32
+// CHECK: math.log10 %{{.*}} : f64
 // CHECK: math.exp %{{.*}} : f16
-func.func @left_alone(%a: f64, %b: f32, %c: f16) -> (f64, f32, f16) {
+func.func @left_alone(%a: f64, %b: f32, %c: f16) -> (f64, f64, f16) {
   %0 = math.sin %a : f64
-  %1 = math.sin %b : f32
+  %1 = math.log10 %a : f64
   %2 = math.exp %c : f16
-  return %0, %1, %2 : f64, f32, f16
+  return %0, %1, %2 : f64, f64, f16
+}
+
+// float32 sin in float64: a times 2/pi's 24-bit pieces, each mod 4 (floor), summed
+// in double-double; the quadrant picks sin or cos of the rest; rounded once. No call.
+// CHECK-LABEL: func.func @sin_f32
+// CHECK: arith.extf %{{.*}} : f32 to f64
+// CHECK-COUNT-8: math.floor
+// CHECK-NOT: call
+// CHECK: arith.truncf %{{.*}} : f64 to f32
+func.func @sin_f32(%a: f32) -> f32 {
+  %0 = math.sin %a : f32
+  return %0 : f32
 }
 
 // exp on a vector keeps the exponent bits either way (the LLVM dialect's ldexp takes a
