@@ -12,8 +12,9 @@ Three steps; upstream covers the second:
    division) whose readers step 2 puts in one tile loop. There the shared value is
    stored to the tile (in the cache, or the output's own tile, which the division
    then overwrites in place) and read back, cheaper than a second ``exp`` per element:
-   softmax ran compute-bound at 1.67 ms, 1.32 ms with one ``exp``. Nor is a
-   transcendental fused into a loop that reads it broadcast (``np.cos(lat)[:, None]``
+   softmax ran compute-bound at 1.67 ms, 1.32 ms with one ``exp``; nor one that calls
+   a function per element (``op_costs.library_call``), wherever its readers are. Nor is
+   a transcendental fused into a loop that reads it broadcast (``np.cos(lat)[:, None]``
    over a matrix): it runs once per element of its own (``keep_costly_broadcasts``).
 1. Elementwise producer–consumer chains (and elementwise producers of reductions,
    such as the ``exp`` under softmax's ``sum``) become one ``linalg.generic`` —
