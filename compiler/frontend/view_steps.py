@@ -181,12 +181,14 @@ def merged_reshapes(steps: tuple) -> tuple:
     past the graph budget. A reshape made by ravel stays as it is."""
     out: list[ViewStep] = []
     for step in steps:
-        if step.op == "reshape" and not step.ravel and out and out[-1].op == "reshape" and not out[-1].ravel:
+        if not (step.op == "reshape" and not step.ravel):
+            out.append(step)
+            continue
+        if out and out[-1].op == "reshape" and not out[-1].ravel:
             first = out.pop()
             step = ViewStep("reshape", step.attrs, first.operand, step.result, sizes=(first.sizes[0], step.sizes[1]))
-        if step.op == "reshape" and not step.ravel and step.operand == step.result and step.sizes[0] == step.sizes[1]:
-            continue
-        out.append(step)
+        if not (step.operand == step.result and step.sizes[0] == step.sizes[1]):
+            out.append(step)
     return tuple(out)
 
 

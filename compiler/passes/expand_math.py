@@ -83,8 +83,8 @@ digits turned into monomials; the max relative error of each is noted beside it.
 exp's Q: least squares of the relative error on 4000 Chebyshev nodes in float64,
 reweighted 30 times towards the largest errors (close to minimax).
 
-* log1p, expm1, log2, sinh, cosh (f64; f32 computed in f64 and rounded once, as is
-  f32 log10): from the exp and log above, each with its own care for the digits a plain
+* log1p, expm1, log2, sinh, cosh (f32, f64; f32 log10 computed in f64 and rounded
+  once): from the exp and log above, each with its own care for the digits a plain
   composition loses (``log(1 + x)`` and ``exp(x) - 1`` lose every digit for small |x|:
   NumPy's ``log1p(1e-8)`` is 1e-8 to the last bit, ``log(1 + 1e-8)`` 9.99999989e-09):
   log1p by Goldberg's ``log(u) * x / (u - 1)``, expm1 and sinh by Taylor series below 1
@@ -157,7 +157,6 @@ _LOG_ATANH = {32: [2.0 / (2 * k + 1) for k in range(1, 5)], 64: [2.0 / (2 * k + 
 _LOG_ATANH_LONG = [2.0 / (2 * k + 1) for k in range(2, 13)]
 _TWO_THIRDS = (2.0 / 3.0, 3.700743415417188e-17)
 
-# tanh(x) = x + x**3 * P(x*x) on |x| <= 0.625 (fit; max rel. error 4.6e-9 / 1.1e-17).
 # 1/ln2 as hi + lo, each rounded to the format
 _INV_LN2 = {32: (1.4426950216293335, 1.925963033500011e-08), 64: (1.4426950408889634, 2.0355273740931033e-17)}
 # expm1 = x + x*x * P(x) below 1: Taylor terms until the first left out is under 2**-28 resp. 2**-60
@@ -230,6 +229,7 @@ _COS_TAYLOR = [(-1.0) ** k / pymath.factorial(2 * k) for k in range(2, 7)]
 _CBRT_K = {32: 0x54A23300, 64: 0x553EFEEF}  # f64: the high word's
 _CBRT_STEPS = {32: 3, 64: 4}
 _CBRT_SCALE = {32: 24, 64: 54}  # subnormals times 2**this (a multiple of 3)
+# tanh(x) = x + x**3 * P(x*x) on |x| <= 0.625 (fit; max rel. error 4.6e-9 / 1.1e-17).
 _TANH_SMALL = {
     32: [-0.3333328521960245, 0.13331512665829803, -0.05374465795903646, 0.020653124681708542, -0.005718962726874719],
     64: [
@@ -385,6 +385,7 @@ class _Emitter:
         int_element = ir.IntegerType.get_signless(self.fmt.bits)
         self.int_type = ir.VectorType.get(float_type.shape, int_element) if shaped else int_element
         self.exponent_type = ir.IntegerType.get_signless(32)  # ldexp's
+        self.word_type = ir.VectorType.get(float_type.shape, self.exponent_type) if shaped else self.exponent_type
         self._element, self._int_element, self._shaped = element, int_element, shaped
         self._contract = ir.Attribute.parse("#arith.fastmath<contract>")
         self._consts: dict = {}
@@ -406,6 +407,19 @@ class _Emitter:
             attr = ir.IntegerAttr.get(self._int_element, value)
             self._consts[key] = arith.ConstantOp(self.int_type, self._splat(self.int_type, attr)).result
         return self._consts[key]
+
+    def word(self, value: int) -> ir.Value:
+        """A 32-bit integer constant (of ``word_type``), whatever the float width."""
+        key = ("w", value)
+        if key not in self._consts:
+            attr = ir.IntegerAttr.get(self.exponent_type, value)
+            self._consts[key] = arith.ConstantOp(self.word_type, self._splat(self.word_type, attr)).result
+        return self._consts[key]
+
+    def double(self) -> _Emitter:
+        """An emitter of float64 values of this one's shape (float32 functions computed in
+        double and rounded once)."""
+        return _Emitter(_f64_like(self.type), self.scalef)
 
     # float arithmetic
     def add(self, a, b):
@@ -569,7 +583,7 @@ def expand_log(e: _Emitter, x):
 
 
 def expand_log2(e: _Emitter, x):
-    """f64: ``ek + log(1 + g) / ln2``, the integer part exact (``log2(2**k)`` is ``k``
+    """``ek + log(1 + g) / ln2``, the integer part exact (``log2(2**k)`` is ``k``
     exactly, as users who take ``int(np.log2(n))`` rely on), the fraction's product by
     ``1/ln2`` carried in two parts."""
     ek, g = _log_reduction(e, x)
@@ -580,7 +594,7 @@ def expand_log2(e: _Emitter, x):
 
 
 def expand_log1p(e: _Emitter, x):
-    """f64: ``log(u) * x / (u - 1)`` with ``u = 1 + x`` rounded (and ``x`` where ``u`` is
+    """``log(u) * x / (u - 1)`` with ``u = 1 + x`` rounded (and ``x`` where ``u`` is
     1): the quotient corrects the rounding of ``u``, so the result keeps ``x``'s digits
     (Goldberg, "What every computer scientist should know about floating-point
     arithmetic", theorem 4); +inf is +inf."""
@@ -592,7 +606,7 @@ def expand_log1p(e: _Emitter, x):
 
 
 def expand_expm1(e: _Emitter, x):
-    """f64: below 1 in magnitude the Taylor series ``x + x*x * P(x)`` (terms to x**19: the
+    """below 1 in magnitude the Taylor series ``x + x*x * P(x)`` (terms to x**19: the
     first left out is under 2**-60 of the result), Estrin; from 1 on ``exp(x) - 1``, which
     loses at most about 1.6 ulp to the subtraction there. -0.0 stays -0.0."""
     small = e.fma(e.mul(x, x), e.estrin(x, _EXPM1_TAYLOR[e.fmt.bits]), x)
@@ -603,9 +617,9 @@ def expand_expm1(e: _Emitter, x):
 
 
 def _exp_of_magnitude(e: _Emitter, a):
-    """``(ea, half_big)``: ``exp(a)`` for ``a`` up to 709 (where it is finite) and, for the
-    larger ``a`` where ``sinh`` and ``cosh`` are still finite, ``exp(a) / 2`` as
-    ``(exp(a/2) / 2) * exp(a/2)``; ``big`` says which."""
+    """``(ea, big, half_big)``: ``exp(a)`` for ``a`` up to ``_HYPERBOLIC_EXP_LIMIT`` (where
+    it is finite), ``big`` where ``a`` is past it, and for those larger ``a`` (where
+    ``sinh`` and ``cosh`` are still finite) ``exp(a) / 2`` as ``(exp(a/2) / 2) * exp(a/2)``."""
     big = e.cmp("OGT", a, e.c(_HYPERBOLIC_EXP_LIMIT[e.fmt.bits]))
     ea = expand_exp(e, e.select(big, e.c(0.0), a), keep_nan=False)
     h = expand_exp(e, e.mul(a, e.c(0.5)), keep_nan=False)
@@ -613,7 +627,7 @@ def _exp_of_magnitude(e: _Emitter, a):
 
 
 def expand_sinh(e: _Emitter, x):
-    """f64: below 1 in magnitude ``x + x**3 * P(x*x)`` (odd Taylor terms to x**21);
+    """below 1 in magnitude ``x + x**3 * P(x*x)`` (odd Taylor terms to x**21);
     above, ``(exp|x| - 1/exp|x|) / 2`` with x's sign (at most about 1.3 ulp lost to the
     subtraction, at 1)."""
     a = e.abs(x)
@@ -626,7 +640,7 @@ def expand_sinh(e: _Emitter, x):
 
 
 def expand_cosh(e: _Emitter, x):
-    """f64: ``(exp|x| + 1/exp|x|) / 2``: no cancellation."""
+    """``(exp|x| + 1/exp|x|) / 2``: no cancellation."""
     ea, big, half_big = _exp_of_magnitude(e, e.abs(x))
     y = e.add(e.mul(ea, e.c(0.5)), e.div(e.c(0.5), ea))
     return e.keep_nan(x, e.select(big, half_big, y))
@@ -724,7 +738,7 @@ def _with_sign_of(d: _Emitter, y, x):
 def expand_sin_f32(e: _Emitter, x):
     """float32 sin in float64: the reduction above, Taylor polynomials, rounded once.
     Odd: sin(|x|) with x's sign (-0.0 stays -0.0)."""
-    d = _Emitter(_f64_like(e.type), e.scalef)
+    d = e.double()
     xd = arith.extf(d.type, x)
     q, r = _quadrant_and_rest(d, d.abs(xd))
     s, c = _sin_cos_of_rest(d, r)
@@ -733,7 +747,7 @@ def expand_sin_f32(e: _Emitter, x):
 
 def expand_cos_f32(e: _Emitter, x):
     """float32 cos in float64, as sin; even."""
-    d = _Emitter(_f64_like(e.type), e.scalef)
+    d = e.double()
     q, r = _quadrant_and_rest(d, d.abs(arith.extf(d.type, x)))
     s, c = _sin_cos_of_rest(d, r)
     return arith.truncf(e.type, _by_quadrant(d, q, [c, arith.negf(s), arith.negf(c), s]))
@@ -742,7 +756,7 @@ def expand_cos_f32(e: _Emitter, x):
 def expand_tan_f32(e: _Emitter, x):
     """float32 tan in float64: sin/cos of the rest (``_quadrant_and_rest``) divided, their
     roles swapped and the sign flipped in odd quadrants; odd in x."""
-    d = _Emitter(_f64_like(e.type), e.scalef)
+    d = e.double()
     xd = arith.extf(d.type, x)
     q, r = _quadrant_and_rest(d, d.abs(xd))
     s, c = _sin_cos_of_rest(d, r)
@@ -775,14 +789,8 @@ def expand_cbrt(e: _Emitter, x):
     a = e.abs(x)
     tiny = e.cmp("OLT", a, e.c(f.min_normal))
     s = e.select(tiny, e.mul(a, e.c(2.0 ** _CBRT_SCALE[bits])), a)
-    i32 = ir.IntegerType.get_signless(32)
-    vec32 = ir.VectorType.get(e.type.shape, i32) if isinstance(e.type, ir.VectorType) else i32
-
-    def word(value: int):
-        return arith.ConstantOp(vec32, e._splat(vec32, ir.IntegerAttr.get(i32, value))).result
-
-    high = e.to_bits(s) if bits == 32 else arith.trunci(vec32, arith.shrui(e.to_bits(s), e.i(32)))
-    guess = arith.subi(word(_CBRT_K[bits]), arith.divui(high, word(3)))
+    high = e.to_bits(s) if bits == 32 else arith.trunci(e.word_type, arith.shrui(e.to_bits(s), e.i(32)))
+    guess = arith.subi(e.word(_CBRT_K[bits]), arith.divui(high, e.word(3)))
     r = e.from_bits(guess if bits == 32 else arith.shli(arith.extui(e.int_type, guess), e.i(32)))
     for _ in range(_CBRT_STEPS[bits]):  # r * (4 - s*r**3) / 3, s*r first: r**3 alone underflows for large s
         r = e.mul(e.mul(r, e.sub(e.c(4.0), e.mul(e.mul(e.mul(s, r), r), r))), e.c(1.0 / 3.0))
@@ -799,7 +807,7 @@ def _in_double(expansion: Callable) -> Callable:
     functions whose float32 version would lose a few ulp in its own steps)."""
 
     def f32(e: _Emitter, x):
-        d = _Emitter(_f64_like(e.type), e.scalef)
+        d = e.double()
         return arith.truncf(e.type, expansion(d, arith.extf(d.type, x)))
 
     return f32
@@ -831,7 +839,7 @@ def _c99_pow_table(d: _Emitter, x, y, r):
 
 def expand_pow_f32(e: _Emitter, x, y):
     """powf(x, y) as exp(y * log|x|) in double precision, rounded once to float32."""
-    d = _Emitter(_f64_like(e.type), e.scalef)
+    d = e.double()
     xd, yd = arith.extf(d.type, x), arith.extf(d.type, y)
     r = expand_exp(d, d.mul(yd, expand_log(d, d.abs(xd))))
     return arith.truncf(e.type, _c99_pow_table(d, xd, yd, r))
@@ -1046,7 +1054,8 @@ class EmberExpandMath(EmberPass):
 
     name = "ember-expand-math"
     summary = (
-        "exp/log/tanh/erf/pow/log1p/expm1/log2/sinh/cosh/atan/atan2 (f32, f64), f32 sin/cos: inline, no libm calls"
+        "exp/log/tanh/erf/pow/log1p/expm1/log2/sinh/cosh/atan/atan2/asin/acos/cbrt (f32, f64) and"
+        " f32 sin/cos/tan/log10: inline, no libm calls"
     )
     scalef: bool = field(default_factory=lambda: has_512_bit_vectors())  # looked up per run: tests patch it
 
