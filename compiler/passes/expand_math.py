@@ -402,18 +402,17 @@ class _Emitter:
         return self._consts[key]
 
     def i(self, value: int) -> ir.Value:
-        key = ("i", value)
-        if key not in self._consts:
-            attr = ir.IntegerAttr.get(self._int_element, value)
-            self._consts[key] = arith.ConstantOp(self.int_type, self._splat(self.int_type, attr)).result
-        return self._consts[key]
+        """An integer constant of the float's width (``int_type``)."""
+        return self._integer(self.int_type, self._int_element, value)
 
     def word(self, value: int) -> ir.Value:
         """A 32-bit integer constant (of ``word_type``), whatever the float width."""
-        key = ("w", value)
+        return self._integer(self.word_type, self.exponent_type, value)
+
+    def _integer(self, ty, element, value: int) -> ir.Value:
+        key = (str(element), value)
         if key not in self._consts:
-            attr = ir.IntegerAttr.get(self.exponent_type, value)
-            self._consts[key] = arith.ConstantOp(self.word_type, self._splat(self.word_type, attr)).result
+            self._consts[key] = arith.ConstantOp(ty, self._splat(ty, ir.IntegerAttr.get(element, value))).result
         return self._consts[key]
 
     def double(self) -> _Emitter:
