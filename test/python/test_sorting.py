@@ -121,6 +121,40 @@ def test_long_rows_and_many_rows():
     same(got, want)
 
 
+EXTREMES = {  # keys drawn from these: many ties, and the greatest key (the padding of a short group)
+    np.bool_: [False, True],
+    np.int8: [-128, -1, 0, 126, 127],
+    np.uint8: [0, 1, 254, 255],
+    np.int64: [np.iinfo(np.int64).min, -3, 0, 5, np.iinfo(np.int64).max],
+    np.float32: [np.nan, -np.nan, np.inf, -np.inf, -0.0, 0.0, 1.5, -2.0],
+    np.float64: [np.nan, -np.nan, np.inf, -np.inf, -0.0, 0.0, 1.5, -2.0, 5e-324],
+}
+
+
+@pytest.mark.parametrize("dtype", list(EXTREMES), ids=lambda d: np.dtype(d).name)
+def test_every_length_around_groups_and_merged_runs(dtype):
+    """Lines are sorted in groups of 8 in registers (the last group padded with the
+    greatest key, which real keys equal here), then merged from both ends of each pair
+    of runs: every length from 1 to 40 and around the merges' powers of two, with keys
+    that tie and equal the padding, in NumPy's stable order bit for bit (signs of zeros,
+    NaN signs), as one line and as rows; one compile for all lengths past 1."""
+    rng = np.random.default_rng(21)
+    values = np.array(EXTREMES[dtype], dtype=dtype)
+    c = None
+    for n in [*range(1, 41), 63, 64, 65, 127, 129, 255, 257, 1031]:
+        line = rng.choice(values, n)
+        rows = rng.choice(values, (3, n))
+        for x in (line, rows):
+            if c is None:
+                got, want, c = run(lambda a: (np.sort(a, kind="stable"), np.argsort(a, kind="stable")), x, dynamic=True)
+            else:
+                got = c(x)
+                want = (np.sort(x, kind="stable"), np.argsort(x, kind="stable"))
+            same(got[1], want[1])
+            assert got[0].tobytes() == want[0].tobytes(), n  # NaN's sign too: values moved, not computed
+    assert len(c.entries) == 4  # a line and rows, each for length 1 (specialized) and for every other
+
+
 @pytest.mark.parametrize("threads_used", [1, 2])
 def test_lines_are_shared_between_threads(threads_used):
     """The lines along the first other dim are an ``scf.forall`` (each with scratch of its

@@ -2,10 +2,13 @@
 // RUN: ember-opt %s -p lower-to-loops | FileCheck %s --check-prefix=LOOPS
 
 // A stable merge sort per line along axis 0 of a symbolic-size matrix: a parallel
-// loop over the other dim, each iteration with its own scratch lines, the line loaded
-// from the operand, 32 double passes guarded by width < n, and merges that take the
-// right element only when it sorts strictly before the left one (NaN last: olt, or
-// the left is NaN and the right is not).
+// loop over the other dim, each iteration with its own scratch lines; the line loaded
+// from the operand in groups of 8 (the last padded with NaN, the greatest key), each
+// group sorted by compare-exchanges of neighbours (b before a: a > b or a NaN, and b
+// not NaN) and stored last to first; then 30 double passes of widths 8 << 2q guarded
+// by width < n, each merge running from the front (the right head only when strictly
+// before the left one) and from the back (the left tail only when the right one is
+// strictly before it), ceil(len / 2) steps.
 // CHECK-LABEL: func.func @argsort_columns
 // CHECK: %[[N:.+]] = tensor.dim %{{.*}}, %c0
 // CHECK: tensor.empty(%[[N]]) : tensor<?x5xf32>
@@ -14,17 +17,37 @@
 // CHECK: tensor.extract_slice %{{.*}}[0, %[[COL]]] [%[[N]], 1] [1, 1] : tensor<?x5xf32> to tensor<?x1xf32>
 // CHECK: tensor.empty(%[[N]]) : tensor<?xf32>
 // CHECK: tensor.empty(%[[N]]) : tensor<?xi64>
-// CHECK: scf.for %[[K:.+]] = %{{.*}} to %[[N]]
-// CHECK: tensor.extract %{{.*}}[%[[K]], %[[COL]]] : tensor<?x5xf32>
-// CHECK: arith.index_cast %[[K]] : index to i64
-// CHECK: scf.for %{{.*}} = %{{.*}} to %c32
-// CHECK: %[[W:.+]] = arith.shli
+// CHECK: %[[LAST:.+]] = arith.subi %[[N]], %c1
+// CHECK: scf.for %[[G:.+]] = %{{.*}} to %[[N]] step %c8
+// CHECK: %[[K:.+]] = arith.addi %[[G]], %{{.*}} : index
+// CHECK: %[[AT:.+]] = arith.minsi %[[K]], %[[LAST]] : index
+// CHECK: %[[IN:.+]] = arith.cmpi slt, %[[K]], %[[N]] : index
+// CHECK: %[[V:.+]] = tensor.extract %{{.*}}[%[[AT]], %[[COL]]] : tensor<?x5xf32>
+// CHECK: arith.select %[[IN]], %[[V]], %{{.*}} : f32
+// CHECK-COUNT-7: tensor.extract %{{.*}} : tensor<?x5xf32>
+// CHECK: %[[GT:.+]] = arith.cmpf ugt, %[[A:.+]], %[[B:.+]] : f32
+// CHECK: %[[NUM:.+]] = arith.cmpf ord, %[[B]], %[[B]] : f32
+// CHECK: %[[SWAP:.+]] = arith.andi %[[GT]], %[[NUM]] : i1
+// CHECK: arith.select %[[SWAP]], %[[B]], %[[A]] : f32
+// CHECK: arith.select %[[SWAP]], %[[A]], %[[B]] : f32
+// CHECK-COUNT-27: arith.cmpf ugt
+// CHECK: arith.addi %[[G]], %c7
+// CHECK: tensor.insert {{.*}} : tensor<?x1xf32>
+// CHECK: arith.index_cast %{{.*}} : index to i64
+// CHECK: tensor.insert {{.*}} : tensor<?x1xi64>
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c30
+// CHECK: %[[W:.+]] = arith.shli %c8{{.*}}, %{{.*}} : index
 // CHECK: arith.cmpi slt, %[[W]], %[[N]]
 // CHECK: scf.if
-// CHECK: arith.cmpf olt
-// CHECK: arith.cmpf uno
+// CHECK: %[[HALF:.+]] = arith.divsi %{{.*}}, %c2
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[HALF]]
+// CHECK: arith.cmpf ugt
 // CHECK: arith.cmpf ord
-// CHECK: arith.select
+// CHECK: tensor.insert {{.*}} : tensor<?xf32>
+// CHECK: tensor.insert {{.*}} : tensor<?xi64>
+// CHECK: arith.cmpi sge
+// CHECK: arith.cmpf ugt
+// CHECK: arith.cmpf ord
 // CHECK: tensor.insert {{.*}} : tensor<?xf32>
 // CHECK: tensor.insert {{.*}} : tensor<?xi64>
 // CHECK: tensor.parallel_insert_slice %{{.*}} into %{{.*}}[0, %[[COL]]] [%[[N]], 1] [1, 1] : tensor<?x1xf32> into tensor<?x5xf32>
@@ -68,8 +91,8 @@ func.func @sort_rows(%x: tensor<3x8xi32>) -> tensor<3x8xi32> {
 // CHECK: arith.divsi
 // CHECK: scf.while
 // CHECK: scf.while
-// CHECK: arith.cmpf olt
-// CHECK: arith.cmpf uno
+// CHECK: arith.cmpf ugt
+// CHECK: arith.cmpf ord
 // CHECK: scf.condition
 // CHECK: scf.while
 // CHECK: scf.condition
