@@ -15,14 +15,14 @@ import compiler
 from compiler.backends.llvm_cpu import helper_library, lower_to_object
 from compiler.dialects.builder import FunctionBuilder
 from compiler.dialects.types import TensorType
-from compiler.passes.matvec import VECMAT_ROWS
+from compiler.passes.matvec import MATVEC_ROWS, VECMAT_ROWS
 from runtime.target import has_512_bit_vectors, host_target
 
 # A kernel that fails to compile runs eagerly with a warning: here that is a failure.
 pytestmark = pytest.mark.filterwarnings("error:ember:RuntimeWarning")
 
 RNG = np.random.default_rng(31)
-SHAPES = [(1, 1), (3, 7), (4, 8), (17, 9), (33, 1), (1, 33), (130, 257), (1031, 1029), (8, 4099)]
+SHAPES = [(1, 1), (3, 7), (4, 8), (17, 9), (27, 19), (33, 1), (1, 33), (130, 257), (1031, 1029), (8, 4099)]
 
 PROGRAMS = {
     "A@x": lambda A, x, y: A @ x,
@@ -109,8 +109,8 @@ def test_kernel_calls_the_library_which_prefetches_and_forks():
     assert "ember_blas_dgemv" not in lowered.llvm_ir and "llvm.prefetch" not in lowered.llvm_ir
     assert lowered.libraries == ("matvec_f64",)
     library = helper_library.library_llvm_ir("matvec_f64", prefetch=True).replace('"', "")
-    # matvec's four-row and one-row bodies, vecmat's VECMAT_ROWS-row and one-row ones
-    assert library.count("call void @llvm.prefetch") == (4 + 1) + (VECMAT_ROWS + 1)
+    # matvec's MATVEC_ROWS-row and one-row bodies, vecmat's VECMAT_ROWS-row and one-row ones
+    assert library.count("call void @llvm.prefetch") == (MATVEC_ROWS + 1) + (VECMAT_ROWS + 1)
     unprefetched = helper_library.library_llvm_ir("matvec_f64", prefetch=False).replace('"', "")
     assert "llvm.prefetch" not in unprefetched and unprefetched.count("call void @ember_pool_run(") == 2
     assert library.count("call void @ember_pool_run(") == 2  # both helpers' loops fork

@@ -10,7 +10,7 @@
 // DECLARED-LABEL: func.func @mv
 // DECLARED: call @ember_matvec_loops_f64(
 
-// A @ x's helper: a forall over blocks of 16 rows, four rows at a time with one vector
+// A @ x's helper: a forall over blocks of 16 rows, eight rows at a time with one vector
 // accumulator each and a prefetch 512 bytes (64 float64) ahead in each row, clamped to
 // the row's last element; then each row's lanes added and its last columns.
 // CHECK-LABEL: func.func private @ember_matvec_loops_f64
@@ -18,15 +18,15 @@
 // CHECK-DAG: %[[RB:.*]] = arith.constant 16 : index
 // CHECK: %[[TILES:.*]] = arith.ceildivui %{{.*}}, %[[RB]] : index
 // CHECK: scf.forall (%{{.*}}) in (%[[TILES]])
-// CHECK: scf.for %{{.*}} step %c4
-// CHECK: %{{.*}}:4 = scf.for %[[J:.*]] = %c0 to %{{.*}} step %{{.*}} iter_args(
+// CHECK: scf.for %{{.*}} step %c8
+// CHECK: %{{.*}}:8 = scf.for %[[J:.*]] = %c0 to %{{.*}} step %{{.*}} iter_args(
 // CHECK: %[[AHEAD:.*]] = arith.addi %[[J]], %[[PF]] : index
 // CHECK: %[[P:.*]] = arith.minui %[[AHEAD]], %{{.*}} : index
 // CHECK: %[[XV:.*]] = vector.load %{{.*}}[%[[J]]] : memref<?xf64, strided<[1], offset: ?>>, vector<8xf64>
-// CHECK-COUNT-4: memref.prefetch %{{.*}}[%{{.*}}, %[[P]]], read, locality<3>, data
+// CHECK-COUNT-8: memref.prefetch %{{.*}}[%{{.*}}, %[[P]]], read, locality<3>, data
 // CHECK: vector.reduction <add>, %{{.*}} fastmath<reassoc> : vector<8xf64> into f64
 // CHECK: math.fma
-// CHECK-COUNT-4: memref.store
+// CHECK-COUNT-8: memref.store
 // CHECK: scf.for %{{.*}} step %c1
 // CHECK: vector.fma
 
