@@ -8,7 +8,8 @@
 // not NaN) and stored last to first; then 30 double passes of widths 8 << 2q guarded
 // by width < n, each merge running from the front (the right head only when strictly
 // before the left one) and from the back (the left tail only when the right one is
-// strictly before it), ceil(len / 2) steps.
+// strictly before it): a full pair of runs in `width` steps with no bounds checks, a
+// short one (the last) in ceil(len / 2) steps with them.
 // CHECK-LABEL: func.func @argsort_columns
 // CHECK: %[[N:.+]] = tensor.dim %{{.*}}, %c0
 // CHECK: tensor.empty(%[[N]]) : tensor<?x5xf32>
@@ -39,15 +40,37 @@
 // CHECK: %[[W:.+]] = arith.shli %c8{{.*}}, %{{.*}} : index
 // CHECK: arith.cmpi slt, %[[W]], %[[N]]
 // CHECK: scf.if
-// CHECK: %[[HALF:.+]] = arith.divsi %{{.*}}, %c2
-// CHECK: scf.for %{{.*}} = %{{.*}} to %[[HALF]]
+// CHECK: %[[SPAN:.+]] = arith.addi %[[W]], %[[W]] : index
+// CHECK: scf.for %[[LO:.+]] = %{{.*}} to %[[N]] step %[[SPAN]]
+// CHECK: %[[MID:.+]] = arith.minsi %{{.*}}, %[[N]] : index
+// CHECK: %[[HI:.+]] = arith.minsi %{{.*}}, %[[N]] : index
+// CHECK: %[[LEN:.+]] = arith.subi %[[HI]], %[[LO]] : index
+// CHECK: %[[FULL:.+]] = arith.cmpi eq, %[[LEN]], %[[SPAN]] : index
+// CHECK: scf.if %[[FULL]]
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[W]]
+// CHECK-NOT: arith.cmpi
 // CHECK: arith.cmpf ugt
 // CHECK: arith.cmpf ord
 // CHECK: tensor.insert {{.*}} : tensor<?xf32>
 // CHECK: tensor.insert {{.*}} : tensor<?xi64>
-// CHECK: arith.cmpi sge
+// CHECK-NOT: arith.cmpi
 // CHECK: arith.cmpf ugt
 // CHECK: arith.cmpf ord
+// CHECK: tensor.insert {{.*}} : tensor<?xf32>
+// CHECK: tensor.insert {{.*}} : tensor<?xi64>
+// CHECK: } else {
+// CHECK: %[[HALF:.+]] = arith.divsi %{{.*}}, %c2
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[HALF]]
+// CHECK: arith.cmpi slt
+// CHECK: arith.cmpi slt
+// CHECK: arith.minsi
+// CHECK: arith.cmpf ugt
+// CHECK: tensor.insert {{.*}} : tensor<?xf32>
+// CHECK: tensor.insert {{.*}} : tensor<?xi64>
+// CHECK: arith.cmpi sge
+// CHECK: arith.cmpi sge
+// CHECK: arith.maxsi
+// CHECK: arith.cmpf ugt
 // CHECK: tensor.insert {{.*}} : tensor<?xf32>
 // CHECK: tensor.insert {{.*}} : tensor<?xi64>
 // CHECK: tensor.parallel_insert_slice %{{.*}} into %{{.*}}[0, %[[COL]]] [%[[N]], 1] [1, 1] : tensor<?x1xf32> into tensor<?x5xf32>
