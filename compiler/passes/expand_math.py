@@ -112,8 +112,12 @@ reweighted 30 times towards the largest errors (close to minimax).
   steps, then ``a * r * r`` and one Newton step for the root: 1 ulp (f64), 0.8 (f32);
   exact cubes exact (``np.cbrt(-27.0)`` is -3). It had been a libm call per element,
   8-25x slower than NumPy's loop.
-* Still libm: float64 sin, cos and tan (NumPy's own are scalar too), exp2 and float64
-  log10 (``log10(1000)`` must be 3).
+* log10: float64 from log's reduction and parts, each product with 1/ln10 and log10(2)
+  split so that its leading part is exact (fdlibm's split), so that ``log10(10**k)`` is
+  ``k`` exactly (a plain ``log(x) * (1/ln10)`` misses 546 of the 609 powers of ten from
+  1e-300 to 1e308); float32 in float64, rounded once. It had been a libm call: float64
+  ``np.log10`` ran at 0.27x NumPy's speed.
+* Still libm: float64 sin, cos and tan (NumPy's own are scalar too) and exp2.
 """
 
 from __future__ import annotations
@@ -159,6 +163,10 @@ _TWO_THIRDS = (2.0 / 3.0, 3.700743415417188e-17)
 
 # 1/ln2 as hi + lo, each rounded to the format
 _INV_LN2 = {32: (1.4426950216293335, 1.925963033500011e-08), 64: (1.4426950408889634, 2.0355273740931033e-17)}
+# float64 log10's parts (expand_log10_f64): 1/ln10 cut to 32 significant bits and the
+# rest, log10(2) cut to 40 and the rest; the mask keeping a double's 21 leading bits
+_LOG10_PARTS = (0.4342944818781689, 2.5082946711645275e-11, 0.30102999566361177, 3.694239077158931e-13)
+_HIGH_WORD = -(1 << 32)
 # expm1 = x + x*x * P(x) below 1: Taylor terms until the first left out is under 2**-28 resp. 2**-60
 _EXPM1_TAYLOR = {bits: [1.0 / pymath.factorial(k) for k in range(2, last)] for bits, last in ((32, 12), (64, 20))}
 # sinh = x + x**3 * P(x*x) below 1, likewise
@@ -813,9 +821,33 @@ def _in_double(expansion: Callable) -> Callable:
 
 
 def _log10(d: _Emitter, x):
-    """``log(x) / ln10``: for float32 in double only (a float64 ``log10`` so computed would
-    miss ``log10(1000) == 3``: it stays libm)."""
+    """``log(x) / ln10`` for float32, in double (float64's own is ``expand_log10_f64``)."""
     return d.mul(expand_log(d, x), d.c(1.0 / pymath.log(10.0)))
+
+
+def expand_log10_f64(e: _Emitter, x):
+    """``k log10(2) + log(1 + g) / ln10`` with ``x = 2**k (1 + g)`` (``_log_reduction``)
+    and ``log(1 + g) = g - hfsq + s (hfsq + R)`` (``_log_parts``), the terms in parts
+    whose products are exact: ``hi``, ``g - hfsq`` cut to 21 significant bits, times
+    1/ln10 cut to 32, and ``k`` times log10(2) cut to 40; what is left of each, and
+    the rounding of their sum (Fast2Sum), added last. 0.71 ulp of the exact value at
+    most over 55k points (mpmath; glibc's is 1.5 ulp off at some), and ``log10(10**k)``
+    is ``k`` exactly for every power of ten a double holds (where ``log(x) * (1/ln10)``
+    gives 2.9999999999999996 for 1000), as code taking ``floor(np.log10(x))`` for a
+    number's digits relies on. The split is fdlibm's; the double-double log (pow's) gave
+    the same answers at half the speed. ``+-0`` -> -inf, inf -> inf, below 0 -> NaN.
+    1M elements, 2 threads: 1.24x NumPy's speed (the libm call: 0.27x)."""
+    ek, g = _log_reduction(e, x)
+    s, hfsq, tail = _log_parts(e, g)
+    hi = e.from_bits(arith.andi(e.to_bits(e.sub(g, hfsq)), e.i(_HIGH_WORD)))
+    lo = e.add(e.sub(e.sub(g, hi), hfsq), e.mul(s, tail))
+    iv_hi, iv_lo, l2_hi, l2_lo = (e.c(v) for v in _LOG10_PARTS)
+    val_hi = arith.mulf(hi, iv_hi)  # exact
+    k_hi = arith.mulf(ek, l2_hi)  # exact
+    val_lo = e.add(e.add(e.mul(ek, l2_lo), e.mul(e.add(lo, hi), iv_lo)), e.mul(lo, iv_hi))
+    w = arith.addf(k_hi, val_hi)
+    val_lo = e.add(val_lo, arith.addf(arith.subf(k_hi, w), val_hi))  # the sum's rounding
+    return _log_special_values(e, x, e.add(val_lo, w))
 
 
 def _c99_pow_table(d: _Emitter, x, y, r):
@@ -1000,6 +1032,7 @@ EXPANSIONS: dict[tuple[str, int], Callable] = {
     ("math.log2", 32): expand_log2,
     ("math.log2", 64): expand_log2,
     ("math.log10", 32): _in_double(_log10),
+    ("math.log10", 64): expand_log10_f64,
     ("math.sinh", 32): expand_sinh,
     ("math.sinh", 64): expand_sinh,
     ("math.cosh", 32): expand_cosh,
@@ -1047,14 +1080,14 @@ def expandable(op: ir.Operation) -> bool:
 
 @dataclass
 class EmberExpandMath(EmberPass):
-    """Rewrite exp, log, tanh, erf, pow, log1p, expm1, log2, sinh, cosh, atan, atan2,
-    asin, acos, cbrt (and float32 log10, sin, cos, tan) into branch-free arith so loops
+    """Rewrite exp, log, tanh, erf, pow, log1p, expm1, log2, log10, sinh, cosh, atan,
+    atan2, asin, acos, cbrt (and float32 sin, cos, tan) into branch-free arith so loops
     vectorize."""
 
     name = "ember-expand-math"
     summary = (
-        "exp/log/tanh/erf/pow/log1p/expm1/log2/sinh/cosh/atan/atan2/asin/acos/cbrt (f32, f64) and"
-        " f32 sin/cos/tan/log10: inline, no libm calls"
+        "exp/log/tanh/erf/pow/log1p/expm1/log2/log10/sinh/cosh/atan/atan2/asin/acos/cbrt (f32, f64)"
+        " and f32 sin/cos/tan: inline, no libm calls"
     )
     scalef: bool = field(default_factory=lambda: has_512_bit_vectors())  # looked up per run: tests patch it
 

@@ -237,12 +237,13 @@ def test_loops_with_exp_tanh_and_erf_vectorize(dtype, scaling):
 # log1p, expm1, log2, sinh, cosh: f32 against NumPy in float64 (as above); f64 against
 # glibc's (math, within an ulp of the exact value) on a smaller sweep. Max error in ulps
 # of the rounded reference; f64's are whole ulps of glibc's result.
-COMPOSED = ("log1p", "expm1", "log2", "sinh", "cosh", "atan", "asin", "acos", "cbrt")
+COMPOSED = ("log1p", "expm1", "log2", "log10", "sinh", "cosh", "atan", "asin", "acos", "cbrt")
 COMPOSED_MAX_ULP = {
     "f32": {
         "log1p": 2.5,
         "expm1": 1.5,
         "log2": 1.5,
+        "log10": 1.0,
         "sinh": 1.5,
         "cosh": 1.5,
         "atan": 1.0,
@@ -295,6 +296,15 @@ COMPOSED_SPECIAL = {
     "log1p": [(0.0, 0.0), (-0.0, -0.0), (-1.0, -np.inf), (-2.0, np.nan), (np.inf, np.inf), (-np.inf, np.nan)],
     "expm1": [(0.0, 0.0), (-0.0, -0.0), (np.inf, np.inf), (-np.inf, -1.0), (-1000.0, -1.0), (1000.0, np.inf)],
     "log2": [(1.0, 0.0), (8.0, 3.0), (1024.0, 10.0), (0.5, -1.0), (0.0, -np.inf), (-1.0, np.nan), (np.inf, np.inf)],
+    "log10": [
+        (1.0, 0.0),
+        (1000.0, 3.0),
+        (0.0, -np.inf),
+        (-0.0, -np.inf),
+        (-1.0, np.nan),
+        (-np.inf, np.nan),
+        (np.inf, np.inf),
+    ],
     "sinh": [(0.0, 0.0), (-0.0, -0.0), (np.inf, np.inf), (-np.inf, -np.inf), (1e4, np.inf), (-1e4, -np.inf)],
     "cosh": [(0.0, 1.0), (-0.0, 1.0), (np.inf, np.inf), (-np.inf, np.inf), (1e4, np.inf)],
     "atan": [(0.0, 0.0), (-0.0, -0.0), (np.inf, np.pi / 2), (-np.inf, -np.pi / 2), (1.0, np.pi / 4)],
@@ -326,6 +336,29 @@ def test_composed_special_values_and_small_arguments(name, dtype):
         tiny = np.array([1e-8, -1e-8, 1e-20, np.finfo(ft).smallest_subnormal], ft)
         got = unary_kernel(name, dtype)(tiny)[0]
         np.testing.assert_allclose(got, UNARY_REF[name](tiny), rtol=2 * np.finfo(ft).eps, atol=0)
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f64"])
+def test_log10_of_powers_of_ten_is_exact(dtype):
+    """``floor(np.log10(x))`` counts digits: at every power of ten the format holds
+    exactly, the integer k (``log(x) * (1/ln10)`` misses most of them); at the nearest
+    float to the others and at the neighbours of all, the rounded float64 result
+    (float32), within an ulp of glibc's (float64: at 1 - 2**-53 glibc's is 0.63 ulp off,
+    ours 0.37)."""
+    ft = DTYPES[dtype]
+    info = np.finfo(ft)
+    ks = range(int(np.floor(np.log10(float(info.smallest_subnormal)))) + 1, int(np.log10(float(info.max))) + 1)
+    powers = np.array([10.0**k for k in ks]).astype(ft)
+    x = np.concatenate([powers, np.nextafter(powers, ft(0)), np.nextafter(powers, ft(np.inf))])
+    (y,) = unary_kernel("log10", dtype)(x)
+    if dtype == "f32":
+        np.testing.assert_array_equal(y, np.log10(x.astype(np.float64)).astype(ft))
+    else:
+        ref = _glibc("log10")(x)
+        assert (np.abs(y - ref) <= np.spacing(np.abs(ref))).all()
+    exact = np.array([0 <= k <= (10 if dtype == "f32" else 22) for k in ks])  # 5**k fits the mantissa
+    np.testing.assert_array_equal(y[: len(powers)][exact], np.array(ks, dtype=ft)[exact])
+    assert exact.sum() == (11 if dtype == "f32" else 23)
 
 
 @pytest.mark.parametrize("name", ["sin", "cos", "tan"])

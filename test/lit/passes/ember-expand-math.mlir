@@ -227,16 +227,36 @@ func.func @composed(%a: f32, %b: f64) -> (f32, f64, f32, f64, f32, f64, f32, f64
   return %0, %1, %2, %3, %4, %5, %6, %7 : f32, f64, f32, f64, f32, f64, f32, f64
 }
 
-// Other math ops and other float types are left alone (float64 sin and log10: libm).
+// Other math ops and other float types are left alone (float64 sin and tan: libm).
 // CHECK-LABEL: func.func @left_alone
 // CHECK: math.sin %{{.*}} : f64
-// CHECK: math.log10 %{{.*}} : f64
+// CHECK: math.tan %{{.*}} : f64
 // CHECK: math.exp %{{.*}} : f16
 func.func @left_alone(%a: f64, %b: f32, %c: f16) -> (f64, f64, f16) {
   %0 = math.sin %a : f64
-  %1 = math.log10 %a : f64
+  %1 = math.tan %a : f64
   %2 = math.exp %c : f16
   return %0, %1, %2 : f64, f64, f16
+}
+
+// float64 log10: log's reduction and parts, g - hfsq cut to its 21 leading bits (the
+// mask -2**32 on its bits) so that its product by 1/ln10's 32 leading bits is exact,
+// k times log10(2)'s 40 leading bits likewise; the rest added last. No call.
+// CHECK-LABEL: func.func @log10_f64
+// CHECK: arith.divf
+// CHECK: %[[MASK:.+]] = arith.constant -4294967296 : i64
+// CHECK: %[[CUT:.+]] = arith.andi %{{.*}}, %[[MASK]] : i64
+// CHECK: %[[HI:.+]] = arith.bitcast %[[CUT]] : i64 to f64
+// CHECK: %[[IVHI:.+]] = arith.constant 0.43429448187816888 : f64
+// CHECK: %[[L2HI:.+]] = arith.constant 0.30102999566361177 : f64
+// CHECK: arith.mulf %[[HI]], %[[IVHI]] : f64
+// CHECK: arith.mulf %{{.*}}, %[[L2HI]] : f64
+// CHECK-NOT: math.log10
+// CHECK-NOT: call
+// CHECK: return
+func.func @log10_f64(%a: f64) -> f64 {
+  %0 = math.log10 %a : f64
+  return %0 : f64
 }
 
 // float32 sin in float64: a times 2/pi's 24-bit pieces, each mod 4 (floor), summed
