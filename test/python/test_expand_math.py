@@ -237,13 +237,14 @@ def test_loops_with_exp_tanh_and_erf_vectorize(dtype, scaling):
 # log1p, expm1, log2, sinh, cosh: f32 against NumPy in float64 (as above); f64 against
 # glibc's (math, within an ulp of the exact value) on a smaller sweep. Max error in ulps
 # of the rounded reference; f64's are whole ulps of glibc's result.
-COMPOSED = ("log1p", "expm1", "log2", "log10", "sinh", "cosh", "atan", "asin", "acos", "cbrt")
+COMPOSED = ("log1p", "expm1", "log2", "log10", "exp2", "sinh", "cosh", "atan", "asin", "acos", "cbrt")
 COMPOSED_MAX_ULP = {
     "f32": {
         "log1p": 2.5,
         "expm1": 1.5,
         "log2": 1.5,
         "log10": 1.0,
+        "exp2": 1.5,
         "sinh": 1.5,
         "cosh": 1.5,
         "atan": 1.0,
@@ -305,6 +306,16 @@ COMPOSED_SPECIAL = {
         (-np.inf, np.nan),
         (np.inf, np.inf),
     ],
+    "exp2": [
+        (0.0, 1.0),
+        (-0.0, 1.0),
+        (3.0, 8.0),
+        (-3.0, 0.125),
+        (np.inf, np.inf),
+        (-np.inf, 0.0),
+        (1e4, np.inf),
+        (-1e4, 0.0),
+    ],
     "sinh": [(0.0, 0.0), (-0.0, -0.0), (np.inf, np.inf), (-np.inf, -np.inf), (1e4, np.inf), (-1e4, -np.inf)],
     "cosh": [(0.0, 1.0), (-0.0, 1.0), (np.inf, np.inf), (-np.inf, np.inf), (1e4, np.inf)],
     "atan": [(0.0, 0.0), (-0.0, -0.0), (np.inf, np.pi / 2), (-np.inf, -np.pi / 2), (1.0, np.pi / 4)],
@@ -336,6 +347,20 @@ def test_composed_special_values_and_small_arguments(name, dtype):
         tiny = np.array([1e-8, -1e-8, 1e-20, np.finfo(ft).smallest_subnormal], ft)
         got = unary_kernel(name, dtype)(tiny)[0]
         np.testing.assert_allclose(got, UNARY_REF[name](tiny), rtol=2 * np.finfo(ft).eps, atol=0)
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f64"])
+def test_exp2_of_integers_is_exact(dtype):
+    """Every integer exponent gives its power of two exactly, the subnormals included,
+    and the overflow and underflow edges NumPy's (inf at 2**bias, 0 below half the
+    smallest subnormal); between integers within an ulp and a half (``COMPOSED``)."""
+    ft = DTYPES[dtype]
+    info = np.finfo(ft)
+    ks = np.arange(info.minexp - info.nmant - 2, info.maxexp + 2)
+    (y,) = unary_kernel("exp2", dtype)(ks.astype(ft))
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(y, np.exp2(ks.astype(np.float64)).astype(ft))
+    assert y[-1] == np.inf and y[0] == 0 and y[2] == info.smallest_subnormal
 
 
 @pytest.mark.parametrize("dtype", ["f32", "f64"])

@@ -283,3 +283,25 @@ func.func @exp_vector(%x: vector<8xf32>) -> vector<8xf32> {
   %y = math.exp %x : vector<8xf32>
   return %y : vector<8xf32>
 }
+
+// exp2: n = round(x) by the magic add (no multiply by log2(e)), t = x - n, t ln2 in two
+// parts (an FMA gives the product's error), exp's polynomial and p * r_lo + p (a
+// contractible multiply-add). No call.
+// CHECK-LABEL: func.func @exp2_f64
+// CHECK: %[[MAGIC:.+]] = arith.constant 0x4338000000000000 : f64
+// CHECK: %[[SHIFTED:.+]] = arith.addf %{{.*}}, %[[MAGIC]]
+// CHECK: %[[N:.+]] = arith.subf %[[SHIFTED]], %[[MAGIC]]
+// CHECK: %[[T:.+]] = arith.subf %{{.*}}, %[[N]] : f64
+// CHECK: %[[LN2:.+]] = arith.constant 0.69314718055994529 : f64
+// CHECK: %[[R:.+]] = arith.mulf %[[T]], %[[LN2]] : f64
+// CHECK: math.fma %[[T]], %[[LN2]], %{{.*}} : f64
+// CHECK: %[[RLO:.+]] = arith.addf
+// CHECK: %[[PR:.+]] = arith.mulf %[[P:.+]], %[[RLO]] fastmath<contract> : f64
+// CHECK: arith.addf %[[PR]], %[[P]] fastmath<contract> : f64
+// CHECK-NOT: math.exp2
+// CHECK-NOT: call
+// CHECK: return
+func.func @exp2_f64(%a: f64) -> f64 {
+  %0 = math.exp2 %a : f64
+  return %0 : f64
+}
