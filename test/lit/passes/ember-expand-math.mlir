@@ -190,18 +190,25 @@ func.func @erf_f64(%x: f64) -> f64 {
   return %y : f64
 }
 
-// log1p: Goldberg's log(u) * x / (u - 1) with u = 1 + x, and x itself where u is 1;
-// no call (it had been libm's log1p, a call per element the vectorizer stops at).
+// log1p: log(u) of u = 1 + x rounded, the rounding's error (Fast2Sum, the larger of 1
+// and x first) over u added into the log's low part; x itself at +-0. No call (it had
+// been libm's log1p, a call per element the vectorizer stops at).
 // CHECK-LABEL: func.func @log1p_f64
 // CHECK-SAME: (%[[X:[a-z0-9_]+]]: f64)
 // CHECK-NOT: call
 // CHECK: %[[ONE:.*]] = arith.constant 1.000000e+00 : f64
 // CHECK: %[[U:.*]] = arith.addf %[[X]], %[[ONE]]
+// CHECK: %[[SMALL:.*]] = arith.cmpf olt, %{{.*}}, %[[ONE]]
 // CHECK: %[[UM1:.*]] = arith.subf %[[U]], %[[ONE]]
-// CHECK: %[[Q:.*]] = arith.divf %[[X]], %[[UM1]]
-// CHECK: %[[Y:.*]] = arith.mulf %{{.*}}, %[[Q]]
-// CHECK: %[[EXACT:.*]] = arith.cmpf oeq, %[[UM1]]
-// CHECK: arith.select %[[EXACT]], %[[X]], %[[Y]]
+// CHECK: %[[E1:.*]] = arith.subf %[[X]], %[[UM1]]
+// CHECK: %[[UMX:.*]] = arith.subf %[[U]], %[[X]]
+// CHECK: %[[E2:.*]] = arith.subf %[[ONE]], %[[UMX]]
+// CHECK: %[[ERR:.*]] = arith.select %[[SMALL]], %[[E1]], %[[E2]]
+// CHECK: %[[C:.*]] = arith.divf %[[ERR]], %[[U]]
+// CHECK: %[[LO:.*]] = arith.addf %{{.*}}, %[[C]]
+// CHECK: arith.subf %{{.*}}, %[[LO]]
+// CHECK: %[[ZERO:.*]] = arith.cmpf oeq, %[[X]], %{{.*}}
+// CHECK: arith.select %[[ZERO]], %[[X]], %{{.*}}
 // CHECK-NOT: math.log1p
 // CHECK-NOT: call
 // CHECK: return
@@ -210,12 +217,13 @@ func.func @log1p_f64(%x: f64) -> f64 {
   return %y : f64
 }
 
-// expm1, sinh, cosh, log2 (f32 and f64): inline too, no math op or call left.
+// expm1, sinh, cosh, log2, asinh, acosh (f32 and f64): inline too, no math op or call
+// left but the square roots (asinh's and acosh's, which LLVM makes vsqrt).
 // CHECK-LABEL: func.func @composed
-// CHECK-NOT: math.
+// CHECK-NOT: math.{{(expm1|sinh|cosh|log|asinh|acosh|exp|fma)}}
 // CHECK-NOT: call
 // CHECK: return
-func.func @composed(%a: f32, %b: f64) -> (f32, f64, f32, f64, f32, f64, f32, f64) {
+func.func @composed(%a: f32, %b: f64) -> (f32, f64, f32, f64, f32, f64, f32, f64, f32, f64, f32, f64) {
   %0 = math.expm1 %a : f32
   %1 = math.expm1 %b : f64
   %2 = math.sinh %a : f32
@@ -224,7 +232,11 @@ func.func @composed(%a: f32, %b: f64) -> (f32, f64, f32, f64, f32, f64, f32, f64
   %5 = math.cosh %b : f64
   %6 = math.log2 %a : f32
   %7 = math.log2 %b : f64
-  return %0, %1, %2, %3, %4, %5, %6, %7 : f32, f64, f32, f64, f32, f64, f32, f64
+  %8 = math.asinh %a : f32
+  %9 = math.asinh %b : f64
+  %10 = math.acosh %a : f32
+  %11 = math.acosh %b : f64
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11 : f32, f64, f32, f64, f32, f64, f32, f64, f32, f64, f32, f64
 }
 
 // Other math ops and other float types are left alone (float64 sin and tan: libm).
