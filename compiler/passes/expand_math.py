@@ -93,23 +93,6 @@ reweighted 30 times towards the largest errors (close to minimax).
   and sinh by Taylor series below 1 in magnitude, log2 with its integer part exact. They had been scalar libm calls, and
   NumPy's own (SIMD) loops ran 4-25x faster: float32 ``np.log1p`` of 1M elements 6.7
   against NumPy's 0.56 ms, ``np.sinh`` 9.3 against 0.37.
-* atan, atan2 (f32, f64): |x| reduced around 0, 1/2, 1, 3/2 and infinity to |t| <= 7/16
-  (``atan(c) + atan((x - c) / (1 + c*x))``, one division, the branch chosen by
-  selects), then ``t + t**3 * Q(t*t)`` (fitted, below) added to atan(c) carried in two
-  parts. atan2 is ``atan(|y| / |x|)``, ``pi - r`` where x's sign bit is set (not where
-  the quotient is infinite: +-pi/2), y's sign; 0/0 and inf/inf made 0 and pi/4 give
-  C99's table for signed zeros and infinities. Within 1 ulp of glibc (f64) and 1.4 ulp
-  of the rounded result (f32).
-* sin, cos (f32, computed in f64 and rounded once): Payne-Hanek reduction in floating
-  point (``_quadrant_and_rest``): exact for every float32, however large, so the
-  results are correctly rounded but for a hair (0.5001 ulp measured over the whole
-  range and at the float32 numbers nearest to multiples of pi/2); Taylor polynomials
-  on the rest; float32 tan is their quotient. NumPy's SIMD float32 loops had run
-  6-7x faster than the libm calls.
-* asin, acos: ``atan2(x, sqrt((1 - x) * (1 + x)))`` and ``atan2(sqrt(...), x)``, the
-  product exact-ish near |x| = 1 where ``1 - x*x`` would cancel (float32 in float32:
-  2.4 ulp; in float64 it was 0.5 ulp but 2.7x slower, its divisions and square root
-  slower than NumPy's own loop).
 * cbrt: 1/cbrt guessed from the bits, three (f32) or four (f64) division-free Newton
   steps, then ``a * r * r`` and one Newton step for the root: 1 ulp (f64), 0.8 (f32);
   exact cubes exact (``np.cbrt(-27.0)`` is -3). It had been a libm call per element,
@@ -127,6 +110,10 @@ reweighted 30 times towards the largest errors (close to minimax).
   error carried, scaled as exp is; integers exact. It had been a libm call, at 0.57x
   (float64) and 0.22x (float32) NumPy's speed; now 1.6x and 1.5x, within an ulp.
 * Still libm: float64 sin, cos and tan (NumPy's own are scalar too).
+
+The circular functions (atan, atan2, asin, acos; float32 sin, cos, tan) are in
+``expand_trig.py``, and the arith builder every expansion shares (``Emitter``, the IEEE
+format constants) in ``math_emitter.py``.
 """
 
 from __future__ import annotations
@@ -138,6 +125,16 @@ from typing import Callable
 from compiler.mlir import arith, collect, ir, llvm
 from compiler.mlir import math as math_ops
 from compiler.passes.base import EmberPass
+from compiler.passes.expand_trig import (
+    expand_acos,
+    expand_asin,
+    expand_atan,
+    expand_atan2,
+    expand_cos_f32,
+    expand_sin_f32,
+    expand_tan_f32,
+)
+from compiler.passes.math_emitter import Emitter, float_width, two_sum
 from runtime.target import has_512_bit_vectors
 
 # ----------------------------------------------------------------------------- coefficients
@@ -191,63 +188,6 @@ _EXPM1_TAYLOR = {bits: [1.0 / pymath.factorial(k) for k in range(2, last)] for b
 _SINH_TAYLOR = {bits: [1.0 / pymath.factorial(k) for k in range(3, last, 2)] for bits, last in ((32, 12), (64, 22))}
 # where exp is still finite; sinh and cosh are up to about 89.4 resp. 710.47
 _HYPERBOLIC_EXP_LIMIT = {32: 88.0, 64: 709.0}
-# atan: |x| reduced to |t| <= 7/16 around the breakpoints 0, 1/2, 1, 3/2 and infinity
-# (atan(x) = atan(c) + atan((x - c) / (1 + c*x)); beyond 39/16 atan(inf) + atan(-1/x)),
-# then atan(t) = t + t**3 * Q(t*t). Q: least squares of atan's error on 400 Chebyshev
-# nodes of t*t in [0, (7/16)**2] (mpmath, 50 digits); max relative error of the
-# polynomial itself 1.8e-10 (f32, degree 5) and 7.1e-19 (f64, degree 11).
-_ATAN_Q = {
-    32: [
-        -0.33333333237538143,
-        0.19999963438011298,
-        -0.14283439518115706,
-        0.11058801462416117,
-        -0.08535536949677239,
-        0.048294004526170754,
-    ],
-    64: [
-        -0.3333333333333333,
-        0.1999999999999943,
-        -0.1428571428557081,
-        0.11111111096969703,
-        -0.09090908369112904,
-        0.07692285883039952,
-        -0.06666246894347413,
-        0.058769948333092806,
-        -0.05216982252306086,
-        0.04493434205036697,
-        -0.03315392661556325,
-        0.014797639441686453,
-    ],
-}
-# (breakpoint's upper end, c, atan(c) as hi + lo per format); c = inf past the last
-_ATAN_STEPS = [
-    (7 / 16, 0.0, {32: (0.0, 0.0), 64: (0.0, 0.0)}),
-    (11 / 16, 0.5, {32: (0.46364760398864746, 5.01215868808913e-09), 64: (0.4636476090008061, 2.2698777452961687e-17)}),
-    (
-        19 / 16,
-        1.0,
-        {32: (0.7853981852531433, -2.1855694143368964e-08), 64: (0.7853981633974483, 3.061616997868383e-17)},
-    ),
-    (
-        39 / 16,
-        1.5,
-        {32: (0.9827937483787537, -2.5131424052915463e-08), 64: (0.982793723247329, 1.3903311031230998e-17)},
-    ),
-]
-_HALF_PI = {32: (1.5707963705062866, -4.371138828673793e-08), 64: (1.5707963267948966, 6.123233995736766e-17)}
-_PI = {32: (3.1415927410125732, -8.742277657347586e-08), 64: (3.141592653589793, 1.2246467991473532e-16)}
-# 2/pi in eight 24-bit pieces (the integers below times 2**-24, 2**-48, ...): a float32
-# times a piece is exact in float64, for any float32 (sin/cos's argument reduction); what
-# the pieces leave out, 1.6e-58, times the largest float32 is under 1e-19
-_TWO_OVER_PI_24 = [
-    p * 2.0 ** (-24 * (i + 1))
-    for i, p in enumerate([10680707, 7228996, 1387004, 2578385, 16069853, 12639074, 9804092, 4427841])
-]
-# sin(r) = r + r**3 * S(r*r), cos(r) = 1 - r*r/2 + r**4 * C(r*r) on |r| <= pi/4: Taylor
-# terms to r**11 resp. r**12, the first left out under 1e-11 (float32 results only)
-_SIN_TAYLOR = [(-1.0) ** k / pymath.factorial(2 * k + 1) for k in range(1, 6)]
-_COS_TAYLOR = [(-1.0) ** k / pymath.factorial(2 * k) for k in range(2, 7)]
 # cbrt: a first guess of a**(-1/3) from the bits of a (K - bits/3; f64: its high 32
 # bits; K the constant whose guess is worst, 3.4 resp. 3.7 %, least over [1, 8): our own
 # search), three resp. four Newton steps for 1/cbrt (no division), then a * r * r and
@@ -363,176 +303,10 @@ _ERFC_Q_F64 = [
 _ERF_ONE_F64 = 6.0  # erfc(6) = 2.2e-17 < half an ulp below 1 in f64
 
 
-@dataclass(frozen=True)
-class _Format:
-    """The IEEE binary format of one float width."""
-
-    bits: int
-    mantissa: int  # explicit mantissa bits
-    bias: int
-    ln2_hi: float  # ln 2 truncated so that n*ln2_hi is exact for every n used
-    ln2_lo: float  # ln 2 - ln2_hi, rounded
-    exp_lo: float  # exp(x) rounds to 0 below this
-    exp_hi: float  # exp(x) overflows above this
-    sqrt_half_bits: int  # bit pattern of sqrt(1/2)
-
-    @property
-    def round_magic(self) -> float:  # adding and subtracting it rounds to an integer
-        return 1.5 * 2.0**self.mantissa
-
-    @property
-    def min_normal(self) -> float:
-        return 2.0 ** (1 - self.bias)
-
-    @property
-    def sign_bit(self) -> int:  # as a signed integer of the format's width
-        return -(1 << (self.bits - 1))
-
-
-# ln2_hi: ln 2 truncated to 15 (f32) / 32 (f64) significant bits; n has at most 8 / 11.
-_FORMATS = {
-    32: _Format(32, 23, 127, 0.693145751953125, 1.428606765330187e-06, -104.0, 89.0, 0x3F3504F3),
-    64: _Format(64, 52, 1023, 0.6931471803691238, 1.9082149292705877e-10, -746.0, 710.0, 0x3FE6A09E667F3BCD),
-}
-
-# ----------------------------------------------------------------------------- emitter
-
-
-class _Emitter:
-    """Builds arith ops on values of one float type (scalar or vector) at the insertion point."""
-
-    def __init__(self, float_type: ir.Type, scalef: bool = False):
-        self.type = float_type
-        shaped = isinstance(float_type, ir.VectorType)
-        # llvm.intr.ldexp takes a scalar exponent only; LLVM vectorizes scalar code into it
-        self.scalef = scalef and not shaped
-        element = float_type.element_type if shaped else float_type
-        self.fmt = _FORMATS[_width(float_type)]
-        int_element = ir.IntegerType.get_signless(self.fmt.bits)
-        self.int_type = ir.VectorType.get(float_type.shape, int_element) if shaped else int_element
-        self.exponent_type = ir.IntegerType.get_signless(32)  # ldexp's
-        self.word_type = ir.VectorType.get(float_type.shape, self.exponent_type) if shaped else self.exponent_type
-        self._element, self._int_element, self._shaped = element, int_element, shaped
-        self._contract = ir.Attribute.parse("#arith.fastmath<contract>")
-        self._consts: dict = {}
-
-    # constants
-    def _splat(self, ty, attr):
-        return ir.DenseElementsAttr.get_splat(ty, attr) if self._shaped else attr
-
-    def c(self, value: float) -> ir.Value:
-        key = ("f", repr(float(value)))
-        if key not in self._consts:
-            attr = ir.FloatAttr.get(self._element, float(value))
-            self._consts[key] = arith.ConstantOp(self.type, self._splat(self.type, attr)).result
-        return self._consts[key]
-
-    def i(self, value: int) -> ir.Value:
-        """An integer constant of the float's width (``int_type``)."""
-        return self._integer(self.int_type, self._int_element, value)
-
-    def word(self, value: int) -> ir.Value:
-        """A 32-bit integer constant (of ``word_type``), whatever the float width."""
-        return self._integer(self.word_type, self.exponent_type, value)
-
-    def _integer(self, ty, element, value: int) -> ir.Value:
-        key = (str(element), value)
-        if key not in self._consts:
-            self._consts[key] = arith.ConstantOp(ty, self._splat(ty, ir.IntegerAttr.get(element, value))).result
-        return self._consts[key]
-
-    def double(self) -> _Emitter:
-        """An emitter of float64 values of this one's shape (float32 functions computed in
-        double and rounded once)."""
-        return _Emitter(_f64_like(self.type), self.scalef)
-
-    # float arithmetic
-    def add(self, a, b):
-        return arith.addf(a, b, fastmath=self._contract)
-
-    def sub(self, a, b):
-        return arith.subf(a, b, fastmath=self._contract)
-
-    def mul(self, a, b):
-        return arith.mulf(a, b, fastmath=self._contract)
-
-    def div(self, a, b):
-        return arith.divf(a, b)
-
-    def fma(self, a, b, c):
-        """a*b + c; LLVM fuses it into one FMA where the target has one (contract)."""
-        return self.add(self.mul(a, b), c)
-
-    def horner(self, x, coeffs):
-        """coeffs[0] + coeffs[1]*x + ... (lowest degree first)."""
-        acc = self.c(coeffs[-1])
-        for coeff in reversed(coeffs[:-1]):
-            acc = self.fma(acc, x, self.c(coeff))
-        return acc
-
-    def estrin(self, x, coeffs):
-        """The same polynomial by Estrin's scheme: pairs ``c[i] + c[i+1]*x`` combined by
-        ``x**2``, ``x**4``...: a chain of about ``log2(n)`` steps instead of ``n``, for the
-        long polynomials, whose Horner chain of dependent FMAs set the pace."""
-        terms = [self.c(c) for c in coeffs]
-        power = x
-        while len(terms) > 1:
-            pairs = [self.fma(terms[i + 1], power, terms[i]) for i in range(0, len(terms) - 1, 2)]
-            terms = pairs + terms[len(pairs) * 2 :]
-            power = self.mul(power, power)
-        return terms[0]
-
-    # comparisons and selects
-    def cmp(self, predicate: str, a, b):
-        return arith.cmpf(getattr(arith.CmpFPredicate, predicate), a, b)
-
-    def isnan(self, a):
-        return self.cmp("UNO", a, a)
-
-    def select(self, cond, a, b):
-        return arith.select(cond, a, b)
-
-    def clamp(self, x, lo: float, hi: float):
-        """min(max(x, lo), hi), with NaN going to lo (callers restore NaN at the end)."""
-        return self.upper_clamp(self.select(self.cmp("OGT", x, self.c(lo)), x, self.c(lo)), hi)
-
-    def upper_clamp(self, x, hi: float):
-        """min(x, hi), with NaN going to hi (callers restore NaN at the end)."""
-        return self.select(self.cmp("OLT", x, self.c(hi)), x, self.c(hi))
-
-    def upper_clamp_keeping_nan(self, x, hi: float):
-        """min(x, hi) with NaN staying NaN (``x >= hi ? hi : x``: one x86 min)."""
-        return self.select(self.cmp("OGE", x, self.c(hi)), self.c(hi), x)
-
-    def keep_nan(self, x, result):
-        """NaN in, the same NaN out."""
-        return self.select(self.isnan(x), x, result)
-
-    # bits
-    def to_bits(self, x):
-        return arith.bitcast(self.int_type, x)
-
-    def from_bits(self, n):
-        return arith.bitcast(self.type, n)
-
-    def abs(self, x):
-        return self.from_bits(arith.andi(self.to_bits(x), self.i(~self.fmt.sign_bit)))
-
-    def copysign(self, magnitude, sign):
-        """|magnitude| with the sign bit of ``sign``."""
-        mag = arith.andi(self.to_bits(magnitude), self.i(~self.fmt.sign_bit))
-        return self.from_bits(arith.ori(mag, arith.andi(self.to_bits(sign), self.i(self.fmt.sign_bit))))
-
-    def pow2(self, n):
-        """2**n for an integer n in the normal exponent range, from its exponent bits."""
-        biased = arith.addi(n, self.i(self.fmt.bias))
-        return self.from_bits(arith.shli(biased, self.i(self.fmt.mantissa)))
-
-
 # ----------------------------------------------------------------------------- functions
 
 
-def _exp_reduction(e: _Emitter, x, nan_through: bool = False, base2: bool = False):
+def _exp_reduction(e: Emitter, x, nan_through: bool = False, base2: bool = False):
     """``(below, xc, n, shifted)``: where exp rounds to 0, ``x`` clamped to where exp is
     finite and not 0, ``n = round(xc * log2(e))`` (``exp(x) = 2**n * exp(xc - n ln2)``),
     and ``shifted = xc * log2(e) + round_magic``, whose low bits hold ``n`` as an integer;
@@ -554,7 +328,7 @@ def _exp_reduction(e: _Emitter, x, nan_through: bool = False, base2: bool = Fals
     return below, xc, e.sub(shifted, e.c(f.round_magic)), shifted
 
 
-def expand_exp(e: _Emitter, x, keep_nan: bool = True):
+def expand_exp(e: Emitter, x, keep_nan: bool = True):
     """With ``scalef`` a NaN runs through (the clamp keeps it, the polynomial and the
     scaling give NaN, and the exponent comes from ``shifted``'s bits, defined for any
     input, where ``fptosi`` of a NaN would be poison): no compare and select to put it
@@ -570,7 +344,7 @@ def expand_exp(e: _Emitter, x, keep_nan: bool = True):
     return e.keep_nan(x, y) if keep_nan and not nan_through else y
 
 
-def expand_exp2(e: _Emitter, x):
+def expand_exp2(e: Emitter, x):
     """``2**n * exp(t ln2)`` with ``n = round(x)`` and ``t = x - n`` (exact, |t| <= 1/2):
     ``t ln2`` carried in two parts (an FMA gives the product's error), exp's polynomial on
     the leading one and ``p * (1 + r_lo)`` for the rest, scaled as exp is. An integer
@@ -590,7 +364,7 @@ def expand_exp2(e: _Emitter, x):
     return y if nan_through else e.keep_nan(x, y)
 
 
-def _log_reduction(e: _Emitter, x):
+def _log_reduction(e: Emitter, x):
     """``(ek, g)`` with ``x = 2**ek * (1 + g)`` and ``1 + g`` in [sqrt(1/2), sqrt(2)):
     subnormals scaled by 2**p first, the exponent and mantissa split from the bits by
     subtracting those of sqrt(1/2); ``g`` is exact."""
@@ -604,7 +378,7 @@ def _log_reduction(e: _Emitter, x):
     return arith.sitofp(e.type, k), e.sub(m, e.c(1.0))
 
 
-def _log_parts(e: _Emitter, g):
+def _log_parts(e: Emitter, g):
     """``(s, hfsq + R)`` of ``log(1 + g) = g - hfsq + s * (hfsq + R)`` (module doc)."""
     s = e.div(g, e.add(g, e.c(2.0)))
     z = e.mul(s, s)
@@ -613,7 +387,7 @@ def _log_parts(e: _Emitter, g):
     return s, hfsq, e.add(hfsq, big_r)
 
 
-def _log_special_values(e: _Emitter, x, y):
+def _log_special_values(e: Emitter, x, y):
     """log's answers at +inf (inf), +-0 (-inf), below 0 (NaN) and NaN (the NaN)."""
     y = e.select(e.cmp("OEQ", x, e.c(pymath.inf)), x, y)
     y = e.select(e.cmp("OEQ", x, e.c(0.0)), e.c(-pymath.inf), y)
@@ -621,7 +395,7 @@ def _log_special_values(e: _Emitter, x, y):
     return e.keep_nan(x, y)
 
 
-def expand_log(e: _Emitter, x, correction=None):
+def expand_log(e: Emitter, x, correction=None):
     """``log(x)``; with ``correction``, ``log(x) + correction`` for a correction below
     an ulp of the result's scale (log1p's ``err / u``), added into the low part before
     the one final rounding."""
@@ -635,7 +409,7 @@ def expand_log(e: _Emitter, x, correction=None):
     return _log_special_values(e, x, y)
 
 
-def expand_log2(e: _Emitter, x):
+def expand_log2(e: Emitter, x):
     """``ek + log(1 + g) / ln2``, the integer part exact (``log2(2**k)`` is ``k``
     exactly, as users who take ``int(np.log2(n))`` rely on), the fraction's product by
     ``1/ln2`` carried in two parts."""
@@ -646,7 +420,7 @@ def expand_log2(e: _Emitter, x):
     return _log_special_values(e, x, e.add(ek, frac))
 
 
-def _log1p_correction(e: _Emitter, v, u):
+def _log1p_correction(e: Emitter, v, u):
     """``err / u`` for ``u = fl(1 + v)`` and ``1 + v = u + err`` exactly (Fast2Sum with
     the larger of 1 and ``v`` first): ``log(1 + v) = log(u) + err / u`` to far below an
     ulp, since ``err`` is below half an ulp of ``u``."""
@@ -654,7 +428,7 @@ def _log1p_correction(e: _Emitter, v, u):
     return e.div(err, u)
 
 
-def expand_log1p(e: _Emitter, x):
+def expand_log1p(e: Emitter, x):
     """``log(u)`` of ``u = 1 + x`` rounded, with the rounding's error corrected in the
     log's low part (``_log1p_correction``; fdlibm's log1p does the same): the result
     keeps ``x``'s digits where ``u`` is 1 (``log1p(1e-20)`` is 1e-20) and is within
@@ -665,7 +439,7 @@ def expand_log1p(e: _Emitter, x):
     return e.select(e.cmp("OEQ", x, e.c(0.0)), x, y)
 
 
-def _log1p_or_log(e: _Emitter, near, v, u):
+def _log1p_or_log(e: Emitter, near, v, u):
     """``log1p(v)`` where ``near`` (as ``expand_log1p``), else ``log(u)``: one log for
     both, no rounding of ``u`` less 1 then 1 added back."""
     w = e.add(v, e.c(1.0))
@@ -673,7 +447,7 @@ def _log1p_or_log(e: _Emitter, near, v, u):
     return expand_log(e, e.select(near, w, u), correction=correction)
 
 
-def expand_asinh(e: _Emitter, x):
+def expand_asinh(e: Emitter, x):
     """For ``a = |x|``: ``log1p(a + a*a / (1 + sqrt(1 + a*a)))`` up to 2, ``log(2a + 1 /
     (a + sqrt(a*a + 1)))`` up to 2**28, ``log(a) + ln2`` above (where ``a*a`` may
     overflow), ``a`` below 2**-28 (float32: 2**12, 2**-12); x's sign. One log: the
@@ -690,7 +464,7 @@ def expand_asinh(e: _Emitter, x):
     return e.keep_nan(x, e.copysign(y, x))
 
 
-def expand_acosh(e: _Emitter, x):
+def expand_acosh(e: Emitter, x):
     """``log1p(t + sqrt(2t + t*t))`` for ``t = x - 1`` up to ``x = 2``, ``log(2x - 1 / (x
     + sqrt(x*x - 1)))`` up to 2**28 (float32: 2**12), ``log(x) + ln2`` above; NaN below
     1. One log: the branches choose its argument."""
@@ -704,7 +478,7 @@ def expand_acosh(e: _Emitter, x):
     return e.keep_nan(x, y)
 
 
-def expand_expm1(e: _Emitter, x):
+def expand_expm1(e: Emitter, x):
     """below 1 in magnitude the Taylor series ``x + x*x * P(x)`` (terms to x**19: the
     first left out is under 2**-60 of the result), Estrin; from 1 on ``exp(x) - 1``, which
     loses at most about 1.6 ulp to the subtraction there. -0.0 stays -0.0."""
@@ -715,7 +489,7 @@ def expand_expm1(e: _Emitter, x):
     return e.keep_nan(x, y)
 
 
-def _exp_of_magnitude(e: _Emitter, a):
+def _exp_of_magnitude(e: Emitter, a):
     """``(ea, big, half_big)``: ``exp(a)`` for ``a`` up to ``_HYPERBOLIC_EXP_LIMIT`` (where
     it is finite), ``big`` where ``a`` is past it, and for those larger ``a`` (where
     ``sinh`` and ``cosh`` are still finite) ``exp(a) / 2`` as ``(exp(a/2) / 2) * exp(a/2)``."""
@@ -725,7 +499,7 @@ def _exp_of_magnitude(e: _Emitter, a):
     return ea, big, e.mul(e.mul(h, e.c(0.5)), h)
 
 
-def expand_sinh(e: _Emitter, x):
+def expand_sinh(e: Emitter, x):
     """below 1 in magnitude ``x + x**3 * P(x*x)`` (odd Taylor terms to x**21);
     above, ``(exp|x| - 1/exp|x|) / 2`` with x's sign (at most about 1.3 ulp lost to the
     subtraction, at 1)."""
@@ -738,149 +512,14 @@ def expand_sinh(e: _Emitter, x):
     return e.keep_nan(x, e.select(e.cmp("OLT", a, e.c(1.0)), small, large))
 
 
-def expand_cosh(e: _Emitter, x):
+def expand_cosh(e: Emitter, x):
     """``(exp|x| + 1/exp|x|) / 2``: no cancellation."""
     ea, big, half_big = _exp_of_magnitude(e, e.abs(x))
     y = e.add(e.mul(ea, e.c(0.5)), e.div(e.c(0.5), ea))
     return e.keep_nan(x, e.select(big, half_big, y))
 
 
-def _atan_of_magnitude(e: _Emitter, a):
-    """atan(a) for ``a >= 0`` (NaN for NaN, pi/2 for inf) as ``hi + rest``: one reduction
-    chosen by selects, one division, the polynomial; ``hi`` is atan(c)'s leading part,
-    ``rest`` the small remainder (callers that subtract it from pi keep the two apart)."""
-    bits = e.fmt.bits
-    num, den = e.c(-1.0), a  # past 39/16: t = -1/a, atan(c) = pi/2
-    hi, lo = e.c(_HALF_PI[bits][0]), e.c(_HALF_PI[bits][1])
-    for upper, c, atan_c in reversed(_ATAN_STEPS):
-        inside = e.cmp("OLT", a, e.c(upper))
-        step_num = a if c == 0.0 else e.sub(a, e.c(c))
-        step_den = e.c(1.0) if c == 0.0 else e.fma(a, e.c(c), e.c(1.0))
-        num, den = e.select(inside, step_num, num), e.select(inside, step_den, den)
-        hi, lo = e.select(inside, e.c(atan_c[bits][0]), hi), e.select(inside, e.c(atan_c[bits][1]), lo)
-    t = e.div(num, den)
-    z = e.mul(t, t)
-    poly = e.mul(e.mul(t, z), e.estrin(z, _ATAN_Q[bits]))
-    return hi, e.add(t, e.add(poly, lo))
-
-
-def expand_atan(e: _Emitter, x):
-    """Odd: atan(|x|) with x's sign (-0.0 stays -0.0, NaN stays NaN)."""
-    hi, rest = _atan_of_magnitude(e, e.abs(x))
-    return e.copysign(e.add(hi, rest), x)
-
-
-def expand_atan2(e: _Emitter, y, x):
-    """``atan(|y| / |x|)``, then ``pi - r`` where x's sign bit is set, then y's sign: C99's
-    table from the same steps, once 0/0 is made 0 and inf/inf pi/4 (``atan2(+-0, -0)`` is
-    ``+-pi``, ``atan2(inf, -inf)`` 3pi/4); a NaN in either gives NaN. ``pi - r`` is
-    ``(pi_hi - hi) + (pi_lo - rest)``: the first difference exact where r is near pi/2,
-    so ``atan2(1, -1e-300)`` is pi/2 to the last bit."""
-    bits = e.fmt.bits
-    ay, ax = e.abs(y), e.abs(x)
-    q = e.div(ay, ax)
-    hi, rest = _atan_of_magnitude(e, q)
-    both_zero = arith.andi(e.cmp("OEQ", ay, e.c(0.0)), e.cmp("OEQ", ax, e.c(0.0)))
-    both_inf = arith.andi(e.cmp("OEQ", ay, e.c(pymath.inf)), e.cmp("OEQ", ax, e.c(pymath.inf)))
-    special = arith.ori(both_zero, both_inf)
-    hi = e.select(both_zero, e.c(0.0), e.select(both_inf, e.c(pymath.pi / 4), hi))
-    rest = e.select(special, e.c(0.0), rest)
-    # x's sign bit set, unless the answer is +-pi/2 (|y|/|x| infinite: x is +-0 or y +-inf)
-    negative_x = arith.andi(arith.cmpi(arith.CmpIPredicate.slt, e.to_bits(x), e.i(0)), e.cmp("UNE", q, e.c(pymath.inf)))
-    flipped = e.add(e.sub(e.c(_PI[bits][0]), hi), e.sub(e.c(_PI[bits][1]), rest))
-    return e.copysign(e.select(negative_x, flipped, e.add(hi, rest)), y)
-
-
-def _quadrant_and_rest(d: _Emitter, a):
-    """``(q, r)`` with ``a = (4j + q) * pi/2 + r`` for some integer j, ``q`` in 0..3 (a float)
-    and ``|r| <= pi/4`` about, for any float32 ``a >= 0`` held in float64 (inf, NaN: NaN).
-    Payne-Hanek in floating point: ``a * 2/pi`` as the exact products of ``a`` and 2/pi's
-    24-bit pieces, each taken mod 4 (exactly: ``p - 4*floor(p/4)``), summed in
-    double-double (TwoSum, no contraction), so the fraction keeps its digits whatever the
-    size of ``a`` (float32 arguments near multiples of pi/2 leave 2**-30 or so of them)."""
-    total, carry = None, None
-    for piece in reversed(_TWO_OVER_PI_24):
-        p = arith.mulf(a, d.c(piece))
-        t = arith.subf(p, arith.mulf(d.c(4.0), math_ops.floor(arith.mulf(p, d.c(0.25)))))
-        if total is None:
-            total, carry = t, d.c(0.0)
-        else:
-            total, err = _two_sum(total, t)
-            carry = arith.addf(carry, err)
-    magic = d.c(d.fmt.round_magic)
-    k = arith.subf(arith.addf(total, magic), magic)  # total's nearest integer
-    f = arith.addf(arith.subf(total, k), carry)
-    q = arith.subf(k, arith.mulf(d.c(4.0), math_ops.floor(arith.mulf(k, d.c(0.25)))))
-    return q, arith.mulf(f, d.c(pymath.pi / 2))
-
-
-def _sin_cos_of_rest(d: _Emitter, r):
-    z = d.mul(r, r)
-    sin_r = d.fma(d.mul(r, z), d.horner(z, _SIN_TAYLOR), r)
-    cos_r = d.fma(d.mul(z, z), d.horner(z, _COS_TAYLOR), d.sub(d.c(1.0), d.mul(z, d.c(0.5))))
-    return sin_r, cos_r
-
-
-def _by_quadrant(d: _Emitter, q, values):
-    """``values[q]`` for ``q`` in 0..3 (a float; NaN picks ``values[0]``)."""
-    out = values[0]
-    for number in (1, 2, 3):
-        out = d.select(d.cmp("OEQ", q, d.c(float(number))), values[number], out)
-    return out
-
-
-def _with_sign_of(d: _Emitter, y, x):
-    """``y`` negated where ``x``'s sign bit is set (an odd function of |x|)."""
-    return d.from_bits(arith.xori(d.to_bits(y), arith.andi(d.to_bits(x), d.i(d.fmt.sign_bit))))
-
-
-def expand_sin_f32(e: _Emitter, x):
-    """float32 sin in float64: the reduction above, Taylor polynomials, rounded once.
-    Odd: sin(|x|) with x's sign (-0.0 stays -0.0)."""
-    d = e.double()
-    xd = arith.extf(d.type, x)
-    q, r = _quadrant_and_rest(d, d.abs(xd))
-    s, c = _sin_cos_of_rest(d, r)
-    return arith.truncf(e.type, _with_sign_of(d, _by_quadrant(d, q, [s, c, arith.negf(s), arith.negf(c)]), xd))
-
-
-def expand_cos_f32(e: _Emitter, x):
-    """float32 cos in float64, as sin; even."""
-    d = e.double()
-    q, r = _quadrant_and_rest(d, d.abs(arith.extf(d.type, x)))
-    s, c = _sin_cos_of_rest(d, r)
-    return arith.truncf(e.type, _by_quadrant(d, q, [c, arith.negf(s), arith.negf(c), s]))
-
-
-def expand_tan_f32(e: _Emitter, x):
-    """float32 tan in float64: sin/cos of the rest (``_quadrant_and_rest``) divided, their
-    roles swapped and the sign flipped in odd quadrants; odd in x."""
-    d = e.double()
-    xd = arith.extf(d.type, x)
-    q, r = _quadrant_and_rest(d, d.abs(xd))
-    s, c = _sin_cos_of_rest(d, r)
-    odd = arith.ori(d.cmp("OEQ", q, d.c(1.0)), d.cmp("OEQ", q, d.c(3.0)))
-    y = d.select(odd, arith.negf(d.div(c, s)), d.div(s, c))
-    return arith.truncf(e.type, _with_sign_of(d, y, xd))
-
-
-def _cosine_side(e: _Emitter, x):
-    """``sqrt(1 - x*x)`` as ``sqrt((1 - x) * (1 + x))``: no cancellation near |x| = 1
-    (``1 - x`` is exact there); NaN for |x| > 1."""
-    return math_ops.sqrt(e.mul(e.sub(e.c(1.0), x), e.add(e.c(1.0), x)))
-
-
-def expand_asin(e: _Emitter, x):
-    """``atan2(x, sqrt(1 - x*x))``: +-pi/2 at +-1, NaN beyond, -0.0 stays -0.0."""
-    return expand_atan2(e, x, _cosine_side(e, x))
-
-
-def expand_acos(e: _Emitter, x):
-    """``atan2(sqrt(1 - x*x), x)``: 0 at 1, pi at -1, NaN beyond."""
-    return expand_atan2(e, _cosine_side(e, x), x)
-
-
-def expand_cbrt(e: _Emitter, x):
+def expand_cbrt(e: Emitter, x):
     """``|x|**(1/3)`` with x's sign; subnormals scaled up first (and the root back after),
     0 and inf kept, NaN through."""
     f = e.fmt
@@ -901,7 +540,7 @@ def expand_cbrt(e: _Emitter, x):
     return e.keep_nan(x, e.copysign(y, x))
 
 
-def expand_log10(e: _Emitter, x):
+def expand_log10(e: Emitter, x):
     """``k log10(2) + log(1 + g) / ln10`` with ``x = 2**k (1 + g)`` (``_log_reduction``)
     and ``log(1 + g) = g - hfsq + s (hfsq + R)`` (``_log_parts``), the terms in parts
     whose products are exact: ``hi``, ``g - hfsq`` cut to 21 significant bits, times
@@ -930,7 +569,7 @@ def expand_log10(e: _Emitter, x):
     return _log_special_values(e, x, e.add(val_lo, w))
 
 
-def _c99_pow_table(d: _Emitter, x, y, r):
+def _c99_pow_table(d: Emitter, x, y, r):
     """``r``, the power of ``|x|``, with C99's table for ``pow(x, y)`` applied: the base's
     sign for odd integer exponents (``+-inf`` count as even integers, NaN as none), NaN
     for a finite negative base with a fractional exponent, and 1 for ``y = 0``, ``x = 1``
@@ -948,7 +587,7 @@ def _c99_pow_table(d: _Emitter, x, y, r):
     return d.select(one, d.c(1.0), r)
 
 
-def expand_pow_f32(e: _Emitter, x, y):
+def expand_pow_f32(e: Emitter, x, y):
     """powf(x, y) as exp(y * log|x|) in double precision, rounded once to float32."""
     d = e.double()
     xd, yd = arith.extf(d.type, x), arith.extf(d.type, y)
@@ -956,15 +595,7 @@ def expand_pow_f32(e: _Emitter, x, y):
     return arith.truncf(e.type, _c99_pow_table(d, xd, yd, r))
 
 
-def _two_sum(a, b):
-    """``(s, err)`` with ``s = fl(a + b)`` and ``a + b = s + err`` exactly (Knuth's TwoSum;
-    plain ops: a contracted or reassociated step would lose ``err``)."""
-    s = arith.addf(a, b)
-    bb = arith.subf(s, a)
-    return s, arith.addf(arith.subf(a, arith.subf(s, bb)), arith.subf(b, bb))
-
-
-def _log_double_double(e: _Emitter, x):
+def _log_double_double(e: Emitter, x):
     """``log(x)`` of a positive ``x`` as ``hi + lo`` to about 2**-62 relative (+-inf, NaN
     for 0, inf, NaN in ``hi``; ``lo`` 0 there). The reduction is ``_log_reduction``; then
     ``s = g / (2 + g)`` is carried to double-double (the quotient's exact residual by an
@@ -988,8 +619,8 @@ def _log_double_double(e: _Emitter, x):
     tail = e.mul(e.mul(t, z), e.estrin(z, _LOG_ATANH_LONG))
     small = e.add(e.add(cubic_lo, e.mul(t_lo, e.c(_TWO_THIRDS[0]))), e.mul(t, e.c(_TWO_THIRDS[1])))
     small = e.add(e.add(small, tail), e.mul(s_lo, e.c(2.0)))
-    h, h_err = _two_sum(arith.mulf(ek, e.c(f.ln2_hi)), arith.mulf(s, e.c(2.0)))  # both products exact
-    h, h_err2 = _two_sum(h, cubic)
+    h, h_err = two_sum(arith.mulf(ek, e.c(f.ln2_hi)), arith.mulf(s, e.c(2.0)))  # both products exact
+    h, h_err2 = two_sum(h, cubic)
     lo = arith.addf(arith.addf(arith.addf(h_err, h_err2), small), arith.mulf(ek, e.c(f.ln2_lo)))
     hi = arith.addf(h, lo)
     lo = arith.subf(lo, arith.subf(hi, h))  # |h| >= |lo|: Fast2Sum
@@ -999,7 +630,7 @@ def _log_double_double(e: _Emitter, x):
     return hi, e.select(e.cmp("OLT", e.abs(hi), e.c(pymath.inf)), lo, e.c(0.0))
 
 
-def _scaled(e: _Emitter, p, n, shifted):
+def _scaled(e: Emitter, p, n, shifted):
     """``p * 2**n`` rounded once, also into the subnormals (``expand_exp``'s scaling);
     with scalef the integer ``n`` is ``shifted``'s bits less round_magic's (defined for
     a NaN, where ``fptosi`` would be poison)."""
@@ -1015,7 +646,7 @@ def _scaled(e: _Emitter, p, n, shifted):
     return e.mul(e.mul(p, e.pow2(n1)), e.pow2(n2))
 
 
-def _exp_double_double(e: _Emitter, x, x_lo):
+def _exp_double_double(e: Emitter, x, x_lo):
     """``exp(x + x_lo)`` for a small ``x_lo``, rounded once (about 0.05 ulp before it):
     ``_exp_reduction`` carried to double-double (``n * ln2_lo`` reaches 2e-7,
     and its square alone was 80 ulp), then ``1 + r`` by an exact TwoSum and everything
@@ -1023,16 +654,16 @@ def _exp_double_double(e: _Emitter, x, x_lo):
     added to its error term."""
     f = e.fmt
     below, xc, n, shifted = _exp_reduction(e, x)
-    r, r_err = _two_sum(math_ops.fma(n, e.c(-f.ln2_hi), xc), arith.mulf(n, e.c(-f.ln2_lo)))  # the fma is exact
+    r, r_err = two_sum(math_ops.fma(n, e.c(-f.ln2_hi), xc), arith.mulf(n, e.c(-f.ln2_lo)))  # the fma is exact
     correction = arith.addf(r_err, x_lo)  # below 2**-43: its square is negligible
     square = e.mul(e.mul(r, r), e.estrin(r, _EXP_TAYLOR_LONG))  # exp(r) - 1 - r
     rest = e.add(square, e.fma(correction, e.add(r, square), correction))  # + correction * exp(r)
-    h, h_err = _two_sum(e.c(1.0), r)
+    h, h_err = two_sum(e.c(1.0), r)
     y = _scaled(e, arith.addf(h, arith.addf(h_err, rest)), n, shifted)
     return e.keep_nan(x, e.select(below, e.c(0.0), y))
 
 
-def expand_pow_f64(e: _Emitter, x, y):
+def expand_pow_f64(e: Emitter, x, y):
     """pow(x, y) as exp(y * log|x|) with the product in double-double: ``p + p_lo`` where
     ``p = fl(y * hi)`` and ``p_lo`` is its exact error (an FMA) plus ``y * lo``, and the
     exponential of that sum rounded once. An error of ``d`` in ``y * log|x|`` is a
@@ -1046,12 +677,7 @@ def expand_pow_f64(e: _Emitter, x, y):
     return _c99_pow_table(e, x, y, _exp_double_double(e, p, p_lo))
 
 
-def _f64_like(t: ir.Type) -> ir.Type:
-    f64 = ir.F64Type.get()
-    return ir.VectorType.get(t.shape, f64) if isinstance(t, ir.VectorType) else f64
-
-
-def expand_tanh(e: _Emitter, x):
+def expand_tanh(e: Emitter, x):
     f = e.fmt
     a = e.abs(x)
     z = e.mul(x, x)
@@ -1063,7 +689,7 @@ def expand_tanh(e: _Emitter, x):
     return e.keep_nan(x, y)
 
 
-def expand_erf_f32(e: _Emitter, x):
+def expand_erf_f32(e: Emitter, x):
     a = e.abs(x)
     z = e.mul(x, x)
     small = e.mul(x, e.horner(z, _ERF_SMALL_F32))
@@ -1075,7 +701,7 @@ def expand_erf_f32(e: _Emitter, x):
     return e.keep_nan(x, y)
 
 
-def expand_erf_f64(e: _Emitter, x):
+def expand_erf_f64(e: Emitter, x):
     """erf in f64: ``x + x * R(x*x)`` below 1; above, ``1 - exp(-x*x) * Q(x)`` with
     ``x*x = h + h_err`` split exactly (an FMA), ``exp(-h - h_err)`` as
     ``exp(-h) * (1 - h_err)``:
@@ -1139,20 +765,10 @@ EXPANSIONS: dict[tuple[str, int], Callable] = {
 }
 
 
-def _width(t: ir.Type) -> int | None:
-    if isinstance(t, ir.VectorType):
-        t = t.element_type
-    if isinstance(t, ir.F32Type):
-        return 32
-    if isinstance(t, ir.F64Type):
-        return 64
-    return None
-
-
 def _rewrite(op: ir.Operation, scalef: bool) -> None:
-    rewrite = EXPANSIONS[(op.name, _width(op.results[0].type))]
+    rewrite = EXPANSIONS[(op.name, float_width(op.results[0].type))]
     with ir.InsertionPoint(op), op.location:
-        result = rewrite(_Emitter(op.results[0].type, scalef), *op.operands)
+        result = rewrite(Emitter(op.results[0].type, scalef), *op.operands)
     op.results[0].replace_all_uses_with(result)
     op.erase()
 
@@ -1161,7 +777,7 @@ _EXPANDED = {name for name, _ in EXPANSIONS}  # the name first: the pass looks a
 
 
 def expandable(op: ir.Operation) -> bool:
-    return op.name in _EXPANDED and len(op.results) == 1 and (op.name, _width(op.results[0].type)) in EXPANSIONS
+    return op.name in _EXPANDED and len(op.results) == 1 and (op.name, float_width(op.results[0].type)) in EXPANSIONS
 
 
 @dataclass
