@@ -7,10 +7,12 @@ NaN after everything else, ``-0.0`` and ``0.0`` equal, bools ``False < True``), 
 lowering is tensor-level ``scf`` code that one-shot bufferization turns into in-place
 loops over buffers:
 
-* each op sorts into buffers of its own (``tensor.empty``: a key tensor, for ``argsort``
-  an i64 index tensor, and two scratch lines), filled line by line from the operand
-  (and the positions) inside the loops: no linalg init that CSE could share between
-  two sorts, which eliminate-empty-tensors would then place in one output buffer;
+* each op sorts into buffers of its own (a key tensor, for ``argsort`` an i64 index
+  tensor, and two scratch lines), filled line by line from the operand (and the
+  positions) inside the loops: no linalg init that CSE could share between two sorts,
+  which eliminate-empty-tensors would then place in one output buffer. The result is a
+  ``tensor.empty``; the others are ``bufferization.alloc_tensor`` (``_fresh``), which
+  CSE cannot merge with a tensor of the same type and size;
 * an ``scf.forall`` walks the first other dim, each iteration sorting its slab of the
   key (and index) tensor with two scratch lines of the axis' length of its own, and
   nested ``scf.for`` loops walk the lines of the slab (every index of the remaining
@@ -29,12 +31,16 @@ loops over buffers:
 
 The loops are not linalg ops, so fusion and tiling leave them alone; the forall is
 shared by the kernel's threads like a tile loop (``ember-parallel-parts``, or
-``ember-fork-loops`` beside other loops). A 1-d sort is one line, on one thread.
+``ember-fork-loops`` beside other loops). A 1-d sort of 32768 elements or more is
+sorted in up to ``MAX_PARTS`` parts, one per forall iteration, then the parts merged by
+the passes of the whole line (``_sort_one_line``).
+
 ``np.sort(x, axis=1)`` of a (256, 2048) float64 array took 30 ms on one thread and 16 on
 two; with the groups and the two-ended unchecked merges 5.8 ms on two (NumPy: 8.8).
 Rows of (2000, 501) float32: 27 -> 8.8-9.2 ms (NumPy's AVX-512 sort: 1.3); (1000, 1000)
-int64: 20.7 -> 7.7-8.0 ms (NumPy: 12.7); one line of 1M float64: 121 -> 50-54 ms (NumPy:
-53); a stable ``argsort`` of each is faster than NumPy's.
+int64: 20.7 -> 7.7-8.0 ms (NumPy: 12.7); one line of 1M float64: 121 -> 50-54 ms on one
+thread, 28 ms in parts on two (NumPy: 53); a stable ``argsort`` of each is faster than
+NumPy's.
 
 ``partition`` (what ``np.median`` and ``np.percentile`` read: a few positions of each
 sorted line) walks the lines the same way. Each line is loaded, then for each position
@@ -50,7 +56,7 @@ from __future__ import annotations
 
 from compiler.dialects import ember
 from compiler.dialects.types import DYN, TensorType, mlir_element_type
-from compiler.mlir import arith, index_constant, ir, scf, tensor
+from compiler.mlir import arith, bufferization, index_constant, ir, scf, tensor
 from compiler.passes import scalar_semantics as scalar
 from compiler.passes.ember_to_linalg import (
     _as_index,
@@ -71,9 +77,12 @@ CmpI = arith.CmpIPredicate
 # 12.2 ms with 8, 14.3 with 4, 13.7 with 16 (its compare-exchanges grow as its square);
 # one line of 1M float64 within 10 % for all three.
 GROUP = 8
-# Double passes per line: widths up to GROUP * 4**29 = 2**61, more than any size (and
-# no shift past the sign bit).
+# Double passes per line: widths up to GROUP * 4**29 = 2**61 and past, more than any
+# size (a width grows only while it is below the line's length).
 MAX_DOUBLE_PASSES = 30
+# A 1-d sort's parts (_sort_one_line): at most this many, of at least this many elements
+MAX_PARTS = 4
+PART_MIN = 16384
 
 
 def _before(b: ir.Value, a: ir.Value, dtype: str) -> ir.Value:
@@ -179,7 +188,7 @@ def _greatest(dtype: str) -> ir.Value:
     return scalar.const(dtype, True if dtype == "i1" else scalar.int_max(dtype))
 
 
-def _sorted_groups(n, x, in_x, in_line, lines, with_indices: bool, dtype: str) -> list:
+def _sorted_groups(n, x, in_x, in_line, lines, with_indices: bool, dtype: str, offset=None) -> list:
     """``lines`` (keys, and positions with ``with_indices``) holding ``x``'s line with
     each group of ``GROUP`` consecutive elements sorted (stably): the first merge passes,
     done in registers instead of through memory.
@@ -188,7 +197,8 @@ def _sorted_groups(n, x, in_x, in_line, lines, with_indices: bool, dtype: str) -
     only when the second sorts strictly before the first, so equal keys keep their
     order. The group past the end of the line is padded with the greatest key, which no
     element passes; its stores go last to first, clamped to the line, so the element at
-    ``n - 1`` is written after any padding stored there."""
+    ``n - 1`` is written after any padding stored there. The positions are counted from
+    ``offset`` (a part of a longer line), else from 0."""
     one = index_constant(1)
     last = arith.subi(n, one)
     i64 = mlir_element_type("i64")
@@ -199,7 +209,7 @@ def _sorted_groups(n, x, in_x, in_line, lines, with_indices: bool, dtype: str) -
             k = arith.addi(g, index_constant(t))
             at = arith.minsi(k, last)
             keys.append(arith.select(arith.cmpi(CmpI.slt, k, n), tensor.extract(x, in_x(at)), _greatest(dtype)))
-            positions.append(k)
+            positions.append(k if offset is None else arith.addi(offset, k))
         for r in range(GROUP):
             for p in range(r % 2, GROUP - 1, 2):
                 swap = _before(keys[p + 1], keys[p], dtype)
@@ -223,8 +233,24 @@ def _sorted_groups(n, x, in_x, in_line, lines, with_indices: bool, dtype: str) -
     return for_loop(index_constant(0), n, index_constant(GROUP), lines, group)
 
 
+def _fresh(t: TensorType, sizes: list) -> ir.Value:
+    """A tensor of its own (``bufferization.alloc_tensor``), for a line no result is
+    built in: two ``tensor.empty`` of one type and size are one value after CSE, and
+    one-shot bufferization then gave an int64 argsort's key and index scratch lines one
+    buffer (wrong positions)."""
+    mixed = [s if d is DYN else d for d, s in zip(t.shape, sizes)]
+    return bufferization.alloc_tensor(t.to_mlir(), [s for s in mixed if isinstance(s, ir.Value)])
+
+
 def _true() -> ir.Value:
     return scalar.const("i1", True)
+
+
+def _lines(xt: TensorType, dtypes: list, sizes: list) -> list:
+    """The op's tensors shaped like ``x``, one per ``dtypes``: the last is its result
+    (``tensor.empty``, which bufferization may place in the kernel's output), the
+    others (argsort's keys) are ``_fresh``."""
+    return [(_empty if i == len(dtypes) - 1 else _fresh)(xt.with_dtype(t), sizes) for i, t in enumerate(dtypes)]
 
 
 def _each_line(x: ir.Value, axis: int, dtypes: list, scratch: list, line) -> list:
@@ -241,7 +267,7 @@ def _each_line(x: ir.Value, axis: int, dtypes: list, scratch: list, line) -> lis
     rank = xt.rank
     sizes = [_as_index(_dim(x, d)) for d in range(rank)]
     dynamic = [s for s, d in zip(sizes, xt.shape) if d is DYN]
-    full = [_empty(xt.with_dtype(t), _result_sizes(xt, dynamic)) for t in dtypes]
+    full = _lines(xt, dtypes, _result_sizes(xt, dynamic))
     others = [d for d in range(rank) if d != axis]
     if not others:
         return _each_slab_line(x, axis, sizes[axis], full, [], [], scratch, line)
@@ -275,7 +301,7 @@ def _each_slab_line(x, axis, n, state, fixed, sizes, scratch, line, at_slab=None
     xt = _type(x)
     count = len(state)
     zero, one = index_constant(0), index_constant(1)
-    spare = [_empty(TensorType((xt.shape[axis],), t), [n]) for t in scratch]
+    spare = [_fresh(TensorType((xt.shape[axis],), t), [n]) for t in scratch]
 
     def each(outer: list, *state):
         def in_x(k):
@@ -300,36 +326,90 @@ def _each_slab_line(x, axis, n, state, fixed, sizes, scratch, line, at_slab=None
     return nest(0, list(fixed), [*state, *spare])[:count]
 
 
+def _merge_passes(n, first, lines: list, spares: list, line_at, spare_at, dtype: str) -> list:
+    """``lines`` (keys, and positions) of length ``n`` made of sorted runs of ``first``,
+    merged into one: double passes (width ``w`` from the lines into the ``spares``,
+    ``2w`` back) while ``w < n``, ``w`` four times larger each time, so the result ends
+    in the lines. Returns the lines, then the spares (scratch, to be carried on)."""
+    count = len(lines)
+
+    def double_pass(q, width, *state):
+        line, spare = list(state[:count]), list(state[count:])
+        active = arith.cmpi(CmpI.slt, width, n)
+        branch = scf.IfOp(active, [v.type for v in state], has_else=True)
+        with ir.InsertionPoint(branch.then_block):
+            spare2 = _merge_pass(n, width, line, spare, line_at, spare_at, dtype)
+            line2 = _merge_pass(n, arith.addi(width, width), spare2, line, spare_at, line_at, dtype)
+            _yield([*line2, *spare2])
+        with ir.InsertionPoint(branch.else_block):
+            _yield(state)
+        wider = arith.shli(width, index_constant(2))  # only while width < n: no overflow
+        return [arith.select(active, wider, width), *branch.results]
+
+    passes = index_constant(MAX_DOUBLE_PASSES)
+    results = for_loop(index_constant(0), passes, index_constant(1), [first, *lines, *spares], double_pass)
+    return results[1:]
+
+
+def _at(k):
+    return [k]
+
+
 def _sort_lines(x: ir.Value, axis: int, with_indices: bool) -> list:
     """The keys of ``x`` with every line along ``axis`` sorted (and the positions they came
     from, with ``with_indices``), as new tensors."""
     xt = _type(x)
-    zero, one = index_constant(0), index_constant(1)
     count = 2 if with_indices else 1
+    dtypes = [xt.dtype, "i64"][:count]
+    if xt.rank == 1:
+        return _sort_one_line(x, dtypes, with_indices)
 
     def sort_line(n, in_x, in_line, *state):
-        def in_spare(k):
-            return [k]
+        lines = _sorted_groups(n, x, in_x, in_line, state[:count], with_indices, xt.dtype)
+        return _merge_passes(n, index_constant(GROUP), lines, list(state[count:]), in_line, _at, xt.dtype)
 
-        line = _sorted_groups(n, x, in_x, in_line, state[:count], with_indices, xt.dtype)
-
-        def double_pass(q, *state):
-            line, spare = list(state[:count]), list(state[count:])
-            width = arith.shli(index_constant(GROUP), arith.muli(q, index_constant(2)))
-            active = arith.cmpi(CmpI.slt, width, n)
-            branch = scf.IfOp(active, [v.type for v in state], has_else=True)
-            with ir.InsertionPoint(branch.then_block):
-                spare2 = _merge_pass(n, width, line, spare, in_line, in_spare, xt.dtype)
-                line2 = _merge_pass(n, arith.addi(width, width), spare2, line, in_spare, in_line, xt.dtype)
-                _yield([*line2, *spare2])
-            with ir.InsertionPoint(branch.else_block):
-                _yield(state)
-            return list(branch.results)
-
-        return for_loop(zero, index_constant(MAX_DOUBLE_PASSES), one, [*line, *state[count:]], double_pass)
-
-    dtypes = [xt.dtype, "i64"][:count]
     return _each_line(x, axis, dtypes, dtypes, sort_line)
+
+
+def _sort_one_line(x: ir.Value, dtypes: list, with_indices: bool) -> list:
+    """A 1-d ``x`` sorted in parts on the kernel's threads, then the parts merged: an
+    ``scf.forall`` over up to ``MAX_PARTS`` parts of ``PART_MIN`` elements or more
+    (``GROUP`` elements a multiple), each sorted as a line of its own (groups, then
+    merges in a scratch line of its length), then the merge passes of the whole line
+    from runs of a part's width. A single line had run on one thread."""
+    xt = _type(x)
+    one = index_constant(1)
+    n = _as_index(_dim(x, 0))
+    dynamic = [n] if xt.shape[0] is DYN else []
+    full = _lines(xt, dtypes, _result_sizes(xt, dynamic))
+    parts = arith.minsi(arith.maxsi(arith.divsi(n, index_constant(PART_MIN)), one), index_constant(MAX_PARTS))
+    group = index_constant(GROUP)
+    width = arith.muli(arith.ceildivsi(arith.ceildivsi(n, parts), group), group)
+    loop = scf.ForallOp([0], [parts], [1], full)
+    with ir.InsertionPoint(loop.body):
+        (p,) = loop.induction_variables
+        lo = arith.muli(p, width)
+        size = arith.subi(arith.minsi(arith.addi(lo, width), n), lo)
+        part_shape = (DYN,)
+        lines = [
+            _extract_slice(out, TensorType(part_shape, t), [lo], [size], [1])
+            for out, t in zip(loop.inner_iter_args, dtypes)
+        ]
+        spares = [_fresh(TensorType(part_shape, t), [size]) for t in dtypes]
+
+        def in_x(k):
+            return [arith.addi(lo, k)]
+
+        lines = _sorted_groups(size, x, in_x, _at, lines, with_indices, xt.dtype, offset=lo)
+        lines = _merge_passes(size, group, lines, spares, _at, _at, xt.dtype)[: len(dtypes)]
+        in_parallel = scf.InParallelOp()
+        with ir.InsertionPoint(in_parallel.regions[0].blocks[0]):
+            dyn_off, st_off = split_mixed([lo])
+            dyn_size, st_size = split_mixed([size])
+            for value, out in zip(lines, loop.inner_iter_args):
+                tensor.ParallelInsertSliceOp(value, out, dyn_off, dyn_size, [], st_off, st_size, [1])
+    spares = [_fresh(TensorType((xt.shape[0],), t), [n]) for t in dtypes]
+    return _merge_passes(n, width, list(loop.results), spares, _at, _at, xt.dtype)[: len(dtypes)]
 
 
 def _partition_lines(x: ir.Value, kth: ir.Value, axis: int) -> ir.Value:

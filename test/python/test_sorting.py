@@ -137,14 +137,16 @@ def test_every_length_around_groups_and_merged_runs(dtype):
     greatest key, which real keys equal here), then merged from both ends of each pair
     of runs: every length from 1 to 40 and around the merges' powers of two, with keys
     that tie and equal the padding, in NumPy's stable order bit for bit (signs of zeros,
-    NaN signs), as one line and as rows; one compile for all lengths past 1."""
+    NaN signs), as one line and as rows; one compile for all lengths past 1. Lines of
+    32768 elements and more are sorted in 2-4 parts (the last one shorter) on the
+    kernel's threads, then merged: ties across parts keep their order too."""
     rng = np.random.default_rng(21)
     values = np.array(EXTREMES[dtype], dtype=dtype)
     c = None
-    for n in [*range(1, 41), 63, 64, 65, 127, 129, 255, 257, 1031]:
+    for n in [*range(1, 41), 63, 64, 65, 127, 129, 255, 257, 1031, 32768, 65543, 100003]:
         line = rng.choice(values, n)
         rows = rng.choice(values, (3, n))
-        for x in (line, rows):
+        for x in (line, rows) if n < 10_000 else (line,):  # a long line: sorted in parts, merged
             if c is None:
                 got, want, c = run(lambda a: (np.sort(a, kind="stable"), np.argsort(a, kind="stable")), x, dynamic=True)
             else:

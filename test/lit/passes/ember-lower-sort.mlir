@@ -2,22 +2,23 @@
 // RUN: ember-opt %s -p lower-to-loops | FileCheck %s --check-prefix=LOOPS
 
 // A stable merge sort per line along axis 0 of a symbolic-size matrix: a parallel
-// loop over the other dim, each iteration with its own scratch lines; the line loaded
+// loop over the other dim, each iteration with its own scratch lines (alloc_tensor, as
+// argsort's key tensor: the result alone is a tensor.empty); the line loaded
 // from the operand in groups of 8 (the last padded with NaN, the greatest key), each
 // group sorted by compare-exchanges of neighbours (b before a: a > b or a NaN, and b
-// not NaN) and stored last to first; then 30 double passes of widths 8 << 2q guarded
-// by width < n, each merge running from the front (the right head only when strictly
+// not NaN) and stored last to first; then at most 30 double passes from width 8, the
+// width carried and made 4x larger while it is below n, each merge running from the front (the right head only when strictly
 // before the left one) and from the back (the left tail only when the right one is
 // strictly before it): a full pair of runs in `width` steps with no bounds checks, a
 // short one (the last) in ceil(len / 2) steps with them.
 // CHECK-LABEL: func.func @argsort_columns
 // CHECK: %[[N:.+]] = tensor.dim %{{.*}}, %c0
-// CHECK: tensor.empty(%[[N]]) : tensor<?x5xf32>
+// CHECK: bufferization.alloc_tensor(%[[N]]) : tensor<?x5xf32>
 // CHECK: tensor.empty(%[[N]]) : tensor<?x5xi64>
 // CHECK: scf.forall (%[[COL:.+]]) in (%c5) shared_outs
 // CHECK: tensor.extract_slice %{{.*}}[0, %[[COL]]] [%[[N]], 1] [1, 1] : tensor<?x5xf32> to tensor<?x1xf32>
-// CHECK: tensor.empty(%[[N]]) : tensor<?xf32>
-// CHECK: tensor.empty(%[[N]]) : tensor<?xi64>
+// CHECK: bufferization.alloc_tensor(%[[N]]) : tensor<?xf32>
+// CHECK: bufferization.alloc_tensor(%[[N]]) : tensor<?xi64>
 // CHECK: %[[LAST:.+]] = arith.subi %[[N]], %c1
 // CHECK: scf.for %[[G:.+]] = %{{.*}} to %[[N]] step %c8
 // CHECK: %[[K:.+]] = arith.addi %[[G]], %{{.*}} : index
@@ -36,10 +37,9 @@
 // CHECK: tensor.insert {{.*}} : tensor<?x1xf32>
 // CHECK: arith.index_cast %{{.*}} : index to i64
 // CHECK: tensor.insert {{.*}} : tensor<?x1xi64>
-// CHECK: scf.for %{{.*}} = %{{.*}} to %c30
-// CHECK: %[[W:.+]] = arith.shli %c8{{.*}}, %{{.*}} : index
-// CHECK: arith.cmpi slt, %[[W]], %[[N]]
-// CHECK: scf.if
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c30 step %{{.*}} iter_args(%[[W:.+]] = %c8{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}})
+// CHECK: %[[ACTIVE:.+]] = arith.cmpi slt, %[[W]], %[[N]]
+// CHECK: scf.if %[[ACTIVE]]
 // CHECK: %[[SPAN:.+]] = arith.addi %[[W]], %[[W]] : index
 // CHECK: scf.for %[[LO:.+]] = %{{.*}} to %[[N]] step %[[SPAN]]
 // CHECK: %[[MID:.+]] = arith.minsi %{{.*}}, %[[N]] : index
@@ -126,4 +126,31 @@ func.func @sort_rows(%x: tensor<3x8xi32>) -> tensor<3x8xi32> {
 func.func @partition_rows(%x: tensor<4x9xf32>, %kth: tensor<2xi64>) -> tensor<4x9xf32> {
   %0 = "ember.partition"(%x, %kth) {axis = 1 : i64} : (tensor<4x9xf32>, tensor<2xi64>) -> tensor<4x9xf32>
   return %0 : tensor<4x9xf32>
+}
+
+// A 1-d sort: up to 4 parts of 16384 elements or more (a multiple of 8 wide), each
+// sorted in a forall iteration with scratch of its own (alloc_tensor: CSE never merges
+// it with another line), then the merges of the whole line from runs of a part's width.
+// CHECK-LABEL: func.func @argsort_line
+// CHECK: %[[N:.+]] = tensor.dim %{{.*}}, %c0
+// CHECK: %[[KEYS:.+]] = bufferization.alloc_tensor(%[[N]]) : tensor<?xf64>
+// CHECK: %[[OUT:.+]] = tensor.empty(%[[N]]) : tensor<?xi64>
+// CHECK: %[[Q:.+]] = arith.divsi %[[N]], %c16384
+// CHECK: %[[ATLEAST1:.+]] = arith.maxsi %[[Q]], %c1
+// CHECK: %[[PARTS:.+]] = arith.minsi %[[ATLEAST1]], %c4
+// CHECK: %[[PER:.+]] = arith.ceildivsi %[[N]], %[[PARTS]]
+// CHECK: %[[GROUPS:.+]] = arith.ceildivsi %[[PER]], %c8
+// CHECK: %[[WIDTH:.+]] = arith.muli %[[GROUPS]], %c8
+// CHECK: scf.forall (%[[P:.+]]) in (%[[PARTS]]) shared_outs(%{{.*}} = %[[KEYS]], %{{.*}} = %[[OUT]])
+// CHECK: %[[LO:.+]] = arith.muli %[[P]], %[[WIDTH]]
+// CHECK: bufferization.alloc_tensor(%{{.*}}) : tensor<?xf64>
+// CHECK: bufferization.alloc_tensor(%{{.*}}) : tensor<?xi64>
+// CHECK: tensor.parallel_insert_slice %{{.*}}[%[[LO]]]
+// CHECK: bufferization.alloc_tensor(%[[N]]) : tensor<?xf64>
+// CHECK: bufferization.alloc_tensor(%[[N]]) : tensor<?xi64>
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c30 step %{{.*}} iter_args(%{{.*}} = %[[WIDTH]],
+// CHECK: return
+func.func @argsort_line(%x: tensor<?xf64>) -> tensor<?xi64> {
+  %0 = "ember.argsort"(%x) {axis = 0 : i64} : (tensor<?xf64>) -> tensor<?xi64>
+  return %0 : tensor<?xi64>
 }
