@@ -16,6 +16,9 @@ exact compositions of existing ops, written as NumPy's C loops compute them:
   bool loops: constant False/False/True);
 * ``fmax``/``fmin``: ``maximum``/``minimum`` where neither is NaN, else the other operand;
 * ``heaviside(x, h)``: ``NaN`` for NaN, ``h`` for 0, else 0 or 1;
+* ``logaddexp``/``logaddexp2``: NumPy's ``npy_logaddexp``: ``x + ln2`` (``+ 1``) for
+  equal operands, else the larger plus ``log1p(exp(-|x - y|))`` (base 2: ``exp2`` and
+  ``log2e *``);
 * ``deg2rad``/``rad2deg``: multiplication by NumPy's own constant (``(type)(pi/180)``),
   read from NumPy as ``np.deg2rad(1)`` in the loop's dtype;
 * ``reciprocal``: ``1 / x`` for floats; for integers NumPy's ``(int)(1.0 / x)``: 1, -1, 0,
@@ -120,6 +123,25 @@ def _heaviside(em: EmitterCore, x: Tensor, h: Tensor) -> Tensor:
     return _select(em, _is_nan(em, x), x, step)
 
 
+def _logaddexp(base2: bool):
+    """NumPy's ``npy_logaddexp`` (``npy_logaddexp2``): ``x + ln2`` (``x + 1``) where the
+    operands are equal (infinities of one sign included: their difference is NaN), else
+    the larger plus ``log1p(exp(-|x - y|))`` (``log2e * log1p(exp2(-|x - y|))``); NaN
+    where either is NaN (the difference is NaN)."""
+    exp, at_equal = ("exp2", 1.0) if base2 else ("exp", np.log(2.0))
+
+    def lower(em: EmitterCore, x: Tensor, y: Tensor) -> Tensor:
+        d = em.emit("sub", x, y)
+        larger = _select(em, _cmp(em, "gt", d, _const(em, 0, d)), x, y)
+        tail = em.emit("log1p", em.emit(exp, em.emit("neg", em.emit("abs", d))))
+        if base2:
+            tail = em.emit("mul", tail, _const(em, np.log2(np.e), x))
+        value = em.emit("add", larger, tail)
+        return _select(em, _cmp(em, "eq", x, y), em.emit("add", x, _const(em, at_equal, x)), value)
+
+    return lower
+
+
 def _scale_by_numpy_constant(ufunc: np.ufunc):
     """``deg2rad``/``rad2deg``: ``x * c`` with NumPy's ``c`` in the loop's dtype (``ufunc(1)``)."""
 
@@ -191,6 +213,8 @@ UFUNC_LOWERINGS = {
     np.radians: _scale_by_numpy_constant(np.radians),  # a ufunc of its own, deg2rad's loops
     np.degrees: _scale_by_numpy_constant(np.degrees),
     np.heaviside: _heaviside,
+    np.logaddexp: _logaddexp(base2=False),
+    np.logaddexp2: _logaddexp(base2=True),
     np.conjugate: lambda em, x: x,  # real dtypes only; also np.conj
 }
 assert not set(UFUNC_LOWERINGS) & set(ew.LOWERINGS), "a ufunc lowered twice"
@@ -356,6 +380,8 @@ ROWS: list = _ufunc_rows(
         (np.radians, (), "mul"),
         (np.degrees, (), "mul"),
         (np.heaviside, (), "cmp, select"),
+        (np.logaddexp, (), "sub, abs, neg, exp, log1p, add, cmp, select"),
+        (np.logaddexp2, (), "sub, abs, neg, exp2, log1p, mul, add, cmp, select"),
         (np.conjugate, (), "-"),  # np.conj is np.conjugate
     ]
 ) + [

@@ -48,9 +48,11 @@ TRANSCENDENTAL = {
     np.cbrt,
     np.arctan2,
     np.hypot,
+    np.logaddexp,
+    np.logaddexp2,
 }
 UNARY = [
-    *sorted(TRANSCENDENTAL - {np.arctan2, np.hypot}, key=lambda u: u.__name__),
+    *sorted(TRANSCENDENTAL - {np.arctan2, np.hypot, np.logaddexp, np.logaddexp2}, key=lambda u: u.__name__),
     np.reciprocal,
     np.sign,
     np.ceil,
@@ -69,6 +71,8 @@ UNARY = [
 BINARY = [
     np.arctan2,
     np.hypot,
+    np.logaddexp,
+    np.logaddexp2,
     np.copysign,
     np.fmod,
     np.fmax,
@@ -239,6 +243,19 @@ def test_unary_random_values_within_ulps():
             elif ufunc in (np.log1p, np.expm1):
                 x = x * 10.0 ** rng.integers(-12, 0, x.shape)  # tiny |x|, where log(1 + x) fails
             run_both(_ufunc_caller(ufunc), x, exact=False)
+
+
+def test_logaddexp_random_values_within_ulps():
+    """Differences from 1e-12 to 1e3 (the log1p of nearly 1 and of nearly 0), equal
+    operands (``x + ln2``), both signs, float32 and float64."""
+    rng = np.random.default_rng(1)
+    for ufunc in (np.logaddexp, np.logaddexp2):
+        for dtype in (np.float32, np.float64):
+            x = rng.uniform(-50, 50, 3000)
+            y = x + rng.choice([-1.0, 1.0], x.shape) * 10.0 ** rng.uniform(-12, 3, x.shape)
+            y[::7] = x[::7]
+            got = run_both(_ufunc_caller(ufunc), x.astype(dtype), y.astype(dtype), exact=False)
+            assert got.dtype == dtype
 
 
 BINARY_DTYPE_PAIRS = [(d, d) for d in DTYPES] + [(np.int32, np.float32), (np.float32, np.float64), (np.bool_, np.int64)]
