@@ -59,3 +59,23 @@ def test_check_call_catches_differences():
     assert check_call((np.arange(4), ()), (np.arange(4) + (np.arange(4) == 3), ()))  # ints: exact
     assert check_call((1.0, ()), (np.float64(1.0), ()))  # scalar type
     assert not check_call(((a + 1e-13, 2), (a,)), ((a, 2), (a,)))
+
+
+def test_numpy_and_ember_are_timed_in_alternating_turns():
+    """The corpus runner times NumPy and Ember in three alternating turns (a phase of the
+    machine during one burst must not decide a ratio) on fresh copies of the inputs."""
+    from benchmarks.corpus.run import interleaved_ms
+
+    calls = []
+
+    def kernel(name):
+        def fn(a):
+            calls.append(name)
+            a[0] += 1  # a fresh copy each call: never seen twice
+            assert a[0] == 1
+
+        return fn
+
+    times = interleaved_ms([kernel("numpy"), kernel("ember")], (np.zeros(3),), target_s=0.0)
+    assert len(times) == 2 and all(t >= 0 for t in times)
+    assert calls == ["numpy", "ember"] * 3
