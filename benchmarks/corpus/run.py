@@ -88,12 +88,20 @@ def median_ms(fn, args: tuple, target_s: float, min_calls: int = 3, max_calls: i
     return statistics.median(times) * 1e3
 
 
-def interleaved_ms(fns: list, args: tuple, target_s: float, turns: int = 3) -> list[float]:
+# seconds between two turns: OpenBLAS's threads spin about 0.1 s after a call (NumPy's
+# matmul), and the next turn's calls would share the cores with them (the corpus's
+# covariance, Ember after NumPy without the pause: 9.4 -> 18 ms)
+SETTLE_S = 0.12
+
+
+def interleaved_ms(fns: list, args: tuple, target_s: float, turns: int = 3, settle_s: float = SETTLE_S) -> list[float]:
     """``median_ms`` of each of ``fns`` in ``turns`` turns taken in alternation, the best
-    turn of each (the target shared out among the turns)."""
+    turn of each (the target shared out among the turns), each turn after ``settle_s``
+    of idle."""
     best = [float("inf")] * len(fns)
     for _ in range(turns):
         for i, fn in enumerate(fns):
+            time.sleep(settle_s)
             best[i] = min(best[i], median_ms(fn, args, target_s / turns, min_calls=1))
     return best
 

@@ -76,6 +76,6 @@ def test_numpy_and_ember_are_timed_in_alternating_turns():
 
         return fn
 
-    times = interleaved_ms([kernel("numpy"), kernel("ember")], (np.zeros(3),), target_s=0.0)
+    times = interleaved_ms([kernel("numpy"), kernel("ember")], (np.zeros(3),), target_s=0.0, settle_s=0.0)
     assert len(times) == 2 and all(t >= 0 for t in times)
     assert calls == ["numpy", "ember"] * 3
