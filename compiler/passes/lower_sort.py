@@ -284,13 +284,19 @@ def _each_line(x: ir.Value, axis: int, dtypes: list, scratch: list, line) -> lis
         ]
         remaining = [sizes[d] for d in others[1:]]
         done = _each_slab_line(x, axis, sizes[axis], slabs, [o], remaining, scratch, line, {first: index_constant(0)})
-        in_parallel = scf.InParallelOp()
-        with ir.InsertionPoint(in_parallel.regions[0].blocks[0]):
-            dyn_off, st_off = split_mixed(offsets)
-            dyn_size, st_size = split_mixed(extent)
-            for value, out in zip(done, loop.inner_iter_args):
-                tensor.ParallelInsertSliceOp(value, out, dyn_off, dyn_size, [], st_off, st_size, [1] * rank)
+        _insert_in_parallel(loop, done, offsets, extent)
     return list(loop.results)
+
+
+def _insert_in_parallel(loop: scf.ForallOp, values: list, offsets: list, sizes: list) -> None:
+    """The forall's terminator: each of ``values`` into its shared output at ``offsets``
+    (index values or ints), ``sizes`` long, unit strides."""
+    in_parallel = scf.InParallelOp()
+    with ir.InsertionPoint(in_parallel.regions[0].blocks[0]):
+        dyn_off, st_off = split_mixed(offsets)
+        dyn_size, st_size = split_mixed(sizes)
+        for value, out in zip(values, loop.inner_iter_args):
+            tensor.ParallelInsertSliceOp(value, out, dyn_off, dyn_size, [], st_off, st_size, [1] * len(offsets))
 
 
 def _each_slab_line(x, axis, n, state, fixed, sizes, scratch, line, at_slab=None) -> list:
@@ -402,12 +408,7 @@ def _sort_one_line(x: ir.Value, dtypes: list, with_indices: bool) -> list:
 
         lines = _sorted_groups(size, x, in_x, _at, lines, with_indices, xt.dtype, offset=lo)
         lines = _merge_passes(size, group, lines, spares, _at, _at, xt.dtype)[: len(dtypes)]
-        in_parallel = scf.InParallelOp()
-        with ir.InsertionPoint(in_parallel.regions[0].blocks[0]):
-            dyn_off, st_off = split_mixed([lo])
-            dyn_size, st_size = split_mixed([size])
-            for value, out in zip(lines, loop.inner_iter_args):
-                tensor.ParallelInsertSliceOp(value, out, dyn_off, dyn_size, [], st_off, st_size, [1])
+        _insert_in_parallel(loop, lines, [lo], [size])
     spares = [_fresh(TensorType((xt.shape[0],), t), [n]) for t in dtypes]
     return _merge_passes(n, width, list(loop.results), spares, _at, _at, xt.dtype)[: len(dtypes)]
 
