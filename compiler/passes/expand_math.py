@@ -317,14 +317,13 @@ def _exp_reduction(e: Emitter, x, nan_through: bool = False, base2: bool = False
     causal softmax's masked half ran 6x slower than its unmasked half. A NaN goes to
     exp_hi (callers put it back), or with ``nan_through`` stays a NaN through the clamp."""
     f = e.fmt
-    per_unit = 1.0 if base2 else 1.0 / pymath.log(2.0)  # of x in powers of 2
     lo, hi = (f.exp_lo / pymath.log(2.0), f.exp_hi / pymath.log(2.0)) if base2 else (f.exp_lo, f.exp_hi)
     below = e.cmp("OLT", x, e.c(lo))
     # only the upper bound: what is below lo is 0 already; one vector instruction
     # less than a two-sided clamp
     kept = e.select(below, e.c(0.0), x)
     xc = e.upper_clamp_keeping_nan(kept, hi) if nan_through else e.upper_clamp(kept, hi)
-    shifted = e.add(xc, e.c(f.round_magic)) if base2 else e.fma(xc, e.c(per_unit), e.c(f.round_magic))
+    shifted = e.add(xc, e.c(f.round_magic)) if base2 else e.fma(xc, e.c(1.0 / pymath.log(2.0)), e.c(f.round_magic))
     return below, xc, e.sub(shifted, e.c(f.round_magic)), shifted
 
 
@@ -420,31 +419,30 @@ def expand_log2(e: Emitter, x):
     return _log_special_values(e, x, e.add(ek, frac))
 
 
-def _log1p_correction(e: Emitter, v, u):
-    """``err / u`` for ``u = fl(1 + v)`` and ``1 + v = u + err`` exactly (Fast2Sum with
-    the larger of 1 and ``v`` first): ``log(1 + v) = log(u) + err / u`` to far below an
-    ulp, since ``err`` is below half an ulp of ``u``."""
-    err = e.select(e.cmp("OLT", e.abs(v), e.c(1.0)), e.sub(v, e.sub(u, e.c(1.0))), e.sub(e.c(1.0), e.sub(u, v)))
-    return e.div(err, u)
+def _one_plus(e: Emitter, v):
+    """``(u, err / u)`` for ``u = fl(1 + v)`` and ``1 + v = u + err`` exactly (TwoSum):
+    ``log(1 + v) = log(u) + err / u`` to far below an ulp, since ``err`` is below half an
+    ulp of ``u``."""
+    u, err = two_sum(v, e.c(1.0))
+    return u, e.div(err, u)
 
 
 def expand_log1p(e: Emitter, x):
     """``log(u)`` of ``u = 1 + x`` rounded, with the rounding's error corrected in the
-    log's low part (``_log1p_correction``; fdlibm's log1p does the same): the result
+    log's low part (``_one_plus``; fdlibm's log1p does the same): the result
     keeps ``x``'s digits where ``u`` is 1 (``log1p(1e-20)`` is 1e-20) and is within
     about an ulp elsewhere (Goldberg's ``log(u) * x / (u - 1)``, which this replaced,
     rounded twice more: 2.5 ulp in float32). ``+-0`` -> ``+-0``; +inf is +inf."""
-    u = e.add(x, e.c(1.0))
-    y = expand_log(e, u, correction=_log1p_correction(e, x, u))
+    u, correction = _one_plus(e, x)
+    y = expand_log(e, u, correction=correction)
     return e.select(e.cmp("OEQ", x, e.c(0.0)), x, y)
 
 
 def _log1p_or_log(e: Emitter, near, v, u):
     """``log1p(v)`` where ``near`` (as ``expand_log1p``), else ``log(u)``: one log for
     both, no rounding of ``u`` less 1 then 1 added back."""
-    w = e.add(v, e.c(1.0))
-    correction = e.select(near, _log1p_correction(e, v, w), e.c(0.0))
-    return expand_log(e, e.select(near, w, u), correction=correction)
+    w, correction = _one_plus(e, v)
+    return expand_log(e, e.select(near, w, u), correction=e.select(near, correction, e.c(0.0)))
 
 
 def expand_asinh(e: Emitter, x):

@@ -234,9 +234,9 @@ def test_loops_with_exp_tanh_and_erf_vectorize(dtype, scaling):
         assert bool(re.search(rf"\bvscalef{suffix}\s[^\n]*%zmm", asm)) == (scaling == "scalef")
 
 
-# log1p, expm1, log2, sinh, cosh: f32 against NumPy in float64 (as above); f64 against
-# glibc's (math, within an ulp of the exact value) on a smaller sweep. Max error in ulps
-# of the rounded reference; f64's are whole ulps of glibc's result.
+# The other inline functions (COMPOSED): f32 against NumPy in float64 (as above); f64
+# against glibc's (math, within an ulp of the exact value) on a smaller sweep. Max error
+# in ulps of the rounded reference; f64's are whole ulps of glibc's result.
 COMPOSED = ("log1p", "expm1", "log2", "log10", "exp2", "sinh", "cosh", "asinh", "acosh", "atan", "asin", "acos", "cbrt")
 COMPOSED_MAX_ULP = {
     "f32": {

@@ -190,20 +190,20 @@ func.func @erf_f64(%x: f64) -> f64 {
   return %y : f64
 }
 
-// log1p: log(u) of u = 1 + x rounded, the rounding's error (Fast2Sum, the larger of 1
-// and x first) over u added into the log's low part; x itself at +-0. No call (it had
-// been libm's log1p, a call per element the vectorizer stops at).
+// log1p: log(u) of u = 1 + x rounded, the rounding's error (TwoSum, plain ops: a
+// contracted or reassociated step would lose it) over u added into the log's low part;
+// x itself at +-0. No call (it had been libm's log1p, a call per element the vectorizer
+// stops at).
 // CHECK-LABEL: func.func @log1p_f64
 // CHECK-SAME: (%[[X:[a-z0-9_]+]]: f64)
 // CHECK-NOT: call
 // CHECK: %[[ONE:.*]] = arith.constant 1.000000e+00 : f64
-// CHECK: %[[U:.*]] = arith.addf %[[X]], %[[ONE]]
-// CHECK: %[[SMALL:.*]] = arith.cmpf olt, %{{.*}}, %[[ONE]]
-// CHECK: %[[UM1:.*]] = arith.subf %[[U]], %[[ONE]]
-// CHECK: %[[E1:.*]] = arith.subf %[[X]], %[[UM1]]
-// CHECK: %[[UMX:.*]] = arith.subf %[[U]], %[[X]]
-// CHECK: %[[E2:.*]] = arith.subf %[[ONE]], %[[UMX]]
-// CHECK: %[[ERR:.*]] = arith.select %[[SMALL]], %[[E1]], %[[E2]]
+// CHECK: %[[U:.*]] = arith.addf %[[X]], %[[ONE]] : f64
+// CHECK: %[[BB:.*]] = arith.subf %[[U]], %[[X]] : f64
+// CHECK: %[[UB:.*]] = arith.subf %[[U]], %[[BB]] : f64
+// CHECK: %[[E1:.*]] = arith.subf %[[X]], %[[UB]] : f64
+// CHECK: %[[E2:.*]] = arith.subf %[[ONE]], %[[BB]] : f64
+// CHECK: %[[ERR:.*]] = arith.addf %[[E1]], %[[E2]] : f64
 // CHECK: %[[C:.*]] = arith.divf %[[ERR]], %[[U]]
 // CHECK: %[[LO:.*]] = arith.addf %{{.*}}, %[[C]]
 // CHECK: arith.subf %{{.*}}, %[[LO]]
