@@ -238,8 +238,7 @@ def _fresh(t: TensorType, sizes: list) -> ir.Value:
     built in: two ``tensor.empty`` of one type and size are one value after CSE, and
     one-shot bufferization then gave an int64 argsort's key and index scratch lines one
     buffer (wrong positions)."""
-    mixed = [s if d is DYN else d for d, s in zip(t.shape, sizes)]
-    return bufferization.alloc_tensor(t.to_mlir(), [s for s in mixed if isinstance(s, ir.Value)])
+    return bufferization.alloc_tensor(t.to_mlir(), [s for d, s in zip(t.shape, sizes) if d is DYN])
 
 
 def _true() -> ir.Value:
@@ -361,6 +360,13 @@ def _at(k):
     return [k]
 
 
+def _sort_line(n, x, in_x, in_line, lines: list, spares: list, with_indices: bool, dtype: str, offset=None) -> list:
+    """One line of ``x`` (``in_x``) sorted into ``lines`` (``in_line``): the groups in
+    registers, then the merges through the ``spares``. Returns the lines, then the spares."""
+    lines = _sorted_groups(n, x, in_x, in_line, lines, with_indices, dtype, offset)
+    return _merge_passes(n, index_constant(GROUP), lines, spares, in_line, _at, dtype)
+
+
 def _sort_lines(x: ir.Value, axis: int, with_indices: bool) -> list:
     """The keys of ``x`` with every line along ``axis`` sorted (and the positions they came
     from, with ``with_indices``), as new tensors."""
@@ -371,8 +377,7 @@ def _sort_lines(x: ir.Value, axis: int, with_indices: bool) -> list:
         return _sort_one_line(x, dtypes, with_indices)
 
     def sort_line(n, in_x, in_line, *state):
-        lines = _sorted_groups(n, x, in_x, in_line, state[:count], with_indices, xt.dtype)
-        return _merge_passes(n, index_constant(GROUP), lines, list(state[count:]), in_line, _at, xt.dtype)
+        return _sort_line(n, x, in_x, in_line, list(state[:count]), list(state[count:]), with_indices, xt.dtype)
 
     return _each_line(x, axis, dtypes, dtypes, sort_line)
 
@@ -406,8 +411,7 @@ def _sort_one_line(x: ir.Value, dtypes: list, with_indices: bool) -> list:
         def in_x(k):
             return [arith.addi(lo, k)]
 
-        lines = _sorted_groups(size, x, in_x, _at, lines, with_indices, xt.dtype, offset=lo)
-        lines = _merge_passes(size, group, lines, spares, _at, _at, xt.dtype)[: len(dtypes)]
+        lines = _sort_line(size, x, in_x, _at, lines, spares, with_indices, xt.dtype, offset=lo)[: len(dtypes)]
         _insert_in_parallel(loop, lines, [lo], [size])
     spares = [_fresh(TensorType((xt.shape[0],), t), [n]) for t in dtypes]
     return _merge_passes(n, width, list(loop.results), spares, _at, _at, xt.dtype)[: len(dtypes)]

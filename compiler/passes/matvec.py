@@ -115,7 +115,9 @@ def matvec_rows(element: str, rows: int) -> str:
 def prelude(element: str) -> str:
     """What both helpers start with: index constants, a zero vector, A's sizes."""
     lanes, mat = LANES[element], matrix_type(element)
-    constants = "\n".join(f"  %c{k} = arith.constant {k} : index" for k in range(max(5, VECMAT_ROWS + 1)))
+    constants = "\n".join(
+        f"  %c{k} = arith.constant {k} : index" for k in range(max(5, VECMAT_ROWS + 1, MATVEC_ROWS + 1))
+    )
     return f"""{constants}
   %cV = arith.constant {lanes} : index
   %vzero = arith.constant dense<0.0> : vector<{lanes}x{element}>
