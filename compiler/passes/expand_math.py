@@ -109,6 +109,9 @@ reweighted 30 times towards the largest errors (close to minimax).
 * exp2: ``n = round(x)``, ``exp((x - n) ln2)`` by exp's polynomial with the product's
   error carried, scaled as exp is; integers exact. It had been a libm call, at 0.57x
   (float64) and 0.22x (float32) NumPy's speed; now 1.6x and 1.5x, within an ulp.
+* atanh: ``log1p(2a / (1 - a)) / 2`` (below 1/2 ``log1p(2a + 2a*a / (1 - a))``): 1.6 ulp
+  (float32), an ulp of the rounded result (float64); a libm call before, at 0.05x and
+  0.15x NumPy's speed, now 1.1x and 1.4x.
 * Still libm: float64 sin, cos and tan (NumPy's own are scalar too).
 
 The circular functions (atan, atan2, asin, acos; float32 sin, cos, tan) are in
@@ -476,6 +479,22 @@ def expand_acosh(e: Emitter, x):
     return e.keep_nan(x, y)
 
 
+def expand_atanh(e: Emitter, x):
+    """``log1p(2a / (1 - a)) / 2`` for ``a = |x|``, with x's sign; below 1/2 the argument
+    is ``t + t*a / (1 - a)`` for ``t = 2a`` (exact), so the roundings of ``1 - a`` and
+    the quotient touch only its smaller term (fdlibm's split). ``+-1`` -> ``+-inf``, NaN
+    past 1 (``log1p`` of a number below -1), ``+-0`` -> ``+-0``, tiny arguments keep
+    their digits (``log1p``'s own). It had been a libm call, at 0.05x (float32) and 0.15x
+    (float64) NumPy's speed."""
+    a = e.abs(x)
+    t = e.add(a, a)
+    one_less = e.sub(e.c(1.0), a)
+    small = e.add(t, e.div(e.mul(t, a), one_less))
+    arg = e.select(e.cmp("OLT", a, e.c(0.5)), small, e.div(t, one_less))
+    y = e.mul(expand_log1p(e, arg), e.c(0.5))
+    return e.keep_nan(x, e.copysign(y, x))
+
+
 def expand_expm1(e: Emitter, x):
     """below 1 in magnitude the Taylor series ``x + x*x * P(x)`` (terms to x**19: the
     first left out is under 2**-60 of the result), Estrin; from 1 on ``exp(x) - 1``, which
@@ -758,6 +777,8 @@ EXPANSIONS: dict[tuple[str, int], Callable] = {
     ("math.asinh", 64): expand_asinh,
     ("math.acosh", 32): expand_acosh,
     ("math.acosh", 64): expand_acosh,
+    ("math.atanh", 32): expand_atanh,
+    ("math.atanh", 64): expand_atanh,
     ("math.cbrt", 32): expand_cbrt,
     ("math.cbrt", 64): expand_cbrt,
 }
@@ -781,12 +802,12 @@ def expandable(op: ir.Operation) -> bool:
 @dataclass
 class EmberExpandMath(EmberPass):
     """Rewrite exp, exp2, log, tanh, erf, pow, log1p, expm1, log2, log10, sinh, cosh,
-    asinh, acosh, atan, atan2, asin, acos, cbrt (and float32 sin, cos, tan) into
+    asinh, acosh, atanh, atan, atan2, asin, acos, cbrt (and float32 sin, cos, tan) into
     branch-free arith so loops vectorize."""
 
     name = "ember-expand-math"
     summary = (
-        "exp/exp2/log/tanh/erf/pow/log1p/expm1/log2/log10/sinh/cosh/asinh/acosh/atan/atan2/asin/acos/cbrt"
+        "exp/exp2/log/tanh/erf/pow/log1p/expm1/log2/log10/sinh/cosh/asinh/acosh/atanh/atan/atan2/asin/acos/cbrt"
         " (f32, f64) and f32 sin/cos/tan: inline, no libm calls"
     )
     scalef: bool = field(default_factory=lambda: has_512_bit_vectors())  # looked up per run: tests patch it

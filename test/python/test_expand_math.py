@@ -237,7 +237,22 @@ def test_loops_with_exp_tanh_and_erf_vectorize(dtype, scaling):
 # The other inline functions (COMPOSED): f32 against NumPy in float64 (as above); f64
 # against glibc's (math, within an ulp of the exact value) on a smaller sweep. Max error
 # in ulps of the rounded reference; f64's are whole ulps of glibc's result.
-COMPOSED = ("log1p", "expm1", "log2", "log10", "exp2", "sinh", "cosh", "asinh", "acosh", "atan", "asin", "acos", "cbrt")
+COMPOSED = (
+    "log1p",
+    "expm1",
+    "log2",
+    "log10",
+    "exp2",
+    "sinh",
+    "cosh",
+    "asinh",
+    "acosh",
+    "atanh",
+    "atan",
+    "asin",
+    "acos",
+    "cbrt",
+)
 COMPOSED_MAX_ULP = {
     "f32": {
         "log1p": 1.0,
@@ -249,6 +264,7 @@ COMPOSED_MAX_ULP = {
         "cosh": 1.5,
         "asinh": 2.0,
         "acosh": 2.0,
+        "atanh": 2.0,
         "atan": 1.0,
         "asin": 2.5,
         "acos": 2.0,
@@ -321,6 +337,7 @@ COMPOSED_SPECIAL = {
     "sinh": [(0.0, 0.0), (-0.0, -0.0), (np.inf, np.inf), (-np.inf, -np.inf), (1e4, np.inf), (-1e4, -np.inf)],
     "asinh": [(0.0, 0.0), (-0.0, -0.0), (np.inf, np.inf), (-np.inf, -np.inf)],
     "acosh": [(1.0, 0.0), (0.5, np.nan), (-1.0, np.nan), (np.inf, np.inf), (-np.inf, np.nan)],
+    "atanh": [(0.0, 0.0), (-0.0, -0.0), (1.0, np.inf), (-1.0, -np.inf), (1.5, np.nan), (np.inf, np.nan)],
     "cosh": [(0.0, 1.0), (-0.0, 1.0), (np.inf, np.inf), (-np.inf, np.inf), (1e4, np.inf)],
     "atan": [(0.0, 0.0), (-0.0, -0.0), (np.inf, np.pi / 2), (-np.inf, -np.pi / 2), (1.0, np.pi / 4)],
     "asin": [(0.0, 0.0), (-0.0, -0.0), (1.0, np.pi / 2), (-1.0, -np.pi / 2), (1.5, np.nan), (-np.inf, np.nan)],
@@ -347,7 +364,7 @@ def test_composed_special_values_and_small_arguments(name, dtype):
     expected = np.array([b for _, b in pairs], ft)
     np.testing.assert_array_equal(y, expected)
     np.testing.assert_array_equal(np.signbit(y[~np.isnan(y)]), np.signbit(expected[~np.isnan(expected)]))
-    if name in ("log1p", "expm1", "sinh", "asinh"):  # f(t) close to t for tiny t: its digits kept
+    if name in ("log1p", "expm1", "sinh", "asinh", "atanh"):  # f(t) close to t for tiny t: its digits kept
         tiny = np.array([1e-8, -1e-8, 1e-20, np.finfo(ft).smallest_subnormal], ft)
         got = unary_kernel(name, dtype)(tiny)[0]
         np.testing.assert_allclose(got, UNARY_REF[name](tiny), rtol=2 * np.finfo(ft).eps, atol=0)

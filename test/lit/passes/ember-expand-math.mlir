@@ -239,6 +239,21 @@ func.func @composed(%a: f32, %b: f64) -> (f32, f64, f32, f64, f32, f64, f32, f64
   return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11 : f32, f64, f32, f64, f32, f64, f32, f64, f32, f64, f32, f64
 }
 
+// atanh: log1p of 2a/(1 - a) (below 1/2: 2a + 2a*a/(1 - a)), halved, x's sign; inline
+// (log1p's TwoSum and log), no call.
+// CHECK-LABEL: func.func @atanh
+// CHECK-NOT: math.{{(atanh|log1p|log)}}
+// CHECK: %[[HALF:.+]] = arith.constant 5.000000e-01 : f64
+// CHECK: arith.cmpf olt, %{{.*}}, %[[HALF]] : f64
+// CHECK-NOT: math.{{(atanh|log1p|log)}}
+// CHECK-NOT: call
+// CHECK: return
+func.func @atanh(%a: f32, %b: f64) -> (f32, f64) {
+  %0 = math.atanh %a : f32
+  %1 = math.atanh %b : f64
+  return %0, %1 : f32, f64
+}
+
 // Other math ops and other float types are left alone (float64 sin and tan: libm).
 // CHECK-LABEL: func.func @left_alone
 // CHECK: math.sin %{{.*}} : f64
