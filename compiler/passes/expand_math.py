@@ -112,9 +112,11 @@ reweighted 30 times towards the largest errors (close to minimax).
 * atanh: ``log1p(2a / (1 - a)) / 2`` (below 1/2 ``log1p(2a + 2a*a / (1 - a))``): 1.6 ulp
   (float32), an ulp of the rounded result (float64); a libm call before, at 0.05x and
   0.15x NumPy's speed, now 1.1x and 1.4x.
-* Still libm: float64 sin, cos and tan (NumPy's own are scalar too).
+* sin, cos, tan marked ``ember.small_argument`` (``ember-trig-fast-path``: every argument
+  of the loop below 2**20), float32 and float64, in ``expand_trig``; unmarked float64
+  ones stay libm calls.
 
-The circular functions (atan, atan2, asin, acos; float32 sin, cos, tan) are in
+The circular functions (atan, atan2, asin, acos; sin, cos, tan) are in
 ``expand_trig.py``, and the arith builder every expansion shares (``Emitter``, the IEEE
 format constants) in ``math_emitter.py``.
 """
@@ -129,13 +131,17 @@ from compiler.mlir import arith, collect, ir, llvm
 from compiler.mlir import math as math_ops
 from compiler.passes.base import EmberPass
 from compiler.passes.expand_trig import (
+    SMALL_ARGUMENT_ATTR,
     expand_acos,
     expand_asin,
     expand_atan,
     expand_atan2,
     expand_cos_f32,
+    expand_cos_small,
     expand_sin_f32,
+    expand_sin_small,
     expand_tan_f32,
+    expand_tan_small,
 )
 from compiler.passes.math_emitter import Emitter, float_width, two_sum
 from runtime.target import has_512_bit_vectors
@@ -784,8 +790,22 @@ EXPANSIONS: dict[tuple[str, int], Callable] = {
 }
 
 
+# sin, cos, tan that ember-trig-fast-path marked as having arguments below SMALL_ARGUMENT
+SMALL_ARGUMENT_EXPANSIONS: dict[str, Callable] = {
+    "math.sin": expand_sin_small,
+    "math.cos": expand_cos_small,
+    "math.tan": expand_tan_small,
+}
+
+
+def _expansion(op: ir.Operation) -> Callable | None:
+    if SMALL_ARGUMENT_ATTR in op.attributes and op.name in SMALL_ARGUMENT_EXPANSIONS:
+        return SMALL_ARGUMENT_EXPANSIONS[op.name]
+    return EXPANSIONS.get((op.name, float_width(op.results[0].type)))
+
+
 def _rewrite(op: ir.Operation, scalef: bool) -> None:
-    rewrite = EXPANSIONS[(op.name, float_width(op.results[0].type))]
+    rewrite = _expansion(op)
     with ir.InsertionPoint(op), op.location:
         result = rewrite(Emitter(op.results[0].type, scalef), *op.operands)
     op.results[0].replace_all_uses_with(result)
@@ -796,19 +816,24 @@ _EXPANDED = {name for name, _ in EXPANSIONS}  # the name first: the pass looks a
 
 
 def expandable(op: ir.Operation) -> bool:
-    return op.name in _EXPANDED and len(op.results) == 1 and (op.name, float_width(op.results[0].type)) in EXPANSIONS
+    return (
+        op.name in _EXPANDED
+        and len(op.results) == 1
+        and float_width(op.results[0].type) is not None
+        and _expansion(op) is not None
+    )
 
 
 @dataclass
 class EmberExpandMath(EmberPass):
     """Rewrite exp, exp2, log, tanh, erf, pow, log1p, expm1, log2, log10, sinh, cosh,
-    asinh, acosh, atanh, atan, atan2, asin, acos, cbrt (and float32 sin, cos, tan) into
-    branch-free arith so loops vectorize."""
+    asinh, acosh, atanh, atan, atan2, asin, acos, cbrt (and float32 sin, cos, tan; float64
+    ones marked ``ember.small_argument``) into branch-free arith so loops vectorize."""
 
     name = "ember-expand-math"
     summary = (
         "exp/exp2/log/tanh/erf/pow/log1p/expm1/log2/log10/sinh/cosh/asinh/acosh/atanh/atan/atan2/asin/acos/cbrt"
-        " (f32, f64) and f32 sin/cos/tan: inline, no libm calls"
+        " (f32, f64), f32 sin/cos/tan and small-argument f64 ones: inline, no libm calls"
     )
     scalef: bool = field(default_factory=lambda: has_512_bit_vectors())  # looked up per run: tests patch it
 

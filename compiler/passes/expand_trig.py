@@ -1,6 +1,6 @@
-"""The circular functions of ``ember-expand-math``: atan, atan2, asin, acos (f32, f64) and
-float32 sin, cos, tan, as inline, branch-free arithmetic (the pass and the rest of its
-functions are in ``expand_math``).
+"""The circular functions of ``ember-expand-math``: atan, atan2, asin, acos (f32, f64),
+sin, cos, tan (float32; float64 of small arguments), as inline, branch-free arithmetic
+(the pass and the rest of its functions are in ``expand_math``).
 
 * atan, atan2 (f32, f64): |x| reduced around 0, 1/2, 1, 3/2 and infinity to |t| <= 7/16
   (``atan(c) + atan((x - c) / (1 + c*x))``, one division, the branch chosen by
@@ -15,6 +15,12 @@ functions are in ``expand_math``).
   range and at the float32 numbers nearest to multiples of pi/2); Taylor polynomials
   on the rest; float32 tan is their quotient. NumPy's SIMD float32 loops had run
   6-7x faster than the libm calls.
+* sin, cos, tan of arguments below 2**20 (``ember.small_argument``, set by
+  ``ember-trig-fast-path`` on loops whose every argument is): Cody-Waite with pi/2 in
+  exact 33-bit pieces, the quadrant from the rounded multiple's bits. float32 in
+  float64, rounded once: the same results as the exact reduction. float64 with the rest
+  in double-double, sin and cos within 0.51 ulp, tan (a quotient corrected by its
+  residual) 0.52; unmarked float64 ones stay libm calls.
 * asin, acos: ``atan2(x, sqrt((1 - x) * (1 + x)))`` and ``atan2(sqrt(...), x)``, the
   product exact-ish near |x| = 1 where ``1 - x*x`` would cancel (float32 in float32:
   2.4 ulp; in float64 it was 0.5 ulp but 2.7x slower, its divisions and square root
@@ -88,6 +94,19 @@ _TWO_OVER_PI_24 = [
 # terms to r**11 resp. r**12, the first left out under 1e-11 (float32 results only)
 _SIN_TAYLOR = [(-1.0) ** k / pymath.factorial(2 * k + 1) for k in range(1, 6)]
 _COS_TAYLOR = [(-1.0) ** k / pymath.factorial(2 * k) for k in range(2, 7)]
+# float64: to r**17 resp. r**18, the first term left out under 1e-19 of the result
+_SIN_TAYLOR_64 = [(-1.0) ** k / pymath.factorial(2 * k + 1) for k in range(1, 9)]
+_COS_TAYLOR_64 = [(-1.0) ** k / pymath.factorial(2 * k) for k in range(2, 10)]
+
+# Arguments below SMALL_ARGUMENT in magnitude (``ember-trig-fast-path`` checks a loop's
+# before it runs the loop whose sin, cos and tan carry SMALL_ARGUMENT_ATTR): pi/2 in
+# three pieces of at most 33 bits at fixed places (2**-32, 2**-65, 2**-98) and the rest
+# rounded, so ``k * piece`` is exact for every ``k < 2**20`` and the reduction (Cody-Waite)
+# loses only ``k`` times the rest's rounding, under 2**-130
+SMALL_ARGUMENT = 2.0**20
+SMALL_ARGUMENT_ATTR = "ember.small_argument"
+_HALF_PI_33 = [6746518852 * 2.0**-32, 2242054355 * 2.0**-65, 640881756 * 2.0**-98]
+_HALF_PI_33_REST = 8.4784276603689e-32
 
 # ----------------------------------------------------------------------------- functions
 
@@ -139,8 +158,8 @@ def expand_atan2(e: Emitter, y, x):
 
 
 def _quadrant_and_rest(d: Emitter, a):
-    """``(q, r)`` with ``a = (4j + q) * pi/2 + r`` for some integer j, ``q`` in 0..3 (a float)
-    and ``|r| <= pi/4`` about, for any float32 ``a >= 0`` held in float64 (inf, NaN: NaN).
+    """``(q, r)`` with ``a = (4j + q) * pi/2 + r`` for some integer j, ``q`` mod 4 the
+    quadrant (an integer: ``_nearest_integer``'s bits) and ``|r| <= pi/4`` about, for any float32 ``a >= 0`` held in float64 (inf, NaN: NaN).
     Payne-Hanek in floating point: ``a * 2/pi`` as the exact products of ``a`` and 2/pi's
     24-bit pieces, each taken mod 4 (exactly: ``p - 4*floor(p/4)``), summed in
     double-double (TwoSum, no contraction), so the fraction keeps its digits whatever the
@@ -154,11 +173,35 @@ def _quadrant_and_rest(d: Emitter, a):
         else:
             total, err = two_sum(total, t)
             carry = arith.addf(carry, err)
-    magic = d.c(d.fmt.round_magic)
-    k = arith.subf(arith.addf(total, magic), magic)  # total's nearest integer
+    q, k = _nearest_integer(d, total)
     f = arith.addf(arith.subf(total, k), carry)
-    q = arith.subf(k, arith.mulf(d.c(4.0), math_ops.floor(arith.mulf(k, d.c(0.25)))))
     return q, arith.mulf(f, d.c(pymath.pi / 2))
+
+
+def _nearest_integer(d: Emitter, v):
+    """``(bits, k)``: ``k`` the integer nearest to ``v`` (``|v| < 2**51``), and the bits of
+    ``v + 1.5 * 2**52`` whose lowest two are ``k mod 4`` (negative ``k`` too): the
+    quadrant without a conversion."""
+    shifted = arith.addf(v, d.c(d.fmt.round_magic))
+    return d.to_bits(shifted), arith.subf(shifted, d.c(d.fmt.round_magic))
+
+
+def _reduce_small(d: Emitter, a, double_double: bool):
+    """``(q, hi, lo)`` with ``a = (4j + q) * pi/2 + hi + lo``, ``q`` mod 4 the quadrant, for
+    ``0 <= a < SMALL_ARGUMENT`` (NaN: NaN): Cody-Waite with the exact pieces above. With
+    ``double_double`` the two roundings are kept in ``lo`` (TwoSum; float64 results),
+    else ``lo`` is 0 and ``hi`` within 2**-52 of the rest (float32 results, in float64).
+    Plain ops: LLVM may neither contract nor reassociate them."""
+    q, k = _nearest_integer(d, arith.mulf(a, d.c(2 / pymath.pi)))
+    p1, p2, p3 = (arith.mulf(k, d.c(piece)) for piece in _HALF_PI_33)
+    r = arith.subf(a, p1)  # exact: a and k * pi/2 are within a factor of two, or k is 0
+    if not double_double:
+        return q, arith.subf(arith.subf(r, p2), p3), d.c(0.0)
+    y, e1 = two_sum(r, arith.negf(p2))
+    hi, e2 = two_sum(y, arith.negf(p3))
+    lo = arith.subf(arith.addf(e1, e2), arith.mulf(k, d.c(_HALF_PI_33_REST)))
+    s = arith.addf(hi, lo)
+    return q, s, arith.addf(arith.subf(hi, s), lo)
 
 
 def _sin_cos_of_rest(d: Emitter, r):
@@ -168,47 +211,124 @@ def _sin_cos_of_rest(d: Emitter, r):
     return sin_r, cos_r
 
 
-def _by_quadrant(d: Emitter, q, values):
-    """``values[q]`` for ``q`` in 0..3 (a float; NaN picks ``values[0]``)."""
-    out = values[0]
-    for number in (1, 2, 3):
-        out = d.select(d.cmp("OEQ", q, d.c(float(number))), values[number], out)
-    return out
+def _sin_cos_of_double_double(d: Emitter, hi, lo):
+    """sin and cos of ``hi + lo`` (``|lo|`` at most half an ulp of ``hi``) to float64's
+    precision, each as a pair ``(big, small)`` whose sum is the value: ``lo`` enters as
+    the first-order terms ``lo * cos(hi)`` and ``-lo * sin(hi)``; cos's ``1 - hi*hi/2``
+    is ``w`` with its rounding error (``(1 - w) - hz``) moved to the small part."""
+    z = arith.mulf(hi, hi)
+    hz = arith.mulf(z, d.c(0.5))
+    sin_small = d.fma(d.mul(hi, z), d.horner(z, _SIN_TAYLOR_64), d.mul(lo, arith.subf(d.c(1.0), hz)))
+    w = arith.subf(d.c(1.0), hz)
+    cos_small = d.sub(d.mul(d.mul(z, z), d.horner(z, _COS_TAYLOR_64)), d.mul(hi, lo))
+    return (hi, sin_small), (w, arith.addf(arith.subf(arith.subf(d.c(1.0), w), hz), cos_small))
 
 
-def _with_sign_of(d: Emitter, y, x):
-    """``y`` negated where ``x``'s sign bit is set (an odd function of |x|)."""
-    return d.from_bits(arith.xori(d.to_bits(y), arith.andi(d.to_bits(x), d.i(d.fmt.sign_bit))))
+def _sum(pair):
+    """The value of ``(big, small)``; a lone value as it is."""
+    return arith.addf(*pair) if isinstance(pair, tuple) else pair
+
+
+def _renormalized(pair):
+    """``(big, small)`` as ``(fl(big + small), its error)``: Fast2Sum (``|big| >= |small|``)."""
+    big, small = pair
+    total = arith.addf(big, small)
+    return total, arith.addf(arith.subf(big, total), small)
+
+
+def _odd(d: Emitter, q):
+    """Whether the quadrant ``q`` is odd (its lowest bit)."""
+    return arith.cmpi(arith.CmpIPredicate.ne, arith.andi(q, d.i(1)), d.i(0))
+
+
+def _negated_where(d: Emitter, y, sign):
+    """``y`` with its sign bit flipped where ``sign`` (an integer of y's width) has it set."""
+    return d.from_bits(arith.xori(d.to_bits(y), sign))
+
+
+def _bit_to_sign(d: Emitter, q, bit: int):
+    """``q``'s bit number ``bit`` moved to the sign bit, the others cleared."""
+    return arith.shli(arith.andi(q, d.i(1 << bit)), d.i(d.fmt.bits - 1 - bit))
+
+
+def _sign_of(d: Emitter, x):
+    return arith.andi(d.to_bits(x), d.i(d.fmt.sign_bit))
+
+
+def _sin_from(d: Emitter, q, s, c, x):
+    """sin(x) from the quadrant of |x| and sin, cos of its rest: cos in odd quadrants,
+    negated in quadrants 2 and 3; odd in x (-0.0 stays -0.0)."""
+    sign = arith.xori(_bit_to_sign(d, q, 1), _sign_of(d, x))
+    return _negated_where(d, d.select(_odd(d, q), _sum(c), _sum(s)), sign)
+
+
+def _cos_from(d: Emitter, q, s, c, x):
+    """cos(x): sin in odd quadrants, negated in quadrants 1 and 2; even."""
+    return _negated_where(d, d.select(_odd(d, q), _sum(s), _sum(c)), _bit_to_sign(d, arith.addi(q, d.i(1)), 1))
+
+
+def _tan_from(d: Emitter, q, s, c, x):
+    """tan(x): ``s/c``, in odd quadrants ``-c/s``; odd in x. One division: of the values,
+    or, where sin and cos come as pairs (float64), of 1 by the denominator's big part,
+    then the quotient corrected by its residual (``n - t*d``, the product fused): a plain
+    quotient of the rounded sin and cos was 1.7 ulp off, this is 0.5-0.6."""
+    odd = _odd(d, q)
+    sign = arith.xori(_bit_to_sign(d, q, 0), _sign_of(d, x))
+    if not isinstance(s, tuple):
+        return _negated_where(d, d.div(d.select(odd, c, s), d.select(odd, s, c)), sign)
+    s, c = _renormalized(s), _renormalized(c)
+    num = [d.select(odd, a, b) for a, b in zip(c, s)]
+    den = [d.select(odd, a, b) for a, b in zip(s, c)]
+    inverse = d.div(d.c(1.0), den[0])
+    t = d.mul(num[0], inverse)
+    residual = d.add(d.fma(arith.negf(t), den[0], num[0]), d.fma(arith.negf(t), den[1], num[1]))
+    return _negated_where(d, d.fma(residual, inverse, t), sign)
+
+
+def _circular(e: Emitter, x, result_from, small: bool):
+    """sin, cos or tan (``result_from``) of x. float32 in float64, rounded once: the exact
+    reduction (``_quadrant_and_rest``) or, for ``small`` arguments, Cody-Waite; float64
+    (``small`` only) with the rest in double-double."""
+    if e.fmt.bits == 64:
+        q, hi, lo = _reduce_small(e, e.abs(x), double_double=True)
+        s, c = _sin_cos_of_double_double(e, hi, lo)
+        return result_from(e, q, s, c, x)
+    d = e.double()
+    xd = arith.extf(d.type, x)
+    q, r = _reduce_small(d, d.abs(xd), double_double=False)[:2] if small else _quadrant_and_rest(d, d.abs(xd))
+    s, c = _sin_cos_of_rest(d, r)
+    return arith.truncf(e.type, result_from(d, q, s, c, xd))
 
 
 def expand_sin_f32(e: Emitter, x):
-    """float32 sin in float64: the reduction above, Taylor polynomials, rounded once.
-    Odd: sin(|x|) with x's sign (-0.0 stays -0.0)."""
-    d = e.double()
-    xd = arith.extf(d.type, x)
-    q, r = _quadrant_and_rest(d, d.abs(xd))
-    s, c = _sin_cos_of_rest(d, r)
-    return arith.truncf(e.type, _with_sign_of(d, _by_quadrant(d, q, [s, c, arith.negf(s), arith.negf(c)]), xd))
+    """float32 sin in float64 at any argument: the exact reduction, Taylor polynomials,
+    rounded once."""
+    return _circular(e, x, _sin_from, small=False)
 
 
 def expand_cos_f32(e: Emitter, x):
-    """float32 cos in float64, as sin; even."""
-    d = e.double()
-    q, r = _quadrant_and_rest(d, d.abs(arith.extf(d.type, x)))
-    s, c = _sin_cos_of_rest(d, r)
-    return arith.truncf(e.type, _by_quadrant(d, q, [c, arith.negf(s), arith.negf(c), s]))
+    """float32 cos in float64, as sin."""
+    return _circular(e, x, _cos_from, small=False)
 
 
 def expand_tan_f32(e: Emitter, x):
-    """float32 tan in float64: sin/cos of the rest (``_quadrant_and_rest``) divided, their
-    roles swapped and the sign flipped in odd quadrants; odd in x."""
-    d = e.double()
-    xd = arith.extf(d.type, x)
-    q, r = _quadrant_and_rest(d, d.abs(xd))
-    s, c = _sin_cos_of_rest(d, r)
-    odd = arith.ori(d.cmp("OEQ", q, d.c(1.0)), d.cmp("OEQ", q, d.c(3.0)))
-    y = d.select(odd, arith.negf(d.div(c, s)), d.div(s, c))
-    return arith.truncf(e.type, _with_sign_of(d, y, xd))
+    """float32 tan in float64: sin/cos of the rest divided."""
+    return _circular(e, x, _tan_from, small=False)
+
+
+def expand_sin_small(e: Emitter, x):
+    """sin of ``|x| < SMALL_ARGUMENT`` (float32 and float64): Cody-Waite."""
+    return _circular(e, x, _sin_from, small=True)
+
+
+def expand_cos_small(e: Emitter, x):
+    """cos of ``|x| < SMALL_ARGUMENT``."""
+    return _circular(e, x, _cos_from, small=True)
+
+
+def expand_tan_small(e: Emitter, x):
+    """tan of ``|x| < SMALL_ARGUMENT``."""
+    return _circular(e, x, _tan_from, small=True)
 
 
 def _cosine_side(e: Emitter, x):

@@ -254,7 +254,37 @@ func.func @atanh(%a: f32, %b: f64) -> (f32, f64) {
   return %0, %1 : f32, f64
 }
 
-// Other math ops and other float types are left alone (float64 sin and tan: libm).
+// sin, cos, tan marked ember.small_argument (ember-trig-fast-path): Cody-Waite with pi/2
+// in 33-bit pieces, the quadrant from the bits of k + 1.5*2**52; float64 keeps the rest
+// in double-double (TwoSum), float32 computes in float64 and rounds once. tan divides
+// once. No floor (the exact reduction's), no call.
+// CHECK-LABEL: func.func @small_arguments
+// CHECK-NOT: math.{{(sin|cos|tan|floor)}}
+// CHECK: %[[TWO_OVER_PI:.+]] = arith.constant 0.63661977236758138 : f64
+// CHECK: %[[SCALED:.+]] = arith.mulf %{{.+}}, %[[TWO_OVER_PI]] : f64
+// CHECK: %[[MAGIC:.+]] = arith.constant 0x4338000000000000 : f64
+// CHECK: %[[SHIFTED:.+]] = arith.addf %[[SCALED]], %[[MAGIC]] : f64
+// CHECK: %[[Q:.+]] = arith.bitcast %[[SHIFTED]] : f64 to i64
+// CHECK: %[[K:.+]] = arith.subf %[[SHIFTED]], %[[MAGIC]] : f64
+// CHECK: %[[P1:.+]] = arith.constant 1.5707963267341256 : f64
+// CHECK: arith.mulf %[[K]], %[[P1]] : f64
+// CHECK-NOT: math.{{(sin|cos|tan|floor)}}
+// CHECK-NOT: call
+// CHECK: arith.truncf %{{.+}} : f64 to f32
+// CHECK: arith.divf
+// CHECK-NOT: arith.divf
+// CHECK-NOT: math.{{(sin|cos|tan|floor)}}
+// CHECK-NOT: call
+// CHECK: return
+func.func @small_arguments(%a: f64, %b: f32, %c: f64) -> (f64, f32, f64) {
+  %0 = math.sin %a {ember.small_argument} : f64
+  %1 = math.cos %b {ember.small_argument} : f32
+  %2 = math.tan %c {ember.small_argument} : f64
+  return %0, %1, %2 : f64, f32, f64
+}
+
+// Other math ops and other float types are left alone (float64 sin and tan: libm,
+// unless marked as above).
 // CHECK-LABEL: func.func @left_alone
 // CHECK: math.sin %{{.*}} : f64
 // CHECK: math.tan %{{.*}} : f64
