@@ -112,9 +112,12 @@ reweighted 30 times towards the largest errors (close to minimax).
 * atanh: ``log1p(2a / (1 - a)) / 2`` (below 1/2 ``log1p(2a + 2a*a / (1 - a))``): 1.6 ulp
   (float32), an ulp of the rounded result (float64); a libm call before, at 0.05x and
   0.15x NumPy's speed, now 1.1x and 1.4x.
-* sin, cos, tan marked ``ember.small_argument`` (``ember-trig-fast-path``: every argument
+* sin, cos, tan marked ``ember.small_argument`` (``ember-fast-paths``: every argument
   of the loop below 2**20), float32 and float64, in ``expand_trig``; unmarked float64
   ones stay libm calls.
+* float remainders (``arith.remf``, C's fmod) marked likewise (every quotient below
+  2**52, float32 2**23): from the truncated quotient by exact fused multiply-adds, the
+  same bits as fmod; unmarked ones stay libm calls.
 
 The circular functions (atan, atan2, asin, acos; sin, cos, tan) are in
 ``expand_trig.py``, and the arith builder every expansion shares (``Emitter``, the IEEE
@@ -790,11 +793,28 @@ EXPANSIONS: dict[tuple[str, int], Callable] = {
 }
 
 
-# sin, cos, tan that ember-trig-fast-path marked as having arguments below SMALL_ARGUMENT
+def expand_remainder_small(e: Emitter, x, y):
+    """``fmod(x, y)`` for ``|x| <= 2**mantissa * |y|`` (``ember-fast-paths`` checked it):
+    the truncated quotient of ``|x|`` and ``|y|`` is the true one or one more (the
+    division rounds by at most half), ``|x| - q*|y|`` fused is exact for the true one
+    (fmod's result is a float) and negative for the other, which is then made one less;
+    ``q = 0`` gives ``|x|`` itself (no ``0 * inf`` for infinite ``y``). x's sign; NaN
+    for NaN, for ``0 % 0`` and ``inf % inf``. Fused on purpose: ``math.fma``, not the
+    contractible pair, which a target without FMA would round twice."""
+    a, b = e.abs(x), e.abs(y)
+    q = math_ops.trunc(e.div(a, b))
+    first = math_ops.fma(arith.negf(q), b, a)
+    q = e.select(e.cmp("OLT", first, e.c(0.0)), e.sub(q, e.c(1.0)), q)
+    r = e.select(e.cmp("OEQ", q, e.c(0.0)), a, math_ops.fma(arith.negf(q), b, a))
+    return e.copysign(r, x)
+
+
+# ops ember-fast-paths marked as having their operands in the range of a cheap version
 SMALL_ARGUMENT_EXPANSIONS: dict[str, Callable] = {
     "math.sin": expand_sin_small,
     "math.cos": expand_cos_small,
     "math.tan": expand_tan_small,
+    "arith.remf": expand_remainder_small,
 }
 
 
@@ -812,7 +832,8 @@ def _rewrite(op: ir.Operation, scalef: bool) -> None:
     op.erase()
 
 
-_EXPANDED = {name for name, _ in EXPANSIONS}  # the name first: the pass looks at every op of the module
+# the name first: the pass looks at every op of the module
+_EXPANDED = {name for name, _ in EXPANSIONS} | set(SMALL_ARGUMENT_EXPANSIONS)
 
 
 def expandable(op: ir.Operation) -> bool:
@@ -828,12 +849,13 @@ def expandable(op: ir.Operation) -> bool:
 class EmberExpandMath(EmberPass):
     """Rewrite exp, exp2, log, tanh, erf, pow, log1p, expm1, log2, log10, sinh, cosh,
     asinh, acosh, atanh, atan, atan2, asin, acos, cbrt (and float32 sin, cos, tan; float64
-    ones marked ``ember.small_argument``) into branch-free arith so loops vectorize."""
+    ones and float remainders marked ``ember.small_argument``) into branch-free arith so
+    loops vectorize."""
 
     name = "ember-expand-math"
     summary = (
         "exp/exp2/log/tanh/erf/pow/log1p/expm1/log2/log10/sinh/cosh/asinh/acosh/atanh/atan/atan2/asin/acos/cbrt"
-        " (f32, f64), f32 sin/cos/tan and small-argument f64 ones: inline, no libm calls"
+        " (f32, f64), f32 sin/cos/tan, small-argument f64 ones and remainders: inline, no libm calls"
     )
     scalef: bool = field(default_factory=lambda: has_512_bit_vectors())  # looked up per run: tests patch it
 

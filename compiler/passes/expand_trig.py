@@ -16,7 +16,7 @@ sin, cos, tan (float32; float64 of small arguments), as inline, branch-free arit
   on the rest; float32 tan is their quotient. NumPy's SIMD float32 loops had run
   6-7x faster than the libm calls.
 * sin, cos, tan of arguments below 2**20 (``ember.small_argument``, set by
-  ``ember-trig-fast-path`` on loops whose every argument is): Cody-Waite with pi/2 in
+  ``ember-fast-paths`` on loops whose every argument is): Cody-Waite with pi/2 in
   exact 33-bit pieces, the quadrant from the rounded multiple's bits. float32 in
   float64, rounded once: the same results as the exact reduction. float64 with the rest
   in double-double, sin and cos within 0.51 ulp, tan (a quotient corrected by its
@@ -98,7 +98,7 @@ _COS_TAYLOR = [(-1.0) ** k / pymath.factorial(2 * k) for k in range(2, 7)]
 _SIN_TAYLOR_64 = [(-1.0) ** k / pymath.factorial(2 * k + 1) for k in range(1, 9)]
 _COS_TAYLOR_64 = [(-1.0) ** k / pymath.factorial(2 * k) for k in range(2, 10)]
 
-# Arguments below SMALL_ARGUMENT in magnitude (``ember-trig-fast-path`` checks a loop's
+# Arguments below SMALL_ARGUMENT in magnitude (``ember-fast-paths`` checks a loop's
 # before it runs the loop whose sin, cos and tan carry SMALL_ARGUMENT_ATTR): pi/2 in
 # three pieces of at most 33 bits at fixed places (2**-32, 2**-65, 2**-98) and the rest
 # rounded, so ``k * piece`` is exact for every ``k < 2**20`` and the reduction (Cody-Waite)

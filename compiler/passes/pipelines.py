@@ -36,7 +36,7 @@ PIPELINES: dict[str, tuple[str, str]] = {
                 "ember-prefetch-rows",  # a row read in several passes: the next one fetched while it is written
                 "ember-opaque-identities",  # where(mask, x, -inf).max(): the -inf hidden from LLVM's folds
                 "ember-integer-extrema",  # x.max(axis=1): a running max as integer keys, one instruction a vector
-                "ember-trig-fast-path",  # sin/cos/tan loops: a cheap reduction where a scan finds every argument small
+                "ember-fast-paths",  # sin/cos/tan, float %: cheap versions where a scan finds every operand in range
                 "ember-fork-loops",  # kernels of many loops: each parallel loop on the worker pool
                 "ember-stack-scalars",  # small buffers allocated once per call (a loop's numbers): on the stack
                 "ember-free-early",  # temporaries freed after their last use: a long kernel reuses memory

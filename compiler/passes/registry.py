@@ -46,7 +46,7 @@ _PASSES: dict[str, tuple[str, str]] = {
     "ember-nontemporal-stores": ("compiler.passes.nontemporal_stores", "EmberNontemporalStores"),
     "ember-opaque-identities": ("compiler.passes.opaque_identities", "EmberOpaqueIdentities"),
     "ember-integer-extrema": ("compiler.passes.integer_extrema", "EmberIntegerExtrema"),
-    "ember-trig-fast-path": ("compiler.passes.trig_fast_path", "EmberTrigFastPath"),
+    "ember-fast-paths": ("compiler.passes.fast_paths", "EmberFastPaths"),
     "ember-expand-math": ("compiler.passes.expand_math", "EmberExpandMath"),
     "ember-byte-bools": ("compiler.passes.byte_bools", "EmberByteBools"),
     "ember-gpu-kernels": ("compiler.passes.gpu_kernels", "EmberGpuKernels"),

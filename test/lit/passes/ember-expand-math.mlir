@@ -254,7 +254,7 @@ func.func @atanh(%a: f32, %b: f64) -> (f32, f64) {
   return %0, %1 : f32, f64
 }
 
-// sin, cos, tan marked ember.small_argument (ember-trig-fast-path): Cody-Waite with pi/2
+// sin, cos, tan marked ember.small_argument (ember-fast-paths): Cody-Waite with pi/2
 // in 33-bit pieces, the quadrant from the bits of k + 1.5*2**52; float64 keeps the rest
 // in double-double (TwoSum), float32 computes in float64 and rounds once. tan divides
 // once. No floor (the exact reduction's), no call.
@@ -281,6 +281,23 @@ func.func @small_arguments(%a: f64, %b: f32, %c: f64) -> (f64, f32, f64) {
   %1 = math.cos %b {ember.small_argument} : f32
   %2 = math.tan %c {ember.small_argument} : f64
   return %0, %1, %2 : f64, f32, f64
+}
+
+// A float remainder marked ember.small_argument: the truncated quotient, a fused
+// multiply-add (math.fma: exact), one less where that came out negative, fused again;
+// |x| where the quotient is 0; x's sign. No fmod call.
+// CHECK-LABEL: func.func @remainder_small
+// CHECK: %[[Q:.+]] = math.trunc %{{.+}} : f32
+// CHECK: %[[NQ:.+]] = arith.negf %[[Q]] : f32
+// CHECK: %[[FIRST:.+]] = math.fma %[[NQ]], %{{.+}}, %{{.+}} : f32
+// CHECK: arith.cmpf olt, %[[FIRST]], %{{.+}} : f32
+// CHECK: math.fma
+// CHECK-NOT: arith.remf
+// CHECK-NOT: call
+// CHECK: return
+func.func @remainder_small(%a: f32, %b: f32) -> f32 {
+  %0 = arith.remf %a, %b {ember.small_argument} : f32
+  return %0 : f32
 }
 
 // Other math ops and other float types are left alone (float64 sin and tan: libm,

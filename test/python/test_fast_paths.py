@@ -1,4 +1,4 @@
-"""sin, cos and tan through ``ember-trig-fast-path``: a loop whose arguments a scan finds
+"""sin, cos and tan through ``ember-fast-paths``: a loop whose arguments a scan finds
 below 2**20 runs Cody-Waite's reduction (``ember.small_argument``), any other loop the
 exact one (float32) or libm (float64). Against NumPy and glibc (``math``), through
 ``compile()``: both paths, the switch between them per tile, the loops the pass must
@@ -16,6 +16,13 @@ from graph_building import optimized_llvm_ir
 
 import compiler
 from compiler.passes.expand_trig import SMALL_ARGUMENT
+
+REMAINDERS = {
+    "fmod": lambda x, y: np.fmod(x, y),
+    "mod": lambda x, y: x % y,
+    "floordiv": lambda x, y: x // y,
+    "divmod": lambda x, y: divmod(x, y),
+}
 
 FUNCTIONS = {"sin": (np.sin, math.sin), "cos": (np.cos, math.cos), "tan": (np.tan, math.tan)}
 
@@ -166,3 +173,80 @@ def test_the_optimized_kernel_holds_both_paths_vectorized():
     assert "@llvm.sin." in text  # the exact path: libm, per lane
     assert re.search(r"fcmp ogt <\d+ x double> .*0x4130000000000000", text)
     assert re.search(r"fmul <\d+ x double> .*0x3FF921FB54400000", text)  # k * pi/2's first 33-bit piece
+
+
+def _same_floats(got, want) -> np.ndarray:
+    """Where two results agree bit for bit but for NaN payloads (the sign of zeros too)."""
+    got, want = np.asarray(got), np.asarray(want)
+    return ((got == want) & (np.signbit(got) == np.signbit(want))) | (np.isnan(got) & np.isnan(want))
+
+
+def _assert_numpys(fn, compiled, x, y):
+    with np.errstate(all="ignore"):  # NumPy's warnings (x % 0), Ember's the same
+        want = fn(x, y)
+        got = compiled(x, y)
+    for g, w in zip(got, want) if isinstance(want, tuple) else [(got, want)]:
+        bad = ~_same_floats(g, w)
+        assert not bad.any(), list(zip(x[bad][:4], y[bad][:4], g[bad][:4], w[bad][:4]))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", REMAINDERS)
+def test_remainders_in_range_are_numpys_bit_for_bit(name, dtype):
+    """Every quotient below 2**mantissa: the fast path only. Dividends that are exact
+    multiples of the divisor and one ulp either side (where the rounded quotient is one
+    too many), negative ones, random ones; the same bits as NumPy (fmod's result is
+    exact, and so is the fused one)."""
+    rng = np.random.default_rng(6)
+    mantissa = np.finfo(dtype).nmant
+    y = (rng.standard_normal(20_000) * 10.0 ** rng.integers(-5, 5, 20_000)).astype(dtype)
+    multiple = (rng.integers(1, 2 ** min(mantissa, 40), y.size).astype(dtype) * y).astype(dtype)
+    random = (rng.uniform(0, 2.0**mantissa, y.size) * np.abs(y)).astype(dtype)
+    x = np.concatenate([multiple, np.nextafter(multiple, dtype(0)), np.nextafter(multiple, dtype(np.inf)), -random])
+    y = np.tile(y, 4)
+    keep = np.abs(x) <= dtype(2.0**mantissa) * np.abs(y)
+    assert keep.mean() > 0.99
+    _assert_numpys(REMAINDERS[name], compiler.compile(REMAINDERS[name]), x[keep], y[keep])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", REMAINDERS)
+def test_remainders_of_special_values_and_huge_quotients(name, dtype):
+    """Every pair of signed zeros, infinities, NaN, the extremes and small integers (the
+    out-of-range ones: libm's fmod), and quotients beyond 2**mantissa: NumPy's bits."""
+    info = np.finfo(dtype)
+    values = np.array(
+        [
+            0.0,
+            -0.0,
+            np.inf,
+            -np.inf,
+            np.nan,
+            1,
+            -1,
+            3,
+            2.5,
+            -7.25,
+            info.tiny,
+            -info.smallest_subnormal,
+            info.max,
+            2.0**60,
+        ],
+        dtype,
+    )
+    x, y = (a.ravel() for a in np.meshgrid(values, values))
+    _assert_numpys(REMAINDERS[name], compiler.compile(REMAINDERS[name]), x, y)
+    rng = np.random.default_rng(8)
+    y = rng.uniform(0.1, 10, 2000).astype(dtype)
+    x = (rng.uniform(2.0 ** (info.nmant + 1), 2.0 ** (info.nmant + 6), y.size) * y).astype(dtype)
+    x[:1000] = rng.uniform(-100, 100, 1000)  # in range, beside them in the loop
+    _assert_numpys(REMAINDERS[name], compiler.compile(REMAINDERS[name]), x, y)
+
+
+def test_the_remainder_kernel_holds_both_paths_vectorized():
+    """``x % y`` (float64) after LLVM: the scan's ``|x| > 2**52 |y|`` and the fused
+    multiply-adds on vectors, libm's fmod (``frem``) kept for the other loop."""
+    text = optimized_llvm_ir(lambda x, y: x % y, np.ones(64), np.ones(64))
+    assert re.search(r"fmul <\d+ x double> .*0x4330000000000000", text)
+    assert re.search(r"@llvm.fma.v\d+f64", text)
+    assert re.search(r"frem <\d+ x double>|@fmod\(", text)

@@ -1,5 +1,5 @@
-// RUN: ember-opt %s --pass-pipeline='builtin.module(ember-trig-fast-path)' | FileCheck %s
-// RUN: ember-opt %s --pass-pipeline='builtin.module(ember-trig-fast-path,ember-trig-fast-path)' | FileCheck %s
+// RUN: ember-opt %s --pass-pipeline='builtin.module(ember-fast-paths)' | FileCheck %s
+// RUN: ember-opt %s --pass-pipeline='builtin.module(ember-fast-paths,ember-fast-paths)' | FileCheck %s
 
 // sin(x[i] * 3) and tan(y[i]) stored: a scan loop repeats the loads and the multiply,
 // or-ing |argument| > 2**20 (NaN: false; the bounds' bits below); if any, the loop as it was, else a copy
@@ -25,12 +25,12 @@
 // CHECK: math.sin %{{.+}} : f32
 // CHECK-NOT: ember.small_argument
 // CHECK: math.tan %{{.+}} : f64
-// CHECK: } {ember.trig_scanned}
+// CHECK: } {ember.range_scanned}
 // CHECK-NEXT: } else {
 // CHECK-NEXT: scf.for
 // CHECK: math.sin %{{.+}} {ember.small_argument} : f32
 // CHECK: math.tan %{{.+}} {ember.small_argument} : f64
-// CHECK: } {ember.trig_scanned}
+// CHECK: } {ember.range_scanned}
 // CHECK-NEXT: }
 // CHECK-NOT: scf.if
 // CHECK: return
@@ -73,6 +73,33 @@ func.func @sum_of_cos(%x: memref<?xf64>, %n: index) -> f64 {
     scf.yield %s : f64
   }
   return %r : f64
+}
+
+// A float remainder (x % y's fmod): out of range where |x| > 2**52 * |y| (the quotient
+// may not be an integer a double holds); the fast copy's remf is marked.
+// CHECK-LABEL: func.func @remainder
+// CHECK-DAG: %[[SCALE:.+]] = arith.constant 0x4330000000000000 : f64
+// CHECK: %[[LARGE:.+]] = scf.for %[[I:.+]] = %{{.+}} iter_args(%[[ACC:.+]] = %{{.+}}) -> (i1) {
+// CHECK-NEXT: %[[X:.+]] = memref.load %{{.+}}[%[[I]]] : memref<?xf64>
+// CHECK-NEXT: %[[AY:.+]] = math.absf %{{.+}} : f64
+// CHECK-NEXT: %[[LIMIT:.+]] = arith.mulf %[[AY]], %[[SCALE]] : f64
+// CHECK-NEXT: %[[AX:.+]] = math.absf %[[X]] : f64
+// CHECK-NEXT: %[[OUT:.+]] = arith.cmpf ogt, %[[AX]], %[[LIMIT]] : f64
+// CHECK-NEXT: %[[O:.+]] = arith.ori %[[ACC]], %[[OUT]] : i1
+// CHECK-NEXT: scf.yield %[[O]] : i1
+// CHECK: scf.if %[[LARGE]] {
+// CHECK: arith.remf %{{.+}}, %{{.+}} : f64
+// CHECK: } else {
+// CHECK: arith.remf %{{.+}}, %{{.+}} {ember.small_argument} : f64
+func.func @remainder(%x: memref<?xf64>, %y: f64, %out: memref<?xf64>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c1 {
+    %v = memref.load %x[%i] : memref<?xf64>
+    %r = arith.remf %v, %y : f64
+    memref.store %r, %out[%i] : memref<?xf64>
+  }
+  return
 }
 
 // Left alone: an argument loaded from the buffer the loop writes (x[i] = sin(x[i]):
