@@ -9,11 +9,17 @@ for a reduction: the loop ran scalar. Measured on a (4, 8, 256, 256) float64 arr
 on a 2-core AVX-512 Xeon: 3.96 ms against 0.34 ms with -1e30 as the mask value, and
 the masked softmax 5.4 ms against 1.6 ms unmasked.
 
+The same for integers: ``np.argmax(x)`` finds the first index where x is its max as
+``minsi(acc, select(x == max, i, INT64_MAX))``, which LLVM rewrote the same way; the
+1M-element float64 argmax ran its index loop scalar, 1.5 ms against NumPy's 0.13.
+
 The rewrite: inside loops, a select feeding ``maximumf``/``maxnumf`` (``minimumf``/
-``minnumf``) whose other choice is the constant -inf (+inf) takes that constant from an
-empty inline-assembly statement that returns its input, the constant's bits, once per
-function. LLVM cannot see through it, so the select and the max stay as written and
-vectorize (one blend and one max per vector); the value is the same.
+``minnumf``) whose other choice is the constant -inf (+inf), or feeding ``maxsi``/
+``minsi``/``maxui``/``minui`` with the type's smallest (largest) integer, takes that
+constant from an empty inline-assembly statement that returns its input (the
+constant's bits), once per function. LLVM cannot see through it, so the select and the
+max stay as written and vectorize (one blend and one max per vector); the value is the
+same.
 """
 
 from __future__ import annotations
@@ -24,13 +30,31 @@ from dataclasses import dataclass
 from compiler.mlir import arith, collect, constant_attr, ir, llvm, operation_of
 from compiler.passes.base import EmberPass
 
-# combiner -> the value that leaves its other operand unchanged
+# combiner -> the value that leaves its other operand unchanged (integers: of a width)
 _IDENTITIES = {
-    "arith.maximumf": -math.inf,
-    "arith.maxnumf": -math.inf,
-    "arith.minimumf": math.inf,
-    "arith.minnumf": math.inf,
+    "arith.maximumf": lambda width: -math.inf,
+    "arith.maxnumf": lambda width: -math.inf,
+    "arith.minimumf": lambda width: math.inf,
+    "arith.minnumf": lambda width: math.inf,
+    "arith.maxsi": lambda width: -(1 << (width - 1)),
+    "arith.minsi": lambda width: (1 << (width - 1)) - 1,
+    "arith.maxui": lambda width: 0,
+    "arith.minui": lambda width: -1,  # all ones, as a signless attribute reads it
 }
+
+
+def _identity(combiner: ir.Operation):
+    """The combiner's identity; None for a vector (the pass looks at scalar loops)."""
+    t = combiner.results[0].type
+    if isinstance(t, ir.IntegerType):
+        return _IDENTITIES[combiner.name](t.width)
+    return _IDENTITIES[combiner.name](None) if isinstance(t, ir.FloatType) else None
+
+
+def _is_constant(attr, value) -> bool:
+    if isinstance(attr, ir.FloatAttr):
+        return ir.FloatAttr(attr).value == value
+    return isinstance(attr, ir.IntegerAttr) and ir.IntegerAttr(attr).value == value
 
 
 def _in_loop(op: ir.Operation) -> bool:
@@ -45,41 +69,44 @@ def _in_loop(op: ir.Operation) -> bool:
 def _masked_operands(combiner: ir.Operation) -> list:
     """(select, operand number) pairs: a select feeding ``combiner`` with the combiner's
     identity as a constant choice."""
-    identity = _IDENTITIES[combiner.name]
+    identity = _identity(combiner)
+    if identity is None:
+        return []
     found = []
     for value in combiner.operands:
         select = operation_of(value.owner)
         if select is None or select.name != "arith.select":
             continue
         for number in (1, 2):
-            attr = constant_attr(select.operands[number])
-            if isinstance(attr, ir.FloatAttr) and ir.FloatAttr(attr).value == identity:
+            if _is_constant(constant_attr(select.operands[number]), identity):
                 found.append((select, number))
     return found
 
 
-def _opaque(function: ir.Operation, t: ir.Type, value: float, made: dict) -> ir.Value:
-    """``value`` of float type ``t`` through ``asm("" : "=r"(bits) : "0"(bits))``, made
-    at the function's entry, once per (type, value)."""
+def _opaque(function: ir.Operation, t: ir.Type, value, made: dict) -> ir.Value:
+    """``value`` of type ``t`` through ``asm("" : "=r"(bits) : "0"(bits))``, made at the
+    function's entry, once per (type, value); a float through its bits."""
     key = (str(t), value)
     if key not in made:
-        width = ir.FloatType(t).width
-        bits = ir.IntegerType.get_signless(width)
         entry = function.regions[0].blocks[0]
         with ir.InsertionPoint.at_block_begin(entry), function.location:
-            pattern = arith.bitcast(bits, arith.constant(t, value))
-            opaque = llvm.InlineAsmOp(bits, [pattern], "", "=r,0").result
-            made[key] = arith.bitcast(t, opaque)
+            if isinstance(t, ir.IntegerType):
+                made[key] = llvm.InlineAsmOp(t, [arith.constant(t, value)], "", "=r,0").result
+            else:
+                bits = ir.IntegerType.get_signless(ir.FloatType(t).width)
+                pattern = arith.bitcast(bits, arith.constant(t, value))
+                made[key] = arith.bitcast(t, llvm.InlineAsmOp(bits, [pattern], "", "=r,0").result)
     return made[key]
 
 
 @dataclass
 class EmberOpaqueIdentities(EmberPass):
-    """Masked max/min reductions (``np.where(mask, x, -np.inf).max()``): the mask's
-    -inf (+inf) opaque to LLVM, so the reduction vectorizes."""
+    """Masked max/min reductions (``np.where(mask, x, -np.inf).max()``, argmax's first
+    index): the mask's -inf (+inf, integer extreme) opaque to LLVM, so the reduction
+    vectorizes."""
 
     name = "ember-opaque-identities"
-    summary = "the -inf/+inf a select masks a max/min reduction's values with, opaque to LLVM so the loop vectorizes"
+    summary = "the identity (+-inf, integer extreme) a select masks a max/min reduction's values with, opaque to LLVM"
 
     def run(self, module):
         for function in collect(module, lambda op: op.name == "func.func"):
@@ -90,4 +117,4 @@ class EmberOpaqueIdentities(EmberPass):
             for combiner in combiners:
                 for select, number in _masked_operands(combiner):
                     t = select.results[0].type
-                    select.operands[number] = _opaque(function, t, _IDENTITIES[combiner.name], made)
+                    select.operands[number] = _opaque(function, t, _identity(combiner), made)

@@ -37,6 +37,30 @@ func.func @masked_max_and_min(%x: memref<?xf64>, %mask: memref<?xi1>, %acc: memr
   return
 }
 
+// argmax's first index: minsi(acc, select(hit, i, INT64_MAX)); INT64_MAX from the
+// inline assembly (an integer: no bitcast).
+// CHECK-LABEL: func.func @first_index
+// CHECK: %[[MAX:.*]] = arith.constant 9223372036854775807 : i64
+// CHECK: %[[OPAQUE:.*]] = llvm.inline_asm "", "=r,0" %[[MAX]] : (i64) -> i64
+// CHECK: scf.for
+// CHECK: %[[S:.*]] = arith.select %{{.*}}, %{{.*}}, %[[OPAQUE]] : i64
+// CHECK: arith.minsi %{{.*}}, %[[S]] : i64
+func.func @first_index(%x: memref<?xf64>, %best: f64, %acc: memref<i64>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %max = arith.constant 9223372036854775807 : i64
+  scf.for %i = %c0 to %n step %c1 {
+    %v = memref.load %x[%i] : memref<?xf64>
+    %a = memref.load %acc[] : memref<i64>
+    %hit = arith.cmpf oeq, %v, %best : f64
+    %k = arith.index_cast %i : index to i64
+    %s = arith.select %hit, %k, %max : i64
+    %m = arith.minsi %a, %s : i64
+    memref.store %m, %acc[] : memref<i64>
+  }
+  return
+}
+
 // Left alone: a select with another constant, a max outside any loop, and a sum
 // (LLVM vectorizes a masked sum as it is).
 // CHECK-LABEL: func.func @left_alone
