@@ -253,7 +253,10 @@ def _tiled_loop(p, loops: dict) -> int | None:
     if p.name == "linalg.fill":
         return dim
     m = _indexing_map(p, len(p.opview.inputs) + number) if "indexing_maps" in p.attributes else None
-    if m is None:
+    if m is None or not m.is_projected_permutation:
+        # a constant in the result's map (x.sum(0, keepdims=True) writes row 0): upstream
+        # cannot tile it and fused a whole copy into every tile instead (x.var(0) of
+        # (1000, 1000): the column sums 125 times over, 7.3 ms)
         return None
     e = m.results[dim]
     return e.position if isinstance(e, ir.AffineDimExpr) else None
