@@ -175,6 +175,17 @@ def test_python_scalars_and_lists_as_arguments():
     check(fn("def f(x):\n    return np.diff(x)\n"), arr((6,), np.bool_))
 
 
+def test_a_constant_pad_fills_the_output_and_copies_the_array_in_once():
+    """``np.pad(x, 2)``: the output filled, ``x`` written into its middle; no temporary
+    (joined along each axis in turn it took five, and 0.68 ms against NumPy's 0.25 on
+    (1000, 1000) float64)."""
+    from graph_building import loops_of
+
+    text = loops_of(lambda x: np.pad(x, 2), np.ones((100, 100)))
+    assert "memref.alloc" not in text
+    assert text.count("scf.for") == 4  # the fill's two loops, the copy's two
+
+
 def test_pad_modes_and_keywords():
     x = arr((3, 4))
     for src in [
