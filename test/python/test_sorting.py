@@ -294,6 +294,38 @@ def test_median_and_percentile_partition_instead_of_sorting():
         same(got, want, signs=False)
 
 
+def _awkward_lines(n: int) -> dict:
+    """Orders a selection's pivot choice can meet badly: sorted either way, up then down
+    (organ pipe), a sawtooth, few distinct values, all equal, the extreme in the middle."""
+    rng = np.random.default_rng(n)
+    up = np.arange(n, dtype=np.float64)
+    middle_low = rng.standard_normal(n)
+    middle_low[n // 2] = -1e9
+    return {
+        "sorted": up,
+        "reversed": up[::-1].copy(),
+        "organ_pipe": np.concatenate([up[: n // 2], up[n // 2 :][::-1]]),
+        "sawtooth": up % 97,
+        "few_values": rng.integers(0, 4, n).astype(np.float64),
+        "all_equal": np.full(n, 2.5),
+        "middle_low": middle_low,
+        "nan_tail": np.concatenate([rng.standard_normal(max(n - 3, 0)), [np.nan, 1.0, np.nan]]),
+    }
+
+
+@pytest.mark.parametrize("n", [2, 3, 7, 64, 200_001])
+def test_median_and_percentiles_of_awkward_orders(n):
+    """Each round of the selection shrinks the range (the pivot's equals are never empty),
+    and its median-of-three pivot halves sorted and organ-pipe lines: NumPy's values
+    for every order, quickly enough at 200k elements that a quadratic round would not
+    finish within the test's time."""
+    fn = lambda v: (np.median(v), np.percentile(v, [0, 13, 50, 99.5, 100]))  # noqa: E731
+    compiled = compiler.compile(fn)
+    for name, line in _awkward_lines(n).items():
+        for got, want in zip(compiled(line), fn(line)):
+            np.testing.assert_array_equal(got, want, err_msg=name)
+
+
 def test_median_nan_slices_and_empty():
     x = np.array([[1.0, np.nan, 3.0, 2.0], [4.0, 1.0, 2.0, 3.0], [np.nan] * 4])
     got, want, _ = run(lambda a: (np.median(a, axis=1), np.median(a), np.median(a.T, axis=0)), x)

@@ -100,28 +100,34 @@ func.func @sort_rows(%x: tensor<3x8xi32>) -> tensor<3x8xi32> {
 }
 
 // Partition (median's and percentile's): each row loaded, then for each position of kth
-// (ascending) Hoare's selection within what the previous position left: rounds of a
-// partition around the middle element (two scans that stop at elements out of place,
-// compared in sort's order, and swaps) until the part holding the position is one
-// element wide.
+// (ascending), within what the previous position left: at either end of it (k == lo, or
+// k == hi - 1) one scan carrying the least or greatest value and its place, then a swap;
+// elsewhere rounds of a branch-free three-way split around the median of three (the
+// element at i and the one read swap unconditionally, i moves by the compare; then the
+// pivot's equals, only when k is past what sorts before it).
 // CHECK-LABEL: func.func @partition_rows
 // CHECK: scf.forall (%[[ROW:.+]]) in (%c4) shared_outs
 // CHECK: scf.for %[[K:.+]] = %{{.*}} to %c9
 // CHECK: tensor.extract %arg0[%[[ROW]], %[[K]]] : tensor<4x9xf32>
 // CHECK: scf.for %[[Q:.+]] = %{{.*}} to %c2
 // CHECK: tensor.extract %arg1[%[[Q]]] : tensor<2xi64>
+// CHECK: %[[FIRST:.+]] = arith.cmpi eq, %[[KQ:.+]], %{{.+}} : index
+// CHECK: arith.cmpi eq, %[[KQ]], %{{.+}} : index
+// CHECK: scf.if
+// CHECK: scf.for {{.*}} -> (f32, index)
+// CHECK: arith.select %[[FIRST]]
+// CHECK: tensor.insert
+// CHECK: tensor.insert
+// CHECK: } else {
 // CHECK: scf.while
 // CHECK: arith.divsi
-// CHECK: scf.while
-// CHECK: scf.while
-// CHECK: arith.cmpf ugt
-// CHECK: arith.cmpf ord
-// CHECK: scf.condition
-// CHECK: scf.while
-// CHECK: scf.condition
-// CHECK: scf.condition
+// CHECK: scf.for {{.*}} -> (index, tensor<1x9xf32>)
+// CHECK-NOT: scf.while
 // CHECK: tensor.insert
 // CHECK: tensor.insert
+// CHECK: arith.select %{{.+}}, %{{.+}}, %{{.+}} : index
+// CHECK: scf.if
+// CHECK: scf.for {{.*}} -> (index, tensor<1x9xf32>)
 // CHECK: tensor.parallel_insert_slice
 func.func @partition_rows(%x: tensor<4x9xf32>, %kth: tensor<2xi64>) -> tensor<4x9xf32> {
   %0 = "ember.partition"(%x, %kth) {axis = 1 : i64} : (tensor<4x9xf32>, tensor<2xi64>) -> tensor<4x9xf32>
