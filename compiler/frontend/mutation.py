@@ -366,6 +366,24 @@ def ufunc_out(tx, ufunc, args, kwargs):
     return out
 
 
+def clip_out(tx, args, kwargs):
+    """``np.clip(a, lo, hi, out=target)`` (``out`` the fourth positional or a keyword):
+    the in-place clamp of ``np.clip(x, -1, 1, out=x)``, which had run in CPython."""
+    kwargs = dict(kwargs)
+    args = list(args)
+    out = kwargs.pop("out") if "out" in kwargs else args.pop(3)
+    if not isinstance(out, v.TensorVariable):
+        raise Unsupported(f"np.clip with out={out}")
+    dummies = [_dummy(a) for a in args]
+    out_dummy = _dummy(out)
+    constants = {k: a.as_constant() for k, a in kwargs.items() if a.is_constant()}
+    if len(constants) != len(kwargs):
+        raise Unsupported("np.clip with out= and a traced keyword argument")
+    _ask_numpy(lambda: np.clip(*dummies, out=out_dummy, **constants))
+    _store_result(tx, out, tx.emit(np.clip, *args, **kwargs), "np.clip(out=)")
+    return out
+
+
 def _fit(tx, t, region, what: str, strip_leading: bool):
     """The Tensor ``t`` broadcast to ``region``'s shape (NumPy's assignment rules)."""
     em = tx.output.emitter
@@ -534,6 +552,10 @@ def dispatch(tx, fn, args, kwargs):
             return ufunc_out(tx, fn, args, kwargs)
         kwargs = {k: a for k, a in kwargs.items() if k != "out"}
         return tx.emit(fn, *args[: fn.nin], **kwargs)
+    if (fn is np.clip or (isinstance(fn, str) and fn == "clip")) and ("out" in kwargs or len(args) == 4):
+        out = kwargs.get("out", args[3] if len(args) == 4 else None)
+        if not (isinstance(out, v.ConstantVariable) and out.value is None):
+            return clip_out(tx, args, kwargs)
     if fn is np.copyto:
         names = ("dst", "src", "casting", "where")
         bound = dict(zip(names, args))

@@ -193,6 +193,25 @@ def test_negative_step_and_int_index_assignment():
     check(make("def f(a, b):\n    for row in a:\n        row += b\n"), np.zeros((3, 2)), np.arange(2.0))
 
 
+def test_clip_into_out():
+    """``np.clip(x, lo, hi, out=x)`` and its method and positional forms: the clamp
+    written into ``out``, which is what the call returns (the same array, or a view of
+    the caller's); NumPy's casting error for an int ``out`` of a float clip. It had run
+    in CPython."""
+    x = np.linspace(-2.0, 2.0, 9)
+    check(make("def f(a):\n    return np.clip(a, -1, 1, out=a)\n"), x.copy())
+    check(make("def f(a):\n    r = a.clip(-0.5, None, out=a)\n    return r is a, a.sum()\n"), x.copy())
+    check(make("def f(a, o):\n    np.clip(a, 0, 1.5, o)\n    return o\n"), x.copy(), np.zeros(9))
+    check(make("def f(a):\n    return np.clip(a[::2], -1, 1, out=a[::2])\n"), x.copy())
+    check(
+        make("def f(a, o):\n    return np.clip(a, -1, 1, out=o)\n"),
+        x.copy(),
+        np.zeros(9, np.int64),
+        compiled_expected=None,
+    )
+    check(make("def f(a, o):\n    return np.clip(a, 1, 5, out=o)\n"), np.arange(8), np.zeros(8))
+
+
 def test_ufunc_out_fill_copyto():
     check(make("def f(a, b):\n    np.add(a, b, out=a)\n"), FL.copy(), FL.copy())
     check(make("def f(a, b):\n    r = np.multiply(a, b, a)\n    return r\n"), FL.copy(), FL.copy())
