@@ -159,7 +159,8 @@ def expand_atan2(e: Emitter, y, x):
 
 def _quadrant_and_rest(d: Emitter, a):
     """``(q, r)`` with ``a = (4j + q) * pi/2 + r`` for some integer j, ``q`` mod 4 the
-    quadrant (an integer: ``_nearest_integer``'s bits) and ``|r| <= pi/4`` about, for any float32 ``a >= 0`` held in float64 (inf, NaN: NaN).
+    quadrant (an integer: ``_nearest_integer``'s bits) and ``|r| <= pi/4`` about, for any
+    float32 ``a >= 0`` held in float64 (inf, NaN: NaN).
     Payne-Hanek in floating point: ``a * 2/pi`` as the exact products of ``a`` and 2/pi's
     24-bit pieces, each taken mod 4 (exactly: ``p - 4*floor(p/4)``), summed in
     double-double (TwoSum, no contraction), so the fraction keeps its digits whatever the
