@@ -24,37 +24,25 @@ same.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from compiler.mlir import arith, collect, constant_attr, ir, llvm, operation_of
 from compiler.passes.base import EmberPass
+from compiler.passes.parallel_reduction import is_identity
 
-# combiner -> the value that leaves its other operand unchanged (integers: of a width)
-_IDENTITIES = {
-    "arith.maximumf": lambda width: -math.inf,
-    "arith.maxnumf": lambda width: -math.inf,
-    "arith.minimumf": lambda width: math.inf,
-    "arith.minnumf": lambda width: math.inf,
-    "arith.maxsi": lambda width: -(1 << (width - 1)),
-    "arith.minsi": lambda width: (1 << (width - 1)) - 1,
-    "arith.maxui": lambda width: 0,
-    "arith.minui": lambda width: -1,  # all ones, as a signless attribute reads it
+# the max/min combiners whose masked values the pass looks for -> the combiner of
+# ``parallel_reduction.COMBINERS`` whose identity they share (maxnum/minnum: maximum's,
+# minimum's)
+_MASKED = {
+    "arith.maximumf": "arith.maximumf",
+    "arith.maxnumf": "arith.maximumf",
+    "arith.minimumf": "arith.minimumf",
+    "arith.minnumf": "arith.minimumf",
+    "arith.maxsi": "arith.maxsi",
+    "arith.minsi": "arith.minsi",
+    "arith.maxui": "arith.maxui",
+    "arith.minui": "arith.minui",
 }
-
-
-def _identity(combiner: ir.Operation):
-    """The combiner's identity; None for a vector (the pass looks at scalar loops)."""
-    t = combiner.results[0].type
-    if isinstance(t, ir.IntegerType):
-        return _IDENTITIES[combiner.name](t.width)
-    return _IDENTITIES[combiner.name](None) if isinstance(t, ir.FloatType) else None
-
-
-def _is_constant(attr, value) -> bool:
-    if isinstance(attr, ir.FloatAttr):
-        return ir.FloatAttr(attr).value == value
-    return isinstance(attr, ir.IntegerAttr) and ir.IntegerAttr(attr).value == value
 
 
 def _in_loop(op: ir.Operation) -> bool:
@@ -69,33 +57,33 @@ def _in_loop(op: ir.Operation) -> bool:
 def _masked_operands(combiner: ir.Operation) -> list:
     """(select, operand number) pairs: a select feeding ``combiner`` with the combiner's
     identity as a constant choice."""
-    identity = _identity(combiner)
-    if identity is None:
-        return []
     found = []
     for value in combiner.operands:
         select = operation_of(value.owner)
         if select is None or select.name != "arith.select":
             continue
         for number in (1, 2):
-            if _is_constant(constant_attr(select.operands[number]), identity):
+            if is_identity(_MASKED[combiner.name], select.operands[number]):
                 found.append((select, number))
     return found
 
 
-def _opaque(function: ir.Operation, t: ir.Type, value, made: dict) -> ir.Value:
-    """``value`` of type ``t`` through ``asm("" : "=r"(bits) : "0"(bits))``, made at the
-    function's entry, once per (type, value); a float through its bits."""
-    key = (str(t), value)
+def _opaque(function: ir.Operation, constant: ir.Value, made: dict) -> ir.Value:
+    """The value of ``constant`` (an ``arith.constant``) through ``asm("" : "=r"(bits) :
+    "0"(bits))``, made at the function's entry, once per (type, value); a float through
+    its bits."""
+    t, attr = constant.type, constant_attr(constant)
+    key = (str(t), str(attr))
     if key not in made:
         entry = function.regions[0].blocks[0]
         with ir.InsertionPoint.at_block_begin(entry), function.location:
+            value = arith.ConstantOp(t, attr).result
             if isinstance(t, ir.IntegerType):
-                made[key] = llvm.InlineAsmOp(t, [arith.constant(t, value)], "", "=r,0").result
+                made[key] = llvm.InlineAsmOp(t, [value], "", "=r,0").result
             else:
                 bits = ir.IntegerType.get_signless(ir.FloatType(t).width)
-                pattern = arith.bitcast(bits, arith.constant(t, value))
-                made[key] = arith.bitcast(t, llvm.InlineAsmOp(bits, [pattern], "", "=r,0").result)
+                opaque = llvm.InlineAsmOp(bits, [arith.bitcast(bits, value)], "", "=r,0").result
+                made[key] = arith.bitcast(t, opaque)
     return made[key]
 
 
@@ -113,8 +101,7 @@ class EmberOpaqueIdentities(EmberPass):
             if not function.regions[0].blocks:
                 continue
             made: dict = {}
-            combiners = collect(function, lambda op: op.name in _IDENTITIES and _in_loop(op))
+            combiners = collect(function, lambda op: op.name in _MASKED and _in_loop(op))
             for combiner in combiners:
                 for select, number in _masked_operands(combiner):
-                    t = select.results[0].type
-                    select.operands[number] = _opaque(function, t, _identity(combiner), made)
+                    select.operands[number] = _opaque(function, select.operands[number], made)
