@@ -356,14 +356,7 @@ def ufunc_out(tx, ufunc, args, kwargs):
         raise Unsupported(f"np.{ufunc.__name__} with out= and where=")
     if kwargs:
         raise Unsupported(f"np.{ufunc.__name__} with out= and {', '.join(kwargs)}=")
-    if not isinstance(out, v.TensorVariable):
-        raise Unsupported(f"np.{ufunc.__name__} with out={out}")
-    dummies = [_dummy(a) for a in args]
-    out_dummy = _dummy(out)
-    _ask_numpy(lambda: ufunc(*dummies, out=out_dummy))
-    result = tx.emit(ufunc, *args)
-    _store_result(tx, out, result, f"np.{ufunc.__name__}(out=)")
-    return out
+    return _computed_into(tx, ufunc, args, {}, out, f"np.{ufunc.__name__}")
 
 
 def clip_out(tx, args, kwargs):
@@ -372,15 +365,22 @@ def clip_out(tx, args, kwargs):
     kwargs = dict(kwargs)
     args = list(args)
     out = kwargs.pop("out") if "out" in kwargs else args.pop(3)
+    return _computed_into(tx, np.clip, args, kwargs, out, "np.clip")
+
+
+def _computed_into(tx, fn, args: list, kwargs: dict, out, what: str):
+    """``fn(*args, **kwargs)`` written into the traced array ``out``, which is returned:
+    NumPy asked first, on stand-ins, whether it takes that call into that ``out`` (its
+    casting rule, its errors); keyword arguments must be constants."""
     if not isinstance(out, v.TensorVariable):
-        raise Unsupported(f"np.clip with out={out}")
-    dummies = [_dummy(a) for a in args]
-    out_dummy = _dummy(out)
+        raise Unsupported(f"{what} with out={out}")
     constants = {k: a.as_constant() for k, a in kwargs.items() if a.is_constant()}
     if len(constants) != len(kwargs):
-        raise Unsupported("np.clip with out= and a traced keyword argument")
-    _ask_numpy(lambda: np.clip(*dummies, out=out_dummy, **constants))
-    _store_result(tx, out, tx.emit(np.clip, *args, **kwargs), "np.clip(out=)")
+        raise Unsupported(f"{what} with out= and a traced keyword argument")
+    dummies = [_dummy(a) for a in args]
+    out_dummy = _dummy(out)
+    _ask_numpy(lambda: fn(*dummies, out=out_dummy, **constants))
+    _store_result(tx, out, tx.emit(fn, *args, **kwargs), f"{what}(out=)")
     return out
 
 
@@ -544,18 +544,22 @@ def fill(tx, target, value):
     return v.ConstantVariable(None)
 
 
+def _out_argument(args, kwargs, position: int):
+    """The ``out`` a call passes, as a keyword or as its positional argument number
+    ``position``; None where it passes none, or ``None``."""
+    out = kwargs.get("out", args[position] if len(args) == position + 1 else None)
+    return None if out is None or (isinstance(out, v.ConstantVariable) and out.value is None) else out
+
+
 def dispatch(tx, fn, args, kwargs):
     """The in-place NumPy calls; ``NotImplemented`` for every other call."""
     if isinstance(fn, np.ufunc) and ("out" in kwargs or len(args) == fn.nin + 1):
-        out = kwargs.get("out", args[-1] if len(args) == fn.nin + 1 else None)
-        if not (isinstance(out, v.ConstantVariable) and out.value is None):
+        if _out_argument(args, kwargs, fn.nin) is not None:
             return ufunc_out(tx, fn, args, kwargs)
         kwargs = {k: a for k, a in kwargs.items() if k != "out"}
         return tx.emit(fn, *args[: fn.nin], **kwargs)
-    if (fn is np.clip or (isinstance(fn, str) and fn == "clip")) and ("out" in kwargs or len(args) == 4):
-        out = kwargs.get("out", args[3] if len(args) == 4 else None)
-        if not (isinstance(out, v.ConstantVariable) and out.value is None):
-            return clip_out(tx, args, kwargs)
+    if (fn is np.clip or (isinstance(fn, str) and fn == "clip")) and _out_argument(args, kwargs, 3) is not None:
+        return clip_out(tx, args, kwargs)
     if fn is np.copyto:
         names = ("dst", "src", "casting", "where")
         bound = dict(zip(names, args))
