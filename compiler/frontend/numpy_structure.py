@@ -514,8 +514,7 @@ def _pad_constant(em: EmitterCore, a: Tensor, widths: list, values) -> Tensor:
     against NumPy's 0.24. Values per axis and side: joined in turn, later axes' values
     in the corners, as NumPy sets them."""
     pairs = _pad_values(em, a, values)
-    uniform = _uniform_pad_value(values)
-    if uniform is not None and any(b or c for b, c in widths):
+    if _one_pad_value(values) and any(b or c for b, c in widths):
         shape = tuple(em.shape_env.normalize(d + b + c) for d, (b, c) in zip(em.shape(a), widths))
         filled = em.broadcast_to(pairs[0][0], shape)
         if any(_is_zero(d) for d in em.shape(a)):
@@ -534,13 +533,13 @@ def _pad_constant(em: EmitterCore, a: Tensor, widths: list, values) -> Tensor:
     return result
 
 
-def _uniform_pad_value(values):
-    """The one constant ``constant_values`` gives every side (a number, or a traced 0-d
-    array), else None."""
+def _one_pad_value(values) -> bool:
+    """Whether ``constant_values`` gives every side one value (a number, or a traced 0-d
+    array)."""
     if isinstance(values, Tensor):
-        return values if values.ndim == 0 else None
+        return values.ndim == 0
     flat = np.ravel(np.asarray(values, dtype=object))
-    return flat[0] if flat.size and all(v is flat[0] or v == flat[0] for v in flat) else None
+    return bool(flat.size) and all(v is flat[0] or v == flat[0] for v in flat)
 
 
 def _pad_values(em: EmitterCore, a: Tensor, values) -> list:

@@ -421,7 +421,8 @@ def _sort_one_line(x: ir.Value, dtypes: list, with_indices: bool) -> list:
 
 def _partition_lines(x: ir.Value, kth: ir.Value, axis: int) -> ir.Value:
     """``x`` with every line along ``axis`` partitioned at each position of ``kth``
-    (ascending): Hoare's selection per position, within what the previous one left."""
+    (ascending): a selection per position (``_select``), within what the previous one
+    left."""
     xt = _type(x)
     zero, one = index_constant(0), index_constant(1)
     count = _as_index(_dim(kth, 0))

@@ -250,3 +250,13 @@ def test_the_remainder_kernel_holds_both_paths_vectorized():
     assert re.search(r"fmul <\d+ x double> .*0x4330000000000000", text)
     assert re.search(r"@llvm.fma.v\d+f64", text)
     assert re.search(r"frem <\d+ x double>|@fmod\(", text)
+
+
+def test_every_op_the_scan_checks_has_a_cheap_lowering():
+    """The pass marks the ops of ``FAST_RANGES``; ``ember-expand-math`` lowers the marked
+    ops of ``SMALL_ARGUMENT_EXPANSIONS``: one without the other would mark an op nothing
+    makes cheap, or leave a cheap lowering no loop reaches."""
+    from compiler.passes.expand_math import SMALL_ARGUMENT_EXPANSIONS
+    from compiler.passes.fast_paths import FAST_RANGES
+
+    assert set(FAST_RANGES) == set(SMALL_ARGUMENT_EXPANSIONS)
