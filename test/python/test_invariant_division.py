@@ -4,7 +4,9 @@
 The argument for exactness is in the pass's docstring; these tests check it where it
 could fail: every significand of the dividend against divisors whose reciprocals round
 badly (all-ones significands, 3, 7, 0.1), quotients in the subnormals and past the
-largest float, and the special values of both operands.
+largest float, and the special values of both operands. Each runs twice: with the
+rewrite (hosts that divide slowly) and without (AMD Zen, where the division stays),
+whichever this host is.
 """
 
 from __future__ import annotations
@@ -14,8 +16,18 @@ import pytest
 from graph_building import loops_of
 
 import compiler
+from compiler.passes import invariant_division
 
 pytestmark = pytest.mark.usefixtures("fresh_compiler")
+
+
+@pytest.fixture(params=["multiplied", "divided"])
+def division(request, monkeypatch):
+    """The host's division taken as slow (the rewrite made) or fast (the division kept).
+    The disk cache is off, so neither way's object code is found under the other's key."""
+    monkeypatch.setattr(invariant_division, "fast_float32_division", lambda: request.param == "divided")
+    monkeypatch.setenv("EMBER_CACHE_DIR", "off")
+    return request.param
 
 
 def divide(x, s):
@@ -39,7 +51,7 @@ DIVISORS = [3.0, 7.0, 0.1, 1.9999999, 1.5, 1.0000001, 3.4e38, 1.2e-38, 1e-40, -2
 
 
 @pytest.mark.parametrize("divisor", DIVISORS)
-def test_every_significand_is_numpys_quotient(divisor):
+def test_every_significand_is_numpys_quotient(divisor, division):
     x = _every_significand().reshape(2, -1)
     s = np.full((2, 1), divisor, np.float32)
     compiled = compiler.compile(divide)
@@ -47,7 +59,7 @@ def test_every_significand_is_numpys_quotient(divisor):
 
 
 @pytest.mark.parametrize("scale", [2.0**-120, 2.0**-140, 2.0**100, 2.0**127])
-def test_quotients_in_the_subnormals_and_past_the_largest_float(scale):
+def test_quotients_in_the_subnormals_and_past_the_largest_float(scale, division):
     """Dividends scaled so that quotients by 3, 7 and 1e5 land in the subnormals, or
     near and past float32's largest value (where the float64 product must still round
     to infinity exactly when the division does)."""
@@ -59,7 +71,7 @@ def test_quotients_in_the_subnormals_and_past_the_largest_float(scale):
         _assert_same_bits(compiler.compile(divide)(x, s), want)
 
 
-def test_special_values_of_both_operands():
+def test_special_values_of_both_operands(division):
     special = np.array(
         [0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 1e-45, -1e-40, 3.4e38, 1.17549435e-38, 2.5, -7.0],
         np.float32,
@@ -71,9 +83,15 @@ def test_special_values_of_both_operands():
     _assert_same_bits(compiler.compile(divide)(x, s), want)
 
 
-def test_a_row_divided_by_its_total_becomes_a_multiply():
-    """softmax's ``e / e.sum(-1, keepdims=True)``: the loop multiplies in float64 and
-    rounds, with no float32 division left; ``x / y`` of two arrays keeps its division."""
+def _f32_divisions(text: str) -> list:
+    return [line for line in text.splitlines() if "arith.divf" in line and line.rstrip().endswith(": f32")]
+
+
+def test_a_row_divided_by_its_total_becomes_a_multiply(monkeypatch):
+    """softmax's ``e / e.sum(-1, keepdims=True)`` on a host that divides slowly: the loop
+    multiplies in float64 and rounds, with no float32 division left; ``x / y`` of two
+    arrays keeps its division."""
+    monkeypatch.setattr(invariant_division, "fast_float32_division", lambda: False)
 
     def softmax(x):
         e = np.exp(x - x.max(-1, keepdims=True))
@@ -82,7 +100,18 @@ def test_a_row_divided_by_its_total_becomes_a_multiply():
     x = np.random.default_rng(0).standard_normal((64, 256)).astype(np.float32)
     text = loops_of(softmax, x)
     assert "arith.truncf" in text and "f64" in text
-    assert not [line for line in text.splitlines() if "arith.divf" in line and line.rstrip().endswith(": f32")]
-    elementwise = loops_of(divide, x, x + 3)
-    assert [line for line in elementwise.splitlines() if "arith.divf" in line and line.rstrip().endswith(": f32")]
+    assert not _f32_divisions(text)
+    assert _f32_divisions(loops_of(divide, x, x + 3))
     np.testing.assert_allclose(compiler.compile(softmax)(x), softmax(x), rtol=1e-6)
+
+
+def test_a_host_that_divides_quickly_keeps_the_division(monkeypatch):
+    """On AMD Zen the division is the faster way (the layer norm's loop 1.35x): nothing is
+    rewritten, and the default follows the host's CPU."""
+    from runtime.target import fast_float32_division, host_target
+
+    assert fast_float32_division() == host_target().cpu.startswith("znver")
+    monkeypatch.setattr(invariant_division, "fast_float32_division", lambda: True)
+    x = np.random.default_rng(0).standard_normal((64, 256)).astype(np.float32)
+    text = loops_of(lambda x: x / np.sqrt((x * x).sum(-1, keepdims=True)), x)
+    assert _f32_divisions(text) and "f64" not in text

@@ -1,4 +1,11 @@
-// RUN: ember-opt %s --pass-pipeline='builtin.module(ember-invariant-division)' | FileCheck %s
+// RUN: ember-opt %s --pass-pipeline='builtin.module(ember-invariant-division{slow-division=true})' | FileCheck %s
+// RUN: ember-opt %s --pass-pipeline='builtin.module(ember-invariant-division{slow-division=false})' | FileCheck %s --check-prefix=FAST
+
+// A host that divides quickly (slow-division=false, the default on AMD Zen): the
+// division stays as it is.
+// FAST-LABEL: func.func @row_norm
+// FAST-NOT: f64
+// FAST: arith.divf %{{.*}} : f32
 
 // A row divided by its total, the total computed in the loop from a load at the row's
 // index: the load and the sqrt copied before the loop under "the loop runs", the
