@@ -21,10 +21,17 @@ sin, cos, tan (float32; float64 of small arguments), as inline, branch-free arit
   float64, rounded once: the same results as the exact reduction. float64 with the rest
   in double-double, sin and cos within 0.51 ulp, tan (a quotient corrected by its
   residual) 0.52; unmarked float64 ones stay libm calls.
-* asin, acos: ``atan2(x, sqrt((1 - x) * (1 + x)))`` and ``atan2(sqrt(...), x)``, the
-  product exact-ish near |x| = 1 where ``1 - x*x`` would cancel (float32 in float32:
-  2.4 ulp; in float64 it was 0.5 ulp but 2.7x slower, its divisions and square root
-  slower than NumPy's own loop).
+* asin, acos (f64): ``atan2(x, sqrt((1 - x) * (1 + x)))`` and ``atan2(sqrt(...), x)``,
+  the product exact-ish near |x| = 1 where ``1 - x*x`` would cancel.
+* asin, acos (f32): fdlibm's reduction, a polynomial where fdlibm divides: below
+  |x| = 1/2 ``asin(x) = x + x*z*P(z)`` for ``z = x*x``; above, ``asin(|x|) = pi/2 -
+  2*asin(s)`` for ``s = sqrt(z)``, ``z = (1 - |x|) / 2`` (exact), and ``asin(s)`` by the
+  same polynomial, ``z`` being at most 1/4 both ways. The subtraction from pi/2 (in two
+  parts) takes ``2s`` first, exactly where it matters (Sterbenz), then the small rest;
+  acos is ``pi/2 - asin(x)``, ``2*asin(s)`` or ``pi - 2*asin(s)``. One square root and
+  five FMAs, no division: 1M elements, 2 threads, asin 0.46 -> 0.18 ms and acos 0.46 ->
+  0.19 (NumPy 0.40, 0.42); 1.2 ulp at most over every 7th float32 of [-1, 1], where the
+  atan2 form had been 2.4 (NumPy's own: 3.0 and 2.0).
 """
 
 from __future__ import annotations
@@ -83,6 +90,10 @@ _ATAN_STEPS = [
 ]
 _HALF_PI = {32: (1.5707963705062866, -4.371138828673793e-08), 64: (1.5707963267948966, 6.123233995736766e-17)}
 _PI = {32: (3.1415927410125732, -8.742277657347586e-08), 64: (3.141592653589793, 1.2246467991473532e-16)}
+# asin(s) = s + s * z * P(z), z = s*s <= 1/4: least squares of (asin(sqrt(z))/sqrt(z) - 1)/z
+# on 200 Chebyshev nodes of [0, 1/4], weighted by z (mpmath, 40 digits); rounded to
+# float32, the polynomial's error is at most 6.8e-9 of s
+_ASIN_P_F32 = [0.16666753590106964, 0.07495298236608505, 0.04546918720006943, 0.024188648909330368, 0.04214736446738243]
 # 2/pi in eight 24-bit pieces (the integers below times 2**-24, 2**-48, ...): a float32
 # times a piece is exact in float64, for any float32 (sin/cos's argument reduction); what
 # the pieces leave out, 1.6e-58, times the largest float32 is under 1e-19
@@ -330,6 +341,46 @@ def expand_cos_small(e: Emitter, x):
 def expand_tan_small(e: Emitter, x):
     """tan of ``|x| < SMALL_ARGUMENT``."""
     return _circular(e, x, _tan_from, small=True)
+
+
+def _asin_reduction_f32(e: Emitter, x):
+    """``(a, near_zero, s, t)`` for float32 asin and acos: ``a = |x|``; where ``a < 1/2``
+    (``near_zero``) ``s = a``, elsewhere ``s = sqrt((1 - a) / 2)`` (NaN past 1); ``asin(s)
+    = s + t`` with ``t = s*z*P(z)``, ``z = s*s``, kept apart for the callers' sums."""
+    a = e.abs(x)
+    near_zero = e.cmp("OLT", a, e.c(0.5))
+    z = e.select(near_zero, e.mul(a, a), e.mul(e.sub(e.c(1.0), a), e.c(0.5)))
+    s = e.select(near_zero, a, math_ops.sqrt(z))
+    return a, near_zero, s, e.mul(e.mul(s, z), e.horner(z, _ASIN_P_F32))
+
+
+def _minus_twice(e: Emitter, pair, s, t):
+    """``hi + lo - 2s - 2t`` for ``(hi, lo)`` = pi/2 or pi and ``2s <= hi``: ``hi - 2s``
+    and its rounding error (Fast2Sum), which joins the small terms, so one rounding of the
+    large part is not left in the result (asin near 0.84 had been 2 ulp off)."""
+    hi, lo = (e.c(v) for v in pair)
+    twice = e.add(s, s)
+    big = e.sub(hi, twice)
+    error = e.sub(e.sub(hi, big), twice)
+    return e.add(big, e.add(error, e.sub(lo, e.add(t, t))))
+
+
+def expand_asin_f32(e: Emitter, x):
+    """``a + t`` below 1/2, ``pi/2 - 2s - 2t`` above; x's sign, NaN kept."""
+    a, near_zero, s, t = _asin_reduction_f32(e, x)
+    far = _minus_twice(e, _HALF_PI[32], s, t)
+    return e.keep_nan(x, e.copysign(e.select(near_zero, e.add(a, t), far), x))
+
+
+def expand_acos_f32(e: Emitter, x):
+    """``pi/2 - asin(x)`` below 1/2 (``pi/2_hi - (x - (pi/2_lo - t'))``, ``t'`` with x's
+    sign), ``2 asin(s)`` above, ``pi - 2 asin(s)`` below -1/2; NaN kept."""
+    _, near_zero, s, t = _asin_reduction_f32(e, x)
+    half_hi, half_lo = (e.c(v) for v in _HALF_PI[32])
+    middle = e.sub(half_hi, e.sub(x, e.sub(half_lo, e.copysign(t, x))))
+    twice = e.add(e.add(s, s), e.add(t, t))
+    far = e.select(e.cmp("OLT", x, e.c(0.0)), _minus_twice(e, _PI[32], s, t), twice)
+    return e.keep_nan(x, e.select(near_zero, middle, far))
 
 
 def _cosine_side(e: Emitter, x):

@@ -254,6 +254,22 @@ func.func @atanh(%a: f32, %b: f64) -> (f32, f64) {
   return %0, %1 : f32, f64
 }
 
+// float32 asin and acos: |x| < 1/2 picks x*x, else (1 - |x|) / 2 (the same select
+// feeds both functions' polynomial), one square root, no division and no float64.
+// CHECK-LABEL: func.func @asin_acos_f32
+// CHECK-NOT: math.{{(asin|acos|atan)}}
+// CHECK: %[[HALF:.+]] = arith.constant 5.000000e-01 : f32
+// CHECK: arith.cmpf olt, %{{.*}}, %[[HALF]] : f32
+// CHECK: math.sqrt %{{.*}} : f32
+// CHECK-NOT: arith.divf
+// CHECK-NOT: f64
+// CHECK: return
+func.func @asin_acos_f32(%a: f32) -> (f32, f32) {
+  %0 = math.asin %a : f32
+  %1 = math.acos %a : f32
+  return %0, %1 : f32, f32
+}
+
 // sin, cos, tan marked ember.small_argument (ember-fast-paths): Cody-Waite with pi/2
 // in 33-bit pieces, the quadrant from the bits of k + 1.5*2**52; float64 keeps the rest
 // in double-double (TwoSum), float32 computes in float64 and rounds once. tan divides
