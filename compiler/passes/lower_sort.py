@@ -40,7 +40,9 @@ two; with the groups and the two-ended unchecked merges 5.8 ms on two (NumPy: 8.
 Rows of (2000, 501) float32: 27 -> 8.8-9.2 ms (NumPy's AVX-512 sort: 1.3); (1000, 1000)
 int64: 20.7 -> 7.7-8.0 ms (NumPy: 12.7); one line of 1M float64: 121 -> 50-54 ms on one
 thread, 28 ms in parts on two (NumPy: 53); a stable ``argsort`` of each is faster than
-NumPy's.
+NumPy's. A float ``argsort`` merges integer keys of the float's width that order like
+the floats (``_integer_keys``): one integer compare a step where floats take two and an
+``and``; ``np.sort`` keeps the floats themselves, whose bits it returns.
 
 ``partition`` (what ``np.median`` and ``np.percentile`` read: a few positions of each
 sorted line) walks the lines the same way. Each line is loaded, then for each position
@@ -63,6 +65,7 @@ from compiler.passes import scalar_semantics as scalar
 from compiler.passes.ember_to_linalg import (
     _as_index,
     _dim,
+    _elementwise,
     _empty,
     _extract_slice,
     _filled,
@@ -539,12 +542,39 @@ def _lower_sort(op, result: TensorType, attrs):
     return _sort_lines(x, axis, False)[0]
 
 
+# A float argsort's keys: integers of the float's width (_integer_keys)
+_INTEGER_KEYS = {"f32": "i32", "f64": "i64"}
+
+
+def _integer_keys(x: ir.Value, xt: TensorType) -> ir.Value:
+    """Signed integers that order like ``x``'s floats in NumPy's order, for ``argsort``:
+    ``-0.0`` made ``0.0`` and every NaN one NaN (they tie, as in NumPy's stable order: the
+    merges keep their positions' order), then the bits, with the magnitude bits of a
+    negative float flipped (more negative, smaller key). NaN's key is past inf's. One
+    integer compare per merge step instead of two float compares and an and: (4000, 101)
+    float64 rows 3.83 -> 2.2 ms, (1000, 1000) float32 28 -> 9 ms (NumPy 2.6, 17.9)."""
+    key = _INTEGER_KEYS[xt.dtype]
+    key_type, width = mlir_element_type(key), int(key[1:])
+
+    def body(a, _):
+        zero = scalar.const(xt.dtype, 0.0)
+        a = arith.select(arith.cmpf(CmpF.OEQ, a, zero), zero, a)
+        a = arith.select(arith.cmpf(CmpF.UNO, a, a), scalar.const(xt.dtype, float("nan")), a)
+        bits = arith.bitcast(key_type, a)
+        negative = arith.shrsi(bits, scalar.const(key, width - 1))  # all ones where the sign is set
+        return arith.xori(bits, arith.andi(negative, scalar.const(key, (1 << (width - 1)) - 1)))
+
+    return _elementwise([x], xt.with_dtype(key), body)
+
+
 def _lower_argsort(op, result: TensorType, attrs):
     (x,) = ember.tensor_operands(op)
     xt = _type(x)
     axis = attrs["axis"]
     if 0 in xt.shape or xt.shape[axis] == 1:  # every position is 0 (or there is none)
         return _filled(result, [_dim(x, d) for d in range(xt.rank)], 0)
+    if xt.dtype in _INTEGER_KEYS:
+        x = _integer_keys(x, xt)
     return _sort_lines(x, axis, True)[1]
 
 

@@ -103,6 +103,25 @@ def test_ties_and_signed_zeros_keep_their_order():
     assert list(got[1]) == [6, 0, 1, 3, 4, 2, 8, 5, 7]
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=lambda d: np.dtype(d).name)
+def test_float_argsort_merges_integer_keys(dtype):
+    """A float argsort sorts integer keys of the float's width (-0.0 made 0.0, every NaN
+    one NaN, a negative's magnitude bits flipped): the merges compare integers, none of
+    the two float compares per step, and the positions are NumPy's stable ones with
+    -0.0, 0.0, NaNs of both signs, infinities and subnormals among many ties."""
+    from graph_building import loops_of
+
+    width = np.dtype(dtype).itemsize * 8
+    x = data(dtype, (6, 40), seed=11)
+    x[:, ::5] = np.array([0.0, np.nan, -0.0, -np.nan, -np.inf, np.inf, 1e-40, -1e-40], dtype)
+    text = loops_of(lambda a: np.argsort(a, axis=1), x)
+    assert re.search(rf"arith\.cmpi slt, %\w+, %\w+ : i{width}", text)
+    assert not re.search(r"arith\.cmpf ugt", text)
+    got, want, _ = run(lambda a: (np.argsort(a, axis=1, kind="stable"), np.argsort(a, axis=0)), x)
+    same(got[0], np.argsort(x, axis=1, kind="stable"))
+    same(got[1], np.argsort(x, axis=0, kind="stable"))
+
+
 def test_non_contiguous_and_negative_strides():
     base = data(np.float64, (6, 10), seed=5)
     for x in (base[::-1], base[:, ::-2], base.T, base[1::2, 3:]):

@@ -1,40 +1,46 @@
 // RUN: ember-opt %s --pass-pipeline='builtin.module(ember-to-linalg)' | FileCheck %s
 // RUN: ember-opt %s -p lower-to-loops | FileCheck %s --check-prefix=LOOPS
 
-// A stable merge sort per line along axis 0 of a symbolic-size matrix: a parallel
-// loop over the other dim, each iteration with its own scratch lines (alloc_tensor, as
+// A stable merge sort per line along axis 0 of a symbolic-size matrix, of a float
+// argsort's integer keys (a loop first: -0.0 made 0.0, NaNs one NaN, the bits with a
+// negative's magnitude bits flipped): a parallel loop over the other dim, each iteration with its own scratch lines (alloc_tensor, as
 // argsort's key tensor: the result alone is a tensor.empty); the line loaded
 // from the operand in groups of 8 (the last padded with NaN, the greatest key), each
-// group sorted by compare-exchanges of neighbours (b before a: a > b or a NaN, and b
-// not NaN) and stored last to first; then at most 30 double passes from width 8, the
+// group sorted by compare-exchanges of neighbours (b before a: b < a, signed) and
+// stored last to first; then at most 30 double passes from width 8, the
 // width carried and made 4x larger while it is below n, each merge running from the front (the right head only when strictly
 // before the left one) and from the back (the left tail only when the right one is
 // strictly before it): a full pair of runs in `width` steps with no bounds checks, a
 // short one (the last) in ceil(len / 2) steps with them.
 // CHECK-LABEL: func.func @argsort_columns
 // CHECK: %[[N:.+]] = tensor.dim %{{.*}}, %c0
-// CHECK: bufferization.alloc_tensor(%[[N]]) : tensor<?x5xf32>
+// CHECK: linalg.generic
+// CHECK: arith.cmpf oeq
+// CHECK: arith.cmpf uno
+// CHECK: %[[BITS:.+]] = arith.bitcast %{{.*}} : f32 to i32
+// CHECK: %[[NEG:.+]] = arith.shrsi %[[BITS]], %{{.*}} : i32
+// CHECK: %[[FLIP:.+]] = arith.andi %[[NEG]], %{{.*}} : i32
+// CHECK: arith.xori %[[BITS]], %[[FLIP]] : i32
+// CHECK: bufferization.alloc_tensor(%[[N]]) : tensor<?x5xi32>
 // CHECK: tensor.empty(%[[N]]) : tensor<?x5xi64>
 // CHECK: scf.forall (%[[COL:.+]]) in (%c5) shared_outs
-// CHECK: tensor.extract_slice %{{.*}}[0, %[[COL]]] [%[[N]], 1] [1, 1] : tensor<?x5xf32> to tensor<?x1xf32>
-// CHECK: bufferization.alloc_tensor(%[[N]]) : tensor<?xf32>
+// CHECK: tensor.extract_slice %{{.*}}[0, %[[COL]]] [%[[N]], 1] [1, 1] : tensor<?x5xi32> to tensor<?x1xi32>
+// CHECK: bufferization.alloc_tensor(%[[N]]) : tensor<?xi32>
 // CHECK: bufferization.alloc_tensor(%[[N]]) : tensor<?xi64>
 // CHECK: %[[LAST:.+]] = arith.subi %[[N]], %c1
 // CHECK: scf.for %[[G:.+]] = %{{.*}} to %[[N]] step %c8
 // CHECK: %[[K:.+]] = arith.addi %[[G]], %{{.*}} : index
 // CHECK: %[[AT:.+]] = arith.minsi %[[K]], %[[LAST]] : index
 // CHECK: %[[IN:.+]] = arith.cmpi slt, %[[K]], %[[N]] : index
-// CHECK: %[[V:.+]] = tensor.extract %{{.*}}[%[[AT]], %[[COL]]] : tensor<?x5xf32>
-// CHECK: arith.select %[[IN]], %[[V]], %{{.*}} : f32
-// CHECK-COUNT-7: tensor.extract %{{.*}} : tensor<?x5xf32>
-// CHECK: %[[GT:.+]] = arith.cmpf ugt, %[[A:.+]], %[[B:.+]] : f32
-// CHECK: %[[NUM:.+]] = arith.cmpf ord, %[[B]], %[[B]] : f32
-// CHECK: %[[SWAP:.+]] = arith.andi %[[GT]], %[[NUM]] : i1
-// CHECK: arith.select %[[SWAP]], %[[B]], %[[A]] : f32
-// CHECK: arith.select %[[SWAP]], %[[A]], %[[B]] : f32
-// CHECK-COUNT-27: arith.cmpf ugt
+// CHECK: %[[V:.+]] = tensor.extract %{{.*}}[%[[AT]], %[[COL]]] : tensor<?x5xi32>
+// CHECK: arith.select %[[IN]], %[[V]], %{{.*}} : i32
+// CHECK-COUNT-7: tensor.extract %{{.*}} : tensor<?x5xi32>
+// CHECK: %[[SWAP:.+]] = arith.cmpi slt, %[[B:.+]], %[[A:.+]] : i32
+// CHECK: arith.select %[[SWAP]], %[[B]], %[[A]] : i32
+// CHECK: arith.select %[[SWAP]], %[[A]], %[[B]] : i32
+// CHECK-COUNT-27: arith.cmpi slt, {{.*}} : i32
 // CHECK: arith.addi %[[G]], %c7
-// CHECK: tensor.insert {{.*}} : tensor<?x1xf32>
+// CHECK: tensor.insert {{.*}} : tensor<?x1xi32>
 // CHECK: arith.index_cast %{{.*}} : index to i64
 // CHECK: tensor.insert {{.*}} : tensor<?x1xi64>
 // CHECK: scf.for %{{.*}} = %{{.*}} to %c30 step %{{.*}} iter_args(%[[W:.+]] = %c8{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}})
@@ -48,15 +54,13 @@
 // CHECK: %[[FULL:.+]] = arith.cmpi eq, %[[LEN]], %[[SPAN]] : index
 // CHECK: scf.if %[[FULL]]
 // CHECK: scf.for %{{.*}} = %{{.*}} to %[[W]]
-// CHECK-NOT: arith.cmpi
-// CHECK: arith.cmpf ugt
-// CHECK: arith.cmpf ord
-// CHECK: tensor.insert {{.*}} : tensor<?xf32>
+// CHECK-NOT: arith.cmpi {{.*}} : index
+// CHECK: arith.cmpi slt, {{.*}} : i32
+// CHECK: tensor.insert {{.*}} : tensor<?xi32>
 // CHECK: tensor.insert {{.*}} : tensor<?xi64>
-// CHECK-NOT: arith.cmpi
-// CHECK: arith.cmpf ugt
-// CHECK: arith.cmpf ord
-// CHECK: tensor.insert {{.*}} : tensor<?xf32>
+// CHECK-NOT: arith.cmpi {{.*}} : index
+// CHECK: arith.cmpi slt, {{.*}} : i32
+// CHECK: tensor.insert {{.*}} : tensor<?xi32>
 // CHECK: tensor.insert {{.*}} : tensor<?xi64>
 // CHECK: } else {
 // CHECK: %[[HALF:.+]] = arith.divsi %{{.*}}, %c2
@@ -64,21 +68,35 @@
 // CHECK: arith.cmpi slt
 // CHECK: arith.cmpi slt
 // CHECK: arith.minsi
-// CHECK: arith.cmpf ugt
-// CHECK: tensor.insert {{.*}} : tensor<?xf32>
+// CHECK: arith.cmpi slt, {{.*}} : i32
+// CHECK: tensor.insert {{.*}} : tensor<?xi32>
 // CHECK: tensor.insert {{.*}} : tensor<?xi64>
 // CHECK: arith.cmpi sge
 // CHECK: arith.cmpi sge
 // CHECK: arith.maxsi
-// CHECK: arith.cmpf ugt
-// CHECK: tensor.insert {{.*}} : tensor<?xf32>
+// CHECK: arith.cmpi slt, {{.*}} : i32
+// CHECK: tensor.insert {{.*}} : tensor<?xi32>
 // CHECK: tensor.insert {{.*}} : tensor<?xi64>
-// CHECK: tensor.parallel_insert_slice %{{.*}} into %{{.*}}[0, %[[COL]]] [%[[N]], 1] [1, 1] : tensor<?x1xf32> into tensor<?x5xf32>
+// CHECK: tensor.parallel_insert_slice %{{.*}} into %{{.*}}[0, %[[COL]]] [%[[N]], 1] [1, 1] : tensor<?x1xi32> into tensor<?x5xi32>
 // CHECK-NOT: ember.
 // CHECK: return
 func.func @argsort_columns(%x: tensor<?x5xf32>) -> tensor<?x5xi64> {
   %0 = "ember.argsort"(%x) {axis = 0 : i64} : (tensor<?x5xf32>) -> tensor<?x5xi64>
   return %0 : tensor<?x5xi64>
+}
+
+// A float sort (values) keeps float compares: b before a when a > b or a is NaN, and b
+// is not NaN (NaN last, -0.0 and 0.0 tied: the merges keep their order).
+// CHECK-LABEL: func.func @sort_columns
+// CHECK-NOT: arith.bitcast
+// CHECK: scf.forall
+// CHECK: %[[GT:.+]] = arith.cmpf ugt, %[[A:.+]], %[[B:.+]] : f64
+// CHECK: %[[NUM:.+]] = arith.cmpf ord, %[[B]], %[[B]] : f64
+// CHECK: arith.andi %[[GT]], %[[NUM]] : i1
+// CHECK: return
+func.func @sort_columns(%x: tensor<?x5xf64>) -> tensor<?x5xf64> {
+  %0 = "ember.sort"(%x) {axis = 0 : i64} : (tensor<?x5xf64>) -> tensor<?x5xf64>
+  return %0 : tensor<?x5xf64>
 }
 
 // Integers compare signed, and bufferization keeps everything in place: each row is
@@ -136,10 +154,12 @@ func.func @partition_rows(%x: tensor<4x9xf32>, %kth: tensor<2xi64>) -> tensor<4x
 
 // A 1-d sort: up to 4 parts of 16384 elements or more (a multiple of 8 wide), each
 // sorted in a forall iteration with scratch of its own (alloc_tensor: CSE never merges
-// it with another line), then the merges of the whole line from runs of a part's width.
+// it with another line), then the merges of the whole line from runs of a part's width
+// (float64 argsort: of i64 keys).
 // CHECK-LABEL: func.func @argsort_line
 // CHECK: %[[N:.+]] = tensor.dim %{{.*}}, %c0
-// CHECK: %[[KEYS:.+]] = bufferization.alloc_tensor(%[[N]]) : tensor<?xf64>
+// CHECK: arith.bitcast %{{.*}} : f64 to i64
+// CHECK: %[[KEYS:.+]] = bufferization.alloc_tensor(%[[N]]) : tensor<?xi64>
 // CHECK: %[[OUT:.+]] = tensor.empty(%[[N]]) : tensor<?xi64>
 // CHECK: %[[Q:.+]] = arith.divsi %[[N]], %c16384
 // CHECK: %[[ATLEAST1:.+]] = arith.maxsi %[[Q]], %c1
@@ -149,10 +169,10 @@ func.func @partition_rows(%x: tensor<4x9xf32>, %kth: tensor<2xi64>) -> tensor<4x
 // CHECK: %[[WIDTH:.+]] = arith.muli %[[GROUPS]], %c8
 // CHECK: scf.forall (%[[P:.+]]) in (%[[PARTS]]) shared_outs(%{{.*}} = %[[KEYS]], %{{.*}} = %[[OUT]])
 // CHECK: %[[LO:.+]] = arith.muli %[[P]], %[[WIDTH]]
-// CHECK: bufferization.alloc_tensor(%{{.*}}) : tensor<?xf64>
+// CHECK: bufferization.alloc_tensor(%{{.*}}) : tensor<?xi64>
 // CHECK: bufferization.alloc_tensor(%{{.*}}) : tensor<?xi64>
 // CHECK: tensor.parallel_insert_slice %{{.*}}[%[[LO]]]
-// CHECK: bufferization.alloc_tensor(%[[N]]) : tensor<?xf64>
+// CHECK: bufferization.alloc_tensor(%[[N]]) : tensor<?xi64>
 // CHECK: bufferization.alloc_tensor(%[[N]]) : tensor<?xi64>
 // CHECK: scf.for %{{.*}} = %{{.*}} to %c30 step %{{.*}} iter_args(%{{.*}} = %[[WIDTH]],
 // CHECK: return
