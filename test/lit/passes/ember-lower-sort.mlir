@@ -85,14 +85,24 @@ func.func @argsort_columns(%x: tensor<?x5xf32>) -> tensor<?x5xi64> {
   return %0 : tensor<?x5xi64>
 }
 
-// A float sort (values) keeps float compares: b before a when a > b or a is NaN, and b
-// is not NaN (NaN last, -0.0 and 0.0 tied: the merges keep their order).
+// A float sort (values): each loaded float made an i64 key that orders like it, one to
+// one (-0.0 just below 0.0, NaNs of both signs past inf), merged by integer compares;
+// then three binary searches find the zeros and the NaNs, and where either run holds
+// two, one pass over the line puts them back in their order (NumPy's stable one); the
+// keys are written back as floats into the result's line.
 // CHECK-LABEL: func.func @sort_columns
-// CHECK-NOT: arith.bitcast
-// CHECK: scf.forall
-// CHECK: %[[GT:.+]] = arith.cmpf ugt, %[[A:.+]], %[[B:.+]] : f64
-// CHECK: %[[NUM:.+]] = arith.cmpf ord, %[[B]], %[[B]] : f64
-// CHECK: arith.andi %[[GT]], %[[NUM]] : i1
+// CHECK: scf.forall {{.*}} -> (tensor<?x5xi64>, tensor<?x5xf64>)
+// CHECK: arith.bitcast %{{.*}} : f64 to i64
+// CHECK: arith.cmpi slt, %{{.*}}, %{{.*}} : i64
+// CHECK-NOT: arith.cmpf ugt
+// CHECK: scf.while
+// CHECK: scf.while
+// CHECK: scf.while
+// CHECK: scf.if
+// CHECK: arith.cmpf oeq
+// CHECK: arith.cmpf uno
+// CHECK: arith.bitcast %{{.*}} : i64 to f64
+// CHECK: tensor.insert %{{.*}} : tensor<?x1xf64>
 // CHECK: return
 func.func @sort_columns(%x: tensor<?x5xf64>) -> tensor<?x5xf64> {
   %0 = "ember.sort"(%x) {axis = 0 : i64} : (tensor<?x5xf64>) -> tensor<?x5xf64>
