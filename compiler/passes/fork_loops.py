@@ -29,8 +29,9 @@ A loop stays in place when its iterations are not one normalized dimension, when
 yields results, or when it uses a value the backend cannot pass by pointer or by value
 (a vector, a half-precision float). Scratch of a symbolic size (a sort's lines of the
 row's length) is allocated per part from the size passed along: with symbolic sizes a
-float argsort's sort loop had stayed in the kernel, on one thread (19 ms on (1000,
-1000) float64 with one thread or two; 9-12 on two now). Kernels the runtime already splits
+sort beside another loop had stayed in the kernel, on one thread (an argsort of (1000,
+1000) float64 whose keys were a loop of their own: 19 ms on one thread or two; 9-12
+on two with the fork). Kernels the runtime already splits
 (``ember.parallel``) are left alone.
 
 Kernels that call BLAS or LAPACK fork their loops too. OpenBLAS's threads spin for

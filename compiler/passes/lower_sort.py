@@ -43,10 +43,10 @@ thread, 28 ms in parts on two (NumPy: 53); a stable ``argsort`` of each is faste
 NumPy's. Float lines are merged as integer keys of the float's width that order like
 the floats: one integer compare a step where floats take two and an ``and``. An
 ``argsort``'s keys tie ``-0.0`` with ``0.0`` and every NaN with every other
-(``_integer_keys``, a loop before the sort); a ``sort``'s are one to one, made as each
-element is loaded and written back as floats (``_value_key``), and its zeros and NaNs,
-which the keys order by sign and bits, are put back in the line's order after the
-merges (``_ties_in_order``). 2 threads, float64 (1000, 1000) rows: sort 12.2 -> 7.8 ms
+(``_argsort_key``); a ``sort``'s are one to one and written back as floats
+(``_value_key``), its zeros and NaNs, which the keys order by sign and bits, put back
+in the line's order after the merges (``_ties_in_order``); both are made as each
+element is loaded. 2 threads, float64 (1000, 1000) rows: sort 12.2 -> 7.8 ms
 (NumPy 13.0), argsort 14.8 -> 9.7 (19.8); float32: 11.9 -> 7.6 (5.5), 28.1 -> 9.4 (18.0).
 
 ``partition`` (what ``np.median`` and ``np.percentile`` read: a few positions of each
@@ -70,7 +70,6 @@ from compiler.passes import scalar_semantics as scalar
 from compiler.passes.ember_to_linalg import (
     _as_index,
     _dim,
-    _elementwise,
     _empty,
     _extract_slice,
     _filled,
@@ -198,7 +197,7 @@ def _greatest(dtype: str) -> ir.Value:
     return scalar.const(dtype, True if dtype == "i1" else scalar.int_max(dtype))
 
 
-def _sorted_groups(n, x, in_x, in_line, lines, with_indices: bool, dtype: str, offset=None, of_floats=False) -> list:
+def _sorted_groups(n, x, in_x, in_line, lines, with_indices: bool, dtype: str, offset=None, key_of=None) -> list:
     """``lines`` (keys, and positions with ``with_indices``) holding ``x``'s line with
     each group of ``GROUP`` consecutive elements sorted (stably): the first merge passes,
     done in registers instead of through memory.
@@ -220,7 +219,7 @@ def _sorted_groups(n, x, in_x, in_line, lines, with_indices: bool, dtype: str, o
             at = arith.minsi(k, last)
             inside = arith.cmpi(CmpI.slt, k, n)
             value = tensor.extract(x, in_x(at))
-            value = _value_key(value, _type(x).dtype) if of_floats else value
+            value = value if key_of is None else key_of(value)
             keys.append(arith.select(inside, value, _greatest(dtype)))
             positions.append(k if offset is None else arith.addi(offset, k))
         for r in range(GROUP):
@@ -374,26 +373,28 @@ def _at(k):
 
 
 def _sort_line(
-    n, x, in_x, in_line, lines: list, spares: list, with_indices: bool, dtype: str, offset=None, of_floats=False
+    n, x, in_x, in_line, lines: list, spares: list, with_indices: bool, dtype: str, offset=None, key_of=None
 ) -> list:
     """One line of ``x`` (``in_x``) sorted into ``lines`` (``in_line``): the groups in
     registers, then the merges through the ``spares``. Returns the lines, then the spares.
-    ``of_floats``: ``x`` holds floats, sorted by their value keys (``dtype``: the keys')."""
-    lines = _sorted_groups(n, x, in_x, in_line, lines, with_indices, dtype, offset, of_floats)
+    ``key_of``: what is sorted of each element loaded (``dtype``: its type), else the element."""
+    lines = _sorted_groups(n, x, in_x, in_line, lines, with_indices, dtype, offset, key_of)
     return _merge_passes(n, index_constant(GROUP), lines, spares, in_line, _at, dtype)
 
 
-def _sort_lines(x: ir.Value, axis: int, with_indices: bool) -> list:
-    """The keys of ``x`` with every line along ``axis`` sorted (and the positions they came
-    from, with ``with_indices``), as new tensors."""
+def _sort_lines(x: ir.Value, axis: int, with_indices: bool, key_of=None, key: str | None = None) -> list:
+    """The keys of ``x`` (``key_of`` of its elements, of type ``key``, else the elements)
+    with every line along ``axis`` sorted (and the positions they came from, with
+    ``with_indices``), as new tensors."""
     xt = _type(x)
     count = 2 if with_indices else 1
-    dtypes = [xt.dtype, "i64"][:count]
+    dtypes = [key or xt.dtype, "i64"][:count]
     if xt.rank == 1:
-        return _sort_one_line(x, dtypes, with_indices)
+        return _sort_one_line(x, dtypes, with_indices, key_of)
 
     def sort_line(n, in_x, in_line, *state):
-        return _sort_line(n, x, in_x, in_line, list(state[:count]), list(state[count:]), with_indices, xt.dtype)
+        lines, spares = list(state[:count]), list(state[count:])
+        return _sort_line(n, x, in_x, in_line, lines, spares, with_indices, dtypes[0], key_of=key_of)
 
     return _each_line(x, axis, dtypes, dtypes, sort_line)
 
@@ -406,13 +407,15 @@ def _sort_floats(x: ir.Value, axis: int) -> ir.Value:
     key = _INTEGER_KEYS[xt.dtype]
     if xt.rank == 1:
         n = _as_index(_dim(x, 0))
-        (keys,) = _sort_one_line(x, [key], False, of_floats=True)
+        (keys,) = _sort_one_line(x, [key], False, lambda v: _value_key(v, xt.dtype))
         keys = _ties_in_order(n, x, _at, keys, _at)
         result = _empty(xt, [n])
         return _floats_of_keys(n, keys, result, _at)
 
     def sort_line(n, in_x, in_line, keys, result, spare):
-        keys, spare = _sort_line(n, x, in_x, in_line, [keys], [spare], False, key, of_floats=True)
+        keys, spare = _sort_line(
+            n, x, in_x, in_line, [keys], [spare], False, key, key_of=lambda v: _value_key(v, xt.dtype)
+        )
         keys = _ties_in_order(n, x, in_x, keys, in_line)
         return [keys, _floats_of_keys(n, keys, result, in_line), spare]
 
@@ -430,7 +433,7 @@ def _floats_of_keys(n, keys, result, at) -> ir.Value:
     return for_loop(index_constant(0), n, index_constant(1), [result], put)[0]
 
 
-def _sort_one_line(x: ir.Value, dtypes: list, with_indices: bool, of_floats=False) -> list:
+def _sort_one_line(x: ir.Value, dtypes: list, with_indices: bool, key_of=None) -> list:
     """A 1-d ``x`` sorted in parts on the kernel's threads, then the parts merged: an
     ``scf.forall`` over up to ``MAX_PARTS`` parts of ``PART_MIN`` elements or more
     (``GROUP`` elements a multiple), each sorted as a line of its own (groups, then
@@ -459,7 +462,7 @@ def _sort_one_line(x: ir.Value, dtypes: list, with_indices: bool, of_floats=Fals
         def in_x(k):
             return [arith.addi(lo, k)]
 
-        lines = _sort_line(size, x, in_x, _at, lines, spares, with_indices, dtypes[0], lo, of_floats)[: len(dtypes)]
+        lines = _sort_line(size, x, in_x, _at, lines, spares, with_indices, dtypes[0], lo, key_of)[: len(dtypes)]
         _insert_in_parallel(loop, lines, [lo], [size])
     spares = [_fresh(TensorType((xt.shape[0],), t), [n]) for t in dtypes]
     return _merge_passes(n, width, list(loop.results), spares, _at, _at, dtypes[0])[: len(dtypes)]
@@ -585,29 +588,24 @@ def _lower_sort(op, result: TensorType, attrs):
     return _sort_floats(x, axis) if xt.dtype in _INTEGER_KEYS else _sort_lines(x, axis, False)[0]
 
 
-# A float argsort's keys: integers of the float's width (_integer_keys)
+# A float sort's keys: integers of the float's width (_argsort_key, _value_key)
 _INTEGER_KEYS = {"f32": "i32", "f64": "i64"}
 
 
-def _integer_keys(x: ir.Value, xt: TensorType) -> ir.Value:
-    """Signed integers that order like ``x``'s floats in NumPy's order, for ``argsort``:
+def _argsort_key(a: ir.Value, dtype: str) -> ir.Value:
+    """A signed integer that orders like the float ``a`` in NumPy's order, for ``argsort``:
     ``-0.0`` made ``0.0`` and every NaN one NaN (they tie, as in NumPy's stable order: the
     merges keep their positions' order), then the bits, with the magnitude bits of a
     negative float flipped (more negative, smaller key). NaN's key is past inf's. One
-    integer compare per merge step instead of two float compares and an and: (4000, 101)
-    float64 rows 3.83 -> 2.2 ms, (1000, 1000) float32 28 -> 9 ms (NumPy 2.6, 17.9)."""
-    key = _INTEGER_KEYS[xt.dtype]
-    key_type, width = mlir_element_type(key), int(key[1:])
-
-    def body(a, _):
-        zero = scalar.const(xt.dtype, 0.0)
-        a = arith.select(arith.cmpf(CmpF.OEQ, a, zero), zero, a)
-        a = arith.select(arith.cmpf(CmpF.UNO, a, a), scalar.const(xt.dtype, float("nan")), a)
-        bits = arith.bitcast(key_type, a)
-        negative = arith.shrsi(bits, scalar.const(key, width - 1))  # all ones where the sign is set
-        return arith.xori(bits, arith.andi(negative, scalar.const(key, (1 << (width - 1)) - 1)))
-
-    return _elementwise([x], xt.with_dtype(key), body)
+    integer compare per merge step instead of two float compares and an and."""
+    key = _INTEGER_KEYS[dtype]
+    width = int(key[1:])
+    zero = scalar.const(dtype, 0.0)
+    a = arith.select(arith.cmpf(CmpF.OEQ, a, zero), zero, a)
+    a = arith.select(arith.cmpf(CmpF.UNO, a, a), scalar.const(dtype, float("nan")), a)
+    bits = arith.bitcast(mlir_element_type(key), a)
+    negative = arith.shrsi(bits, scalar.const(key, width - 1))  # all ones where the sign is set
+    return arith.xori(bits, arith.andi(negative, scalar.const(key, (1 << (width - 1)) - 1)))
 
 
 def _key_constants(dtype: str):
@@ -706,7 +704,7 @@ def _lower_argsort(op, result: TensorType, attrs):
     if 0 in xt.shape or xt.shape[axis] == 1:  # every position is 0 (or there is none)
         return _filled(result, [_dim(x, d) for d in range(xt.rank)], 0)
     if xt.dtype in _INTEGER_KEYS:
-        x = _integer_keys(x, xt)
+        return _sort_lines(x, axis, True, lambda a: _argsort_key(a, xt.dtype), _INTEGER_KEYS[xt.dtype])[1]
     return _sort_lines(x, axis, True)[1]
 
 

@@ -2,8 +2,8 @@
 // RUN: ember-opt %s -p lower-to-loops | FileCheck %s --check-prefix=LOOPS
 
 // A stable merge sort per line along axis 0 of a symbolic-size matrix, of a float
-// argsort's integer keys (a loop first: -0.0 made 0.0, NaNs one NaN, the bits with a
-// negative's magnitude bits flipped): a parallel loop over the other dim, each iteration with its own scratch lines (alloc_tensor, as
+// argsort's integer keys (made as each element is loaded: -0.0 made 0.0, NaNs one NaN,
+// the bits with a negative's magnitude bits flipped): a parallel loop over the other dim, each iteration with its own scratch lines (alloc_tensor, as
 // argsort's key tensor: the result alone is a tensor.empty); the line loaded
 // from the operand in groups of 8 (the last padded with NaN, the greatest key), each
 // group sorted by compare-exchanges of neighbours (b before a: b < a, signed) and
@@ -14,13 +14,7 @@
 // short one (the last) in ceil(len / 2) steps with them.
 // CHECK-LABEL: func.func @argsort_columns
 // CHECK: %[[N:.+]] = tensor.dim %{{.*}}, %c0
-// CHECK: linalg.generic
-// CHECK: arith.cmpf oeq
-// CHECK: arith.cmpf uno
-// CHECK: %[[BITS:.+]] = arith.bitcast %{{.*}} : f32 to i32
-// CHECK: %[[NEG:.+]] = arith.shrsi %[[BITS]], %{{.*}} : i32
-// CHECK: %[[FLIP:.+]] = arith.andi %[[NEG]], %{{.*}} : i32
-// CHECK: arith.xori %[[BITS]], %[[FLIP]] : i32
+// CHECK-NOT: linalg.generic
 // CHECK: bufferization.alloc_tensor(%[[N]]) : tensor<?x5xi32>
 // CHECK: tensor.empty(%[[N]]) : tensor<?x5xi64>
 // CHECK: scf.forall (%[[COL:.+]]) in (%c5) shared_outs
@@ -32,9 +26,15 @@
 // CHECK: %[[K:.+]] = arith.addi %[[G]], %{{.*}} : index
 // CHECK: %[[AT:.+]] = arith.minsi %[[K]], %[[LAST]] : index
 // CHECK: %[[IN:.+]] = arith.cmpi slt, %[[K]], %[[N]] : index
-// CHECK: %[[V:.+]] = tensor.extract %{{.*}}[%[[AT]], %[[COL]]] : tensor<?x5xi32>
-// CHECK: arith.select %[[IN]], %[[V]], %{{.*}} : i32
-// CHECK-COUNT-7: tensor.extract %{{.*}} : tensor<?x5xi32>
+// CHECK: %[[V:.+]] = tensor.extract %{{.*}}[%[[AT]], %[[COL]]] : tensor<?x5xf32>
+// CHECK: arith.cmpf oeq, %[[V]]
+// CHECK: arith.cmpf uno
+// CHECK: %[[BITS:.+]] = arith.bitcast %{{.*}} : f32 to i32
+// CHECK: %[[NEG:.+]] = arith.shrsi %[[BITS]], %{{.*}} : i32
+// CHECK: %[[FLIP:.+]] = arith.andi %[[NEG]], %{{.*}} : i32
+// CHECK: %[[KEY:.+]] = arith.xori %[[BITS]], %[[FLIP]] : i32
+// CHECK: arith.select %[[IN]], %[[KEY]], %{{.*}} : i32
+// CHECK-COUNT-7: tensor.extract %{{.*}} : tensor<?x5xf32>
 // CHECK: %[[SWAP:.+]] = arith.cmpi slt, %[[B:.+]], %[[A:.+]] : i32
 // CHECK: arith.select %[[SWAP]], %[[B]], %[[A]] : i32
 // CHECK: arith.select %[[SWAP]], %[[A]], %[[B]] : i32
@@ -165,10 +165,9 @@ func.func @partition_rows(%x: tensor<4x9xf32>, %kth: tensor<2xi64>) -> tensor<4x
 // A 1-d sort: up to 4 parts of 16384 elements or more (a multiple of 8 wide), each
 // sorted in a forall iteration with scratch of its own (alloc_tensor: CSE never merges
 // it with another line), then the merges of the whole line from runs of a part's width
-// (float64 argsort: of i64 keys).
+// (float64 argsort: of i64 keys, made as each element is loaded).
 // CHECK-LABEL: func.func @argsort_line
 // CHECK: %[[N:.+]] = tensor.dim %{{.*}}, %c0
-// CHECK: arith.bitcast %{{.*}} : f64 to i64
 // CHECK: %[[KEYS:.+]] = bufferization.alloc_tensor(%[[N]]) : tensor<?xi64>
 // CHECK: %[[OUT:.+]] = tensor.empty(%[[N]]) : tensor<?xi64>
 // CHECK: %[[Q:.+]] = arith.divsi %[[N]], %c16384
