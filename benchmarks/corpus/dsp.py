@@ -1,6 +1,7 @@
 """Signal processing: a radix-2 FFT with complex butterflies, a DFT by matrix,
 CRC-32 (table-driven over one message; bitwise over a batch), moving averages, an FIR
-filter, autocorrelation."""
+filter, autocorrelation; a power spectrum in decibels (float32 log10) and an
+exponentially weighted moving average (a loop carrying its value)."""
 
 import numpy as np
 
@@ -148,3 +149,29 @@ def autocorrelation(x, maxlag):
     for k in range(maxlag):
         r[k] = x[: n - k] @ x[k:]
     return r / r[0]
+
+
+def init_spectrum(size, rng):
+    n = pick(size, 50, 1_000_000)
+    return (rng.standard_normal(n).astype(np.float32),)
+
+
+@program("signal", init_spectrum)
+def decibels(x):
+    power = np.abs(x) ** 2
+    return 10.0 * np.log10(power + 1e-12)
+
+
+def init_ewma(size, rng):
+    n = pick(size, 30, 100_000)
+    return rng.standard_normal(n), 0.05
+
+
+@program("signal", init_ewma)
+def ewma(x, alpha):
+    out = np.empty_like(x)
+    acc = x[0]
+    for i in range(x.shape[0]):
+        acc = alpha * x[i] + (1.0 - alpha) * acc
+        out[i] = acc
+    return out

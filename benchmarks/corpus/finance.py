@@ -1,6 +1,6 @@
 """Finance: Black-Scholes (the closed form with the normal CDF written with an erf
 approximation, and with scipy's erf), Monte-Carlo payoffs over pre-drawn normals,
-net present value."""
+net present value, the maximum drawdown of a price path (a running maximum)."""
 
 import numpy as np
 
@@ -93,3 +93,14 @@ def npv(cashflows, rates):
     t = np.arange(cashflows.shape[1])
     discount = (1.0 + rates[:, None]) ** (-t[None, :])
     return (cashflows * discount).sum(axis=1)
+
+
+def init_prices(size, rng):
+    n = pick(size, 30, 1_000_000)
+    return (100.0 * np.cumprod(1.0 + 0.01 * rng.standard_normal(n)),)
+
+
+@program("finance", init_prices)
+def max_drawdown(prices):
+    peak = np.maximum.accumulate(prices)
+    return ((prices - peak) / peak).min()

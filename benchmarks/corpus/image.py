@@ -1,7 +1,8 @@
 """Images: grayscale conversion, box blur and Sobel edges by slicing, thresholding
 without a histogram (global mean, then iterative isodata), contrast stretch; with
 advanced indexing: recolouring through a look-up table (a gather), clamping hot
-pixels (masked writes)."""
+pixels (masked writes); gamma correction to 8 bits (a power); histogram
+equalization (a histogram by np.bincount, its cumulative sum as a look-up table)."""
 
 import numpy as np
 
@@ -132,3 +133,32 @@ def clip_hot_pixels(img):
     img[hot] = hi
     img[img < lo] = lo
     return count
+
+
+def init_linear(size, rng):
+    h, w = pick(size, (6, 7), (1080, 1920))
+    # float64: NumPy's float32 power is an ulp off for some pixels (Ember's is correctly
+    # rounded there), and the conversion to 8 bits then rounds a few of them differently
+    img = rng.random((h, w)) * 1.1 - 0.05  # a little out of range
+    return img, 2.2
+
+
+@program("image", init_linear)
+def gamma_correct(img, gamma):
+    # linear light to display values, 8 bits
+    out = np.clip(img, 0.0, 1.0) ** (1.0 / gamma)
+    return (out * 255.0 + 0.5).astype(np.uint8)
+
+
+def init_gray_u8(size, rng):
+    h, w = pick(size, (6, 7), (1080, 1920))
+    return (rng.integers(20, 200, (h, w)).astype(np.uint8),)
+
+
+@program("image", init_gray_u8)
+def histogram_equalize(img):
+    hist = np.bincount(img.ravel(), minlength=256)
+    cdf = np.cumsum(hist)
+    lo = cdf[cdf > 0].min()
+    lut = (cdf - lo) * 255 // max(int(cdf[-1] - lo), 1)
+    return lut[img].astype(np.uint8)

@@ -1,6 +1,8 @@
 """Others: Mandelbrot with a fixed iteration count (real arithmetic and complex),
 Conway's game of life (np.roll and padded slicing), smoothing, Horner's rule, the
-Rosenbrock gradient, a CSR sparse matrix-vector product."""
+Rosenbrock gradient, a CSR sparse matrix-vector product; ranks and order statistics:
+column ranks (argsort and a scatter), the top k of each row (argsort, take_along_axis),
+a trimmed mean (a sort) and interquartile ranges (percentiles)."""
 
 import numpy as np
 
@@ -186,3 +188,52 @@ def topk_rank(scores, k):
     ranks = np.argsort(order, axis=1, kind="stable")
     best = -np.sort(-scores, axis=1)[:, :k]
     return top, best, ranks
+
+
+def init_ranks(size, rng):
+    n, m = pick(size, (9, 3), (20_000, 16))
+    return (np.round(rng.standard_normal((n, m)), 2),)  # ties
+
+
+@program("other", init_ranks)
+def rank_columns(x):
+    order = np.argsort(x, axis=0, kind="stable")
+    ranks = np.empty_like(order)
+    ranks[order, np.arange(x.shape[1])] = np.arange(x.shape[0])[:, None]
+    return ranks
+
+
+def init_scores(size, rng):
+    n, m = pick(size, (5, 12), (4000, 200))
+    return rng.standard_normal((n, m)).astype(np.float32), 5
+
+
+@program("other", init_scores)
+def topk_rows(scores, k):
+    idx = np.argsort(-scores, axis=1, kind="stable")[:, :k]
+    return idx, np.take_along_axis(scores, idx, axis=1)
+
+
+def init_samples(size, rng):
+    n = pick(size, 41, 1_000_000)
+    x = rng.standard_normal(n)
+    x[:: max(n // 50, 1)] *= 30.0  # outliers to trim
+    return x, 0.05
+
+
+@program("other", init_samples)
+def trimmed_mean(x, frac):
+    s = np.sort(x)
+    k = int(frac * s.shape[0])
+    return s[k : s.shape[0] - k].mean()
+
+
+def init_columns(size, rng):
+    n, m = pick(size, (11, 4), (100_000, 8))
+    return (rng.standard_normal((n, m)),)
+
+
+@program("other", init_columns)
+def iqr_columns(x):
+    q1, q3 = np.percentile(x, [25, 75], axis=0)
+    return q3 - q1
