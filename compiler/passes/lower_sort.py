@@ -64,7 +64,7 @@ ms (NumPy: 12.6).
 from __future__ import annotations
 
 from compiler.dialects import ember
-from compiler.dialects.types import DYN, TensorType, mlir_element_type
+from compiler.dialects.types import DYN, FLOATS, INTEGERS, TensorType, is_unsigned, mlir_element_type
 from compiler.mlir import arith, bufferization, index_constant, ir, scf, tensor
 from compiler.passes import scalar_semantics as scalar
 from compiler.passes.ember_to_linalg import (
@@ -108,13 +108,12 @@ def _before(b: ir.Value, a: ir.Value, dtype: str) -> ir.Value:
 # one-to-one value keys of floats), which no order of ties can tell apart
 _NETWORK = [(0, 1), (2, 3), (4, 5), (6, 7), (0, 2), (1, 3), (4, 6), (5, 7), (1, 2), (5, 6)]
 _NETWORK += [(0, 4), (1, 5), (2, 6), (3, 7), (2, 4), (3, 5), (1, 2), (3, 4), (5, 6)]
-_SIGNED = ("i8", "i16", "i32", "i64")
 
 
 def _exchanged(a: ir.Value, b: ir.Value, dtype: str) -> tuple:
     """``(first, second)`` of ``a`` and ``b`` in sort order: a signed min and max, else
     the compare and two selects."""
-    if dtype in _SIGNED:
+    if dtype in INTEGERS and not is_unsigned(dtype):
         return arith.minsi(a, b), arith.maxsi(a, b)
     swap = _before(b, a, dtype)
     return arith.select(swap, b, a), arith.select(swap, a, b)
@@ -222,9 +221,10 @@ def _sorted_groups(n, x, in_x, in_line, lines, with_indices: bool, dtype: str, o
 
     Odd-even transposition: rounds of compare-exchanges of neighbours, each swapping
     only when the second sorts strictly before the first, so equal keys keep their
-    order; where equal keys are equal elements (``_NETWORK``), Batcher's network. The group past the end of the line is padded with the greatest key, which no
-    element passes; its stores go last to first, clamped to the line, so the element at
-    ``n - 1`` is written after any padding stored there. The positions are counted from
+    order; where equal keys are equal elements (``_NETWORK``), Batcher's network. The
+    group past the end of the line is padded with the greatest key, which no element
+    passes; its stores go last to first, clamped to the line, so the element at ``n - 1``
+    is written after any padding stored there. The positions are counted from
     ``offset`` (a part of a longer line), else from 0."""
     one = index_constant(1)
     last = arith.subi(n, one)
@@ -240,13 +240,13 @@ def _sorted_groups(n, x, in_x, in_line, lines, with_indices: bool, dtype: str, o
             value = value if key_of is None else key_of(value)
             keys.append(arith.select(inside, value, _greatest(dtype)))
             positions.append(k if offset is None else arith.addi(offset, k))
-        if GROUP == 8 and not with_indices and (key_of is not None or dtype not in ("f16", "f32", "f64")):
+        if GROUP == 8 and not with_indices and (key_of is not None or dtype not in FLOATS):
             for i, j in _NETWORK:  # equal keys are equal elements: no order to keep
                 keys[i], keys[j] = _exchanged(keys[i], keys[j], dtype)
-            pairs = []
+            neighbours = []
         else:
-            pairs = [(p, p + 1) for r in range(GROUP) for p in range(r % 2, GROUP - 1, 2)]
-        for p, _ in pairs:
+            neighbours = [p for r in range(GROUP) for p in range(r % 2, GROUP - 1, 2)]
+        for p in neighbours:
             swap = _before(keys[p + 1], keys[p], dtype)
             keys[p], keys[p + 1] = (
                 arith.select(swap, keys[p + 1], keys[p]),

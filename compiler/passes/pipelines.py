@@ -30,7 +30,7 @@ PIPELINES: dict[str, tuple[str, str]] = {
                 "cse",
                 "ember-fuse-loop-nests",  # a stored array and the reading of it back: one pass over the tile
                 "ember-fuse-row-loops",  # a row's sum and what reads it: one loop over the rows
-                "ember-invariant-division",  # x / row_total (float32): a float64 multiply, NumPy's quotient (hosts that divide slowly)
+                "ember-invariant-division",  # x / row_total (f32), slow dividers: float64 multiply, exact
                 "ember-parallel-reduction",
                 "ember-nontemporal-stores",  # outputs larger than the cache: aligned streaming stores
                 "ember-prefetch-rows",  # a row read in several passes: the next one fetched while it is written
