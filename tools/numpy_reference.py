@@ -90,6 +90,8 @@ def _spelled(keys, methods: set) -> str:
             names.append(f"`{text}`")
         elif isinstance(key, type) and issubclass(key, np.generic):
             names.append(f"`np.{key.__name__}`")
+        elif isinstance(getattr(key, "__self__", None), np.ufunc):  # a ufunc's method
+            names.append(f"`np.{key.__self__.__name__}.{key.__name__}`")
         else:
             module = getattr(key, "__module__", None) or "numpy"
             prefix = "np.linalg." if module.startswith("numpy.linalg") else "np."

@@ -267,10 +267,20 @@ def _from_index(size, attrs, out):
 # ----------------------------------------------------------------------------- scans
 
 
+# the scan kinds (ops.SCAN_KINDS) as NumPy's ufuncs, whose accumulate is the reference
+SCAN_UFUNCS = {
+    "sum": np.add,
+    "prod": np.multiply,
+    "max": np.maximum,
+    "min": np.minimum,
+    "fmax": np.fmax,
+    "fmin": np.fmin,
+}
+
+
 def _scan(x, attrs, out):
-    """NumPy's own sequential loop, in the operand's dtype (bool: or / and)."""
-    fn = np.cumsum if attrs["kind"] == "sum" else np.cumprod
-    return fn(x, axis=attrs["axis"], dtype=x.dtype)
+    """NumPy's own sequential loop, in the operand's dtype (bool sums and products: or / and)."""
+    return SCAN_UFUNCS[attrs["kind"]].accumulate(x, axis=attrs["axis"], dtype=x.dtype)
 
 
 # ----------------------------------------------------------------------------- sorting (issue 12)
@@ -454,7 +464,7 @@ def _table() -> dict[str, Callable]:
     )
     table.update({"gather": _gather, "scatter": _scatter})  # advanced indexing
     table.update(SORTING)  # sort/argsort (issue 12)
-    table["scan"] = _scan  # cumsum/cumprod
+    table["scan"] = _scan  # cumsum/cumprod, ufunc.accumulate
     table.update(LAPACK)  # np.linalg's LAPACK routines
     return table
 

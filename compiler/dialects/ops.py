@@ -453,14 +453,16 @@ def _scatter_rule(dest, indices, updates, attrs, result=None):
 
 
 # ----------------------------------------------------------------------------- scans
-# (cumsum/cumprod: lowered in passes/lower_scan.py, frontend in frontend/numpy_reductions.py)
+# (cumsum/cumprod, ufunc.accumulate: lowered in passes/lower_scan.py, frontend in
+# frontend/numpy_reductions.py)
 
-SCAN_KINDS = ("sum", "prod")
+SCAN_KINDS = ("sum", "prod", "max", "min", "fmax", "fmin")
 
 
 def _scan_rule(x, attrs, result=None):
-    """``scan``: the running ``kind`` (sum or product) of ``x`` along ``axis``, in order:
-    element ``k`` is ``y[k - 1] op x[k]`` (NumPy's sequential loop), ``y[0] = x[0]``."""
+    """``scan``: the running ``kind`` of ``x`` along ``axis``, in order: element ``k`` is
+    ``y[k - 1] op x[k]`` (NumPy's sequential loop), ``y[0] = x[0]``; ``op`` is ``+``, ``*``,
+    ``maximum``, ``minimum`` (NaN-propagating) or ``fmax``, ``fmin`` (NaN-skipping)."""
     _require(x.rank > 0, "scan needs an operand of rank 1 or more")
     _check_axes([attrs["axis"]], x.rank, "axis")
     _require(attrs["kind"] in SCAN_KINDS, f"scan kind {attrs['kind']!r} is not one of {list(SCAN_KINDS)}")
@@ -636,7 +638,7 @@ def _table() -> dict[str, OpSpec]:
         OpSpec("scatter", "scatter", ("dest", "indices", "updates"), _scatter_rule, {"axes": "i64s", "at": "i64"}),
     ]
     # --- end of advanced indexing
-    # --- scans (cumsum/cumprod: rule above, lowered in passes/lower_scan.py)
+    # --- scans (cumsum/cumprod, ufunc.accumulate: rule above, lowered in passes/lower_scan.py)
     specs += [OpSpec("scan", "scan", ("x",), _scan_rule, {"axis": "i64", "kind": "str"})]
     # --- sorting (sort/argsort: rules above, lowered in passes/lower_sort.py, frontend in
     # frontend/numpy_sorting.py)

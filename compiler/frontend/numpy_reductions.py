@@ -18,8 +18,10 @@ arithmetic is the same, the values are NumPy's:
   ``max``/``min`` (their identities False/True give NumPy's empty answers).
 * ``nan*``: ``select(x != x, identity, x)`` first; ``nanmax``/``nanmin`` put NaN back
   where a whole slice was NaN; ``nanmean`` divides by the count of non-NaN elements.
-* ``cumsum``/``cumprod``: the ``scan`` op, NumPy's sequential loop (``passes/lower_scan.py``):
-  the same values bit for bit, integers wrapping as NumPy's do, any size symbolic.
+* ``cumsum``/``cumprod`` and ``ufunc.accumulate`` (``add``, ``multiply``, ``maximum``,
+  ``minimum``, ``fmax``, ``fmin``: a running maximum is how a drawdown or an envelope is
+  written): the ``scan`` op, NumPy's sequential loop (``passes/lower_scan.py``): the same
+  values bit for bit, integers wrapping as NumPy's do, any size symbolic.
 
 Errors NumPy raises on the traced shapes (an empty ``argmax``, ``nanmax`` or ``ptp``, a
 bad axis, weights of the wrong shape) are raised with NumPy's exception and message.
@@ -310,30 +312,62 @@ def average(em, a, axis=None, weights=None, returned=False, *, keepdims=NOVALUE)
     return apply_ufunc(em, np.true_divide, total, scale)  # weights summing to 0: inf/NaN, not NumPy's error
 
 
-# ----------------------------------------------------------------------------- cumsum, cumprod
+# ----------------------------------------------------------------------------- cumsum, cumprod, accumulate
+
+# ufunc -> the scan's kind; fmax/fmin of integers are maximum/minimum (nothing is NaN)
+_SCAN_KINDS = {
+    np.add: "sum",
+    np.multiply: "prod",
+    np.maximum: "max",
+    np.minimum: "min",
+    np.fmax: "fmax",
+    np.fmin: "fmin",
+}
 
 
-def _scan(em: EmitterCore, ufunc: np.ufunc, a, axis, dtype, out) -> Tensor:
-    name = "cumsum" if ufunc is np.add else "cumprod"
-    fname = f"np.{name}"
+def _scan(em: EmitterCore, ufunc: np.ufunc, a, axis, dtype, out, fname: str) -> Tensor:
     reject(fname, out=(out, None))
     a = em.array(a, fname)
     if axis is None:
         a = sh.reshape(em, a, -1)
         axis = 0
     axis = normalize_axis(axis, a.ndim)
-    y = em.cast(a, promotion.reduction_dtype("sum" if ufunc is np.add else "prod", a.dtype, dtype))
+    kind = _SCAN_KINDS[ufunc]
+    if kind in ("sum", "prod"):
+        y = em.cast(a, promotion.reduction_dtype(kind, a.dtype, dtype))
+    else:
+        y = em.cast(a, a.dtype if dtype is None else promotion.parse_dtype(dtype, fname))
+        if y.dtype.kind != "f":
+            kind = kind.removeprefix("f")
     if any(_is_zero(d) for d in em.shape(y)):
         return y  # no element: nothing to scan
-    return em.emit("scan", y, axis=axis, kind="sum" if ufunc is np.add else "prod")
+    return em.emit("scan", y, axis=axis, kind=kind)
 
 
 def cumsum(em, a, axis=None, dtype=None, out=None):
-    return _scan(em, np.add, a, axis, dtype, out)
+    return _scan(em, np.add, a, axis, dtype, out, "np.cumsum")
 
 
 def cumprod(em, a, axis=None, dtype=None, out=None):
-    return _scan(em, np.multiply, a, axis, dtype, out)
+    return _scan(em, np.multiply, a, axis, dtype, out, "np.cumprod")
+
+
+def _accumulate(ufunc: np.ufunc):
+    fname = f"np.{ufunc.__name__}.accumulate"
+
+    def accumulate(em, array, axis=0, dtype=None, out=None):
+        """The running ``ufunc`` along ``axis`` (0 unless given), NumPy's sequential loop:
+        ``add``/``multiply`` as ``cumsum``/``cumprod``, ``maximum``/``minimum`` NaN-propagating,
+        ``fmax``/``fmin`` NaN-skipping, in the array's dtype (or ``dtype``)."""
+        a = em.array(array, fname)
+        if a.ndim == 0:
+            raise TypeError("cannot accumulate on a scalar")
+        if axis is None and a.ndim > 1:
+            raise ValueError("accumulate does not allow multiple axes")
+        return _scan(em, ufunc, a, axis, dtype, out, fname)
+
+    accumulate.__name__ = accumulate.__qualname__ = f"{ufunc.__name__}_accumulate"
+    return accumulate
 
 
 # (keys, rule, Ember ops emitted, dtype rule), as numpy_semantics._ROWS.
@@ -353,6 +387,10 @@ ROWS: list = [
     ((np.average,), average, "cast, mul, sum, div | mean", "result_type (ints: float64)"),
     ((np.cumsum, "cumsum"), cumsum, "cast, scan", "reduce"),
     ((np.cumprod, "cumprod"), cumprod, "cast, scan", "reduce"),
+    *(
+        ((ufunc.accumulate,), _accumulate(ufunc), "cast, scan", "reduce" if ufunc in (np.add, np.multiply) else "same")
+        for ufunc in _SCAN_KINDS
+    ),
 ]
 
 # Array methods this module answers (``x.name(...)`` with the array first); "argmax",

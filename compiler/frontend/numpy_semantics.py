@@ -243,10 +243,15 @@ def lookup(fn) -> Callable | None:
 
 
 def _is_numpy(fn) -> bool:
-    return isinstance(fn, np.ufunc) or getattr(fn, "__module__", "").startswith("numpy")
+    """A ufunc, a ufunc's method (``np.maximum.accumulate``: no module) or a NumPy function."""
+    if isinstance(fn, np.ufunc) or isinstance(getattr(fn, "__self__", None), np.ufunc):
+        return True
+    return (getattr(fn, "__module__", None) or "").startswith("numpy")
 
 
 def _name(fn) -> str:
+    if isinstance(getattr(fn, "__self__", None), np.ufunc):
+        return f"np.{fn.__self__.__name__}.{fn.__name__}"
     return fn if isinstance(fn, str) else getattr(fn, "__name__", repr(fn))
 
 

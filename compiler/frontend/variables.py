@@ -57,6 +57,14 @@ class VariableTracker:
         return describe(self)
 
 
+def _attribute(value, name: str):
+    """``getattr(value, name)``; its AttributeError is the user's, raised again by CPython."""
+    try:
+        return getattr(value, name)
+    except AttributeError as e:
+        raise UserError(e) from None
+
+
 def describe(tracker) -> str:
     """``an array of float64 with shape (4,)``, ``a list``, ``the function f``..."""
     value = getattr(tracker, "value", None)
@@ -116,10 +124,7 @@ class ConstantVariable(VariableTracker):
         return bool(self.value)
 
     def getattr(self, tx, name):
-        try:
-            attr = getattr(self.value, name)
-        except AttributeError as e:
-            raise UserError(e) from None
+        attr = _attribute(self.value, name)
         if callable(attr):
             return BoundBuiltinVariable(attr)
         return ConstantVariable(attr)
@@ -645,6 +650,19 @@ class NumpyCallableVariable(VariableTracker):
         if self._scalar_type():
             return self.fn
         return super().as_constant()
+
+    def getattr(self, tx, name):
+        """A ufunc's method (``np.maximum.accumulate``) is a NumPy callable too: calling it
+        finds its rule, or breaks naming it; its plain attributes (``nin``, ``identity``)
+        are constants."""
+        if self.self_var is not None or not isinstance(self.fn, np.ufunc):
+            return super().getattr(tx, name)
+        attr = _attribute(self.fn, name)
+        if callable(attr):
+            return NumpyCallableVariable(attr)
+        if isinstance(attr, (int, float, str, type(None))):
+            return wrap_constant(attr)
+        return super().getattr(tx, name)
 
     def call(self, tx, args, kwargs):
         if self.self_var is not None:

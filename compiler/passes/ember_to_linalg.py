@@ -396,11 +396,16 @@ def _lower_binary(op, result: TensorType, attrs):
         if power is not None:
             rule = _via_f32(power, result.dtype)
             return _elementwise([lhs], result, lambda a, _: rule(a))
-    if result.dtype == "f16" and name in ("maximum", "minimum"):
-        rule = _via_f32(_half_extreme(name), "f16")
-    else:
-        rule = _via_f32(_BINARY[name], result.dtype)
+    rule = binary_rule(name, result.dtype)
     return _elementwise([lhs, rhs], result, lambda a, b, _: rule(a, b))
+
+
+def binary_rule(name: str, dtype: str):
+    """``rule(a, b)``: the elementwise op ``name`` on scalars of ``dtype`` (float16 as
+    NumPy's half loops: through float32, ``maximum``/``minimum`` their own rule)."""
+    if dtype == "f16" and name in ("maximum", "minimum"):
+        return _via_f32(_half_extreme(name), "f16")
+    return _via_f32(_BINARY[name], dtype)
 
 
 def _lower_cmp(op, result: TensorType, attrs):

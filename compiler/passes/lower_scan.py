@@ -1,4 +1,5 @@
-"""Lowering of ``ember.scan`` (``cumsum``/``cumprod``): NumPy's sequential loop.
+"""Lowering of ``ember.scan`` (``cumsum``/``cumprod``, ``ufunc.accumulate``): NumPy's
+sequential loop.
 
 NumPy computes ``y[k] = y[k - 1] op x[k]`` in order, so the only way to give its
 floating-point results bit for bit is the same order. (A log-step scan of ``log2 n``
@@ -13,8 +14,9 @@ one-shot bufferization turns into loops over the result buffer:
   the trailing dims carry no dependency.
 
 ``y[0]`` is ``x[0]`` itself (a select, not ``identity op x[0]``: ``0.0 + -0.0`` would lose
-the sign NumPy keeps). Bools scan with or/and, ``f16`` through ``f32`` as NumPy's half
-loops do. The loops are ``scf.for``, not linalg ops: fusion and tiling leave them alone.
+the sign NumPy keeps). Each step is the elementwise op's own rule (``binary_rule``: a
+running maximum gives what ``np.maximum`` of the two gives); bools sum and multiply
+with or/and, ``f16`` through ``f32`` as NumPy's half loops do. The loops are ``scf.for``, not linalg ops: fusion and tiling leave them alone.
 """
 
 from __future__ import annotations
@@ -23,10 +25,34 @@ from compiler.dialects import ember
 from compiler.dialects.types import DYN, TensorType
 from compiler.mlir import arith, index_constant, tensor
 from compiler.passes import scalar_semantics as scalar
-from compiler.passes.ember_to_linalg import _BINARY, _as_index, _dim, _empty, _result_sizes, _type, _via_f32
+from compiler.passes.ember_to_linalg import _as_index, _dim, _empty, _result_sizes, _type, binary_rule
 from compiler.passes.scf_loops import for_loop
 
-_OPS = {("sum", False): "add", ("prod", False): "mul", ("sum", True): "or", ("prod", True): "and"}
+# (kind, bool operand) -> the elementwise op; fmax/fmin are maximum/minimum skipping NaN
+_OPS = {
+    ("sum", False): "add",
+    ("prod", False): "mul",
+    ("sum", True): "or",
+    ("prod", True): "and",
+    **{(kind, boolean): name for kind, name in (("max", "maximum"), ("min", "minimum")) for boolean in (False, True)},
+}
+
+
+def _combine(kind: str, dtype: str):
+    """``y[k - 1] op x[k]`` as the elementwise op computes it. ``fmax``/``fmin``: NumPy's
+    ``isnan(b) ? a : isnan(a) ? b : maximum(a, b)`` (``np.fmax``'s rule): NaN only where
+    every element so far is NaN."""
+    extreme = binary_rule(_OPS[kind.removeprefix("f"), dtype == "i1"], dtype)
+    if not kind.startswith("f"):
+        return extreme
+
+    def nan_skipping(a, b):
+        def is_nan(v):
+            return arith.cmpf(arith.CmpFPredicate.UNO, v, v)
+
+        return arith.select(is_nan(b), a, arith.select(is_nan(a), b, extreme(a, b)))
+
+    return nan_skipping
 
 
 def _lower_scan(op, result: TensorType, attrs):
@@ -35,7 +61,7 @@ def _lower_scan(op, result: TensorType, attrs):
     axis, rank = attrs["axis"], xt.rank
     if 0 in xt.shape or xt.shape[axis] == 1:
         return x  # nothing to accumulate
-    combine = _via_f32(_BINARY[_OPS[attrs["kind"], xt.dtype == "i1"]], xt.dtype)
+    combine = _combine(attrs["kind"], xt.dtype)
     sizes = [_as_index(_dim(x, d)) for d in range(rank)]
     out = _empty(xt, _result_sizes(xt, [s for s, d in zip(sizes, xt.shape) if d is DYN]))
     zero, one = index_constant(0), index_constant(1)

@@ -515,6 +515,8 @@ class _Body:
         "np.ptp({})",
         "np.cumsum({}, axis=0)",
         "np.cumprod({})",
+        "np.maximum.accumulate({})",
+        "np.fmin.accumulate({}, axis=-1)",
         "np.nansum({})",
         "np.nanmax({}, axis=-1)",
         "np.average({}, axis=0)",

@@ -418,12 +418,14 @@ def g_partition(p, name):
 
 
 def g_scan(p, name):
-    """cumsum/cumprod along an axis, in the value's own dtype (NumPy's sequential loop)."""
+    """cumsum/cumprod, a running maximum/minimum (NaN-propagating or -skipping) along an
+    axis, in the value's own dtype (NumPy's sequential loop)."""
     v = at_least_1d(p, p.value_of(DTYPES))
     axis = p.draw(st.integers(0, v.type.rank - 1))
     kind = p.draw(st.sampled_from(ops.SCAN_KINDS))
-    fn = np.cumsum if kind == "sum" else np.cumprod
-    p.emit("scan", [v], fn(v.ref, axis=axis, dtype=v.ref.dtype), axis=axis, kind=kind)
+    p.emit(
+        "scan", [v], interpreter.SCAN_UFUNCS[kind].accumulate(v.ref, axis=axis, dtype=v.ref.dtype), axis=axis, kind=kind
+    )
 
 
 COMPLEX = ("complex<f32>", "complex<f64>")

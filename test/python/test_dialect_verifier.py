@@ -215,8 +215,8 @@ BAD_OPS = {
     ),
     "scan kind": (
         "scan",
-        '"ember.scan"(%f) {axis = 0 : i64, kind = "max"} : (tensor<2x3xf32>) -> tensor<2x3xf32>',
-        "scan kind 'max' is not one of ['sum', 'prod']",
+        '"ember.scan"(%f) {axis = 0 : i64, kind = "mean"} : (tensor<2x3xf32>) -> tensor<2x3xf32>',
+        "scan kind 'mean' is not one of ['sum', 'prod', 'max', 'min', 'fmax', 'fmin']",
     ),
     "lapack rank": (
         "lapack",

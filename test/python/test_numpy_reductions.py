@@ -371,6 +371,94 @@ def test_cumsum_of_long_axes_is_numpys_sequential_sum(axis):
         bits(g, w)
 
 
+# ----------------------------------------------------------------------------- ufunc.accumulate
+
+ACCUMULATED = (np.add, np.multiply, np.maximum, np.minimum, np.fmax, np.fmin)
+
+
+@pytest.mark.parametrize("shape", [(0,), (1,), (13,), (3, 4), (0, 3), (3, 5, 9)], ids=str)
+@pytest.mark.parametrize("dtype", [*DTYPES, np.uint8, np.int8, np.float16], ids=lambda d: np.dtype(d).name)
+def test_ufunc_accumulate(dtype, shape):
+    """Every axis (0 by default; None for 1-d), NaN and infinities among floats: NumPy's
+    dtypes and values (a running maximum's tie of 0.0 and -0.0 aside: module doc)."""
+    axes = [(), *((a,) for a in range(len(shape))), (-1,)] + ([(None,)] if len(shape) == 1 else [])
+
+    def f(x):
+        out = []
+        for u in ACCUMULATED:
+            for axis in axes:
+                out.append(u.accumulate(x, *axis))
+        return tuple(out)
+
+    x = data(dtype, shape, special=np.dtype(dtype).kind == "f")
+    if np.dtype(dtype).kind == "f":
+        x = np.where(np.abs(x) < 4, np.abs(x) * 0.5 + 0.75, x).astype(dtype)  # products stay in range
+    got, want, _ = compiled(f, x)
+    same(got, want)
+
+
+def test_running_extremes_skip_or_propagate_nan():
+    x = np.array([np.nan, 2.0, np.nan, -1.0, 5.0, np.inf, 3.0, np.nan])
+
+    def f(x):
+        return np.maximum.accumulate(x[1:]), np.minimum.accumulate(x[1:]), np.fmax.accumulate(x), np.fmin.accumulate(x)
+
+    got, want, _ = compiled(f, x)
+    same(got, want)
+    assert np.isnan(got[0][1:]).all() and got[2].tolist()[1:] == [2.0, 2.0, 2.0, 5.0, np.inf, np.inf, np.inf]
+
+
+def test_running_maximum_drawdown_and_dtype_argument():
+    """A maximum drawdown (the corpus's): a running peak along the rows of a float32 array
+    of prices, and accumulate's ``dtype=`` (a cast first, as NumPy's loop)."""
+
+    def drawdown(prices):
+        peak = np.maximum.accumulate(prices, axis=1)
+        return ((prices - peak) / peak).min(axis=1)
+
+    prices = np.cumprod(1 + 0.02 * np.random.default_rng(5).standard_normal((4, 300)), axis=1).astype(np.float32)
+    got, want, _ = compiled(drawdown, prices)
+    bits(got, want)
+    ints = np.array([[3, -2, 7], [1, 9, -4]], np.int8)
+    got, want, _ = compiled(lambda x: (np.maximum.accumulate(x, dtype=np.float32), np.add.accumulate(x)), ints)
+    same(got, want)
+    assert got[1].dtype == np.int64  # add.accumulate of int8 sums in the platform int, as cumsum
+
+
+def test_ufunc_accumulate_errors_are_numpys():
+    for fn, error in (
+        (lambda x: np.maximum.accumulate(x[0, 0]), TypeError),  # a 0-d array
+        (lambda x: np.maximum.accumulate(x, axis=None), ValueError),  # 2-d
+        (lambda x: np.add.accumulate(x, axis=2), np.exceptions.AxisError),
+    ):
+        with pytest.raises(error) as raised:
+            fn(np.ones((2, 3)))
+        with pytest.raises(error, match=str(raised.value)):
+            compiler.compile(fn, fullgraph=True)(np.ones((2, 3)))
+
+
+def test_a_ufunc_method_without_a_rule_breaks_naming_it():
+    def f(x):
+        return np.add.reduceat(x, [0, 2]) + 1
+
+    x = np.arange(5.0)
+    np.testing.assert_array_equal(compiler.compile(f)(x), f(x))
+    explained = compiler.explain(f)(x)
+    assert explained.graph_break_count == 1 and "np.add.reduceat is not supported" in str(explained.break_reasons)
+
+
+def test_accumulate_along_a_symbolic_size_compiles_once():
+    c = compiler.compile(
+        lambda x: (np.maximum.accumulate(x), np.fmin.accumulate(x[::-1])), dynamic=True, fullgraph=True
+    )
+    for n in (3, 9, 2, 1000):
+        x = np.sin(np.arange(n) * 0.37)
+        x[n // 2] = np.nan
+        got, want = c(x), (np.maximum.accumulate(x), np.fmin.accumulate(x[::-1]))
+        same(got, want)
+    assert len(c.entries) == 1
+
+
 # ----------------------------------------------------------------------------- odd views
 
 

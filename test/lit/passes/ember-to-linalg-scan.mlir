@@ -33,3 +33,36 @@ func.func @cumprod_columns(%x: tensor<4x5xi64>) -> tensor<4x5xi64> {
   %0 = "ember.scan"(%x) {axis = 0, kind = "prod"} : (tensor<4x5xi64>) -> tensor<4x5xi64>
   return %0 : tensor<4x5xi64>
 }
+
+// np.maximum.accumulate: each step is np.maximum's own rule (NaN-propagating).
+// CHECK-LABEL: func.func @running_max
+// CHECK: %[[V:.*]] = tensor.extract
+// CHECK: %[[M:.*]] = arith.maximumf %{{.*}}, %[[V]] : f64
+// CHECK: arith.select %{{.*}}, %[[V]], %[[M]] : f64
+func.func @running_max(%x: tensor<?xf64>) -> tensor<?xf64> {
+  %0 = "ember.scan"(%x) {axis = 0, kind = "max"} : (tensor<?xf64>) -> tensor<?xf64>
+  return %0 : tensor<?xf64>
+}
+
+// np.fmin.accumulate: NaN skipped: a NaN element keeps the running value, a NaN running
+// value (every element so far NaN) takes the element.
+// CHECK-LABEL: func.func @running_fmin
+// CHECK: iter_args(%[[ACC:[^ ]*]] = %{{.*}}, %{{.*}} = %{{.*}}) -> (f32
+// CHECK: %[[V:.*]] = tensor.extract
+// CHECK: %[[VNAN:.*]] = arith.cmpf uno, %[[V]], %[[V]] : f32
+// CHECK: %[[ANAN:.*]] = arith.cmpf uno, %[[ACC]], %[[ACC]] : f32
+// CHECK: %[[M:.*]] = arith.minimumf %[[ACC]], %[[V]] : f32
+// CHECK: %[[B:.*]] = arith.select %[[ANAN]], %[[V]], %[[M]] : f32
+// CHECK: arith.select %[[VNAN]], %[[ACC]], %[[B]] : f32
+func.func @running_fmin(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %0 = "ember.scan"(%x) {axis = 0, kind = "fmin"} : (tensor<?xf32>) -> tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
+
+// A running maximum of bools is a running or.
+// CHECK-LABEL: func.func @running_any
+// CHECK: arith.ori %{{.*}}, %{{.*}} : i1
+func.func @running_any(%x: tensor<7xi1>) -> tensor<7xi1> {
+  %0 = "ember.scan"(%x) {axis = 0, kind = "max"} : (tensor<7xi1>) -> tensor<7xi1>
+  return %0 : tensor<7xi1>
+}
