@@ -13,10 +13,16 @@ one-shot bufferization turns into loops over the result buffer:
   iteration earlier: row-major order walks memory contiguously and the inner loops over
   the trailing dims carry no dependency.
 
-``y[0]`` is ``x[0]`` itself (a select, not ``identity op x[0]``: ``0.0 + -0.0`` would lose
-the sign NumPy keeps). Each step is the elementwise op's own rule (``binary_rule``: a
-running maximum gives what ``np.maximum`` of the two gives); bools sum and multiply
-with or/and, ``f16`` through ``f32`` as NumPy's half loops do. The loops are ``scf.for``, not linalg ops: fusion and tiling leave them alone.
+Along the last axis the running value starts where ``start op x[0]`` is ``x[0]`` bit for
+bit (``_start``: ``-0.0`` for float sums, ``-inf`` for maxima...), so no select for
+element 0 waits on the chain; fmax/fmin, and the other axes (whose ``y[k - 1]`` is read
+back), select ``x[0]`` itself. Sums and products and integer extremes step by the
+elementwise op's rule (``binary_rule``: bools with or/and, ``f16`` through ``f32`` as
+NumPy's half loops do); float extremes by NumPy's own loops' compare and select
+(``_float_extreme``). Measured on one row of 1M float64, against NumPy's 3.4 ms
+for each: ``np.maximum.accumulate`` with ``arith.maximumf`` and the select 5.4 ms, now 1.15;
+``np.cumsum`` 1.17 -> 0.86. The loops are ``scf.for``, not linalg ops: fusion and tiling
+leave them alone.
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ from compiler.passes import scalar_semantics as scalar
 from compiler.passes.ember_to_linalg import _as_index, _dim, _empty, _result_sizes, _type, binary_rule
 from compiler.passes.scf_loops import for_loop
 
-# (kind, bool operand) -> the elementwise op; fmax/fmin are maximum/minimum skipping NaN
+# (kind, bool operand) -> the elementwise op of sums and products and integer extremes
 _OPS = {
     ("sum", False): "add",
     ("prod", False): "mul",
@@ -39,20 +45,56 @@ _OPS = {
 
 
 def _combine(kind: str, dtype: str):
-    """``y[k - 1] op x[k]`` as the elementwise op computes it. ``fmax``/``fmin``: NumPy's
-    ``isnan(b) ? a : isnan(a) ? b : maximum(a, b)`` (``np.fmax``'s rule): NaN only where
-    every element so far is NaN."""
-    extreme = binary_rule(_OPS[kind.removeprefix("f"), dtype == "i1"], dtype)
-    if not kind.startswith("f"):
-        return extreme
+    """``y[k - 1] op x[k]`` as NumPy's loop computes it: sums and products and integer
+    extremes by the elementwise op's rule; float extremes by ``_float_extreme``."""
+    if dtype in ("f16", "f32", "f64") and kind not in ("sum", "prod"):
+        return _float_extreme(kind, dtype)
+    return binary_rule(_OPS[kind.removeprefix("f"), dtype == "i1"], dtype)
 
-    def nan_skipping(a, b):
-        def is_nan(v):
-            return arith.cmpf(arith.CmpFPredicate.UNO, v, v)
 
-        return arith.select(is_nan(b), a, arith.select(is_nan(a), b, extreme(a, b)))
+def _float_extreme(kind: str, dtype: str):
+    """NumPy's float ``maximum``/``minimum`` loops, bit for bit: ``(a > b || isnan(a)) ?
+    a : b`` for the running ``a`` and the element ``b`` (a NaN, the first one with its
+    bits, runs to the end; of equal zeros the element, ``-0.0`` after ``0.0`` stays
+    ``-0.0``); ``fmax``/``fmin`` ``(a > b || isnan(b)) ? a : b`` (a NaN is skipped; NaN
+    only while every element so far is). float16's half loops keep the running value of
+    equal ones (``>=``). Not ``arith.maximumf``: it puts ``+0.0`` above ``-0.0``, and on
+    x86 its NaN and signed-zero fix-ups lengthen the chain a running maximum waits on
+    each element: a compare or two and a select are the step."""
+    greater = {
+        ("max", False): arith.CmpFPredicate.OGT,
+        ("max", True): arith.CmpFPredicate.OGE,
+        ("min", False): arith.CmpFPredicate.OLT,
+        ("min", True): arith.CmpFPredicate.OLE,
+    }[kind.removeprefix("f"), dtype == "f16"]
+    skips_nan = kind.startswith("f")
 
-    return nan_skipping
+    def rule(a, b):
+        kept_nan = b if skips_nan else a
+        keep = arith.ori(arith.cmpf(greater, a, b), arith.cmpf(arith.CmpFPredicate.UNO, kept_nan, kept_nan))
+        return arith.select(keep, a, b)
+
+    return rule
+
+
+def _start(kind: str, dtype: str):
+    """The running value before element 0 where ``start op x[0]`` is ``x[0]`` bit for bit,
+    so that step 0 needs no select on the chain: ``-0.0`` for float sums (``-0.0 + -0.0``
+    is ``-0.0``; ``0.0 +`` would lose the sign), 1 for products, the least and greatest
+    value for maxima and minima (``-inf``: NumPy's rule takes ``x[0]``, NaN included);
+    None for fmax/fmin (no start skips a NaN ``x[0]`` and keeps its bits)."""
+    if kind.startswith("f"):
+        return None
+    float_type = dtype in ("f16", "f32", "f64")
+    value = {
+        "sum": -0.0 if float_type else 0,
+        "prod": 1.0 if float_type else 1,
+        "max": scalar.REDUCTIONS["max"][0](dtype),
+        "min": scalar.REDUCTIONS["min"][0](dtype),
+    }[kind]
+    if dtype == "i1":
+        value = {"sum": False, "prod": True}.get(kind, value)
+    return scalar.const(dtype, value)
 
 
 def _lower_scan(op, result: TensorType, attrs):
@@ -69,14 +111,16 @@ def _lower_scan(op, result: TensorType, attrs):
     def first_or(k, value, combined):
         return arith.select(arith.cmpi(arith.CmpIPredicate.eq, k, zero), value, combined)
 
+    start = _start(attrs["kind"], xt.dtype)
+
     def along_last(outer: list, y):
         def step(k, running, y):
             value = tensor.extract(x, [*outer, k])
-            running = first_or(k, value, combine(running, value))
+            running = combine(running, value) if start is not None else first_or(k, value, combine(running, value))
             return [running, tensor.insert(running, y, [*outer, k])]
 
-        start = scalar.const(xt.dtype, 0)  # any value of the type: step 0 replaces it
-        return for_loop(zero, sizes[axis], one, [start, y], step)[1:]
+        initial = start if start is not None else scalar.const(xt.dtype, 0)  # step 0 replaces it
+        return for_loop(zero, sizes[axis], one, [initial, y], step)[1:]
 
     def element(index: list, y):
         k = index[axis]

@@ -380,7 +380,8 @@ ACCUMULATED = (np.add, np.multiply, np.maximum, np.minimum, np.fmax, np.fmin)
 @pytest.mark.parametrize("dtype", [*DTYPES, np.uint8, np.int8, np.float16], ids=lambda d: np.dtype(d).name)
 def test_ufunc_accumulate(dtype, shape):
     """Every axis (0 by default; None for 1-d), NaN and infinities among floats: NumPy's
-    dtypes and values (a running maximum's tie of 0.0 and -0.0 aside: module doc)."""
+    dtypes and values, bit for bit but for fmax/fmin's ties of 0.0 and -0.0 (NumPy's own
+    loops disagree there)."""
     axes = [(), *((a,) for a in range(len(shape))), (-1,)] + ([(None,)] if len(shape) == 1 else [])
 
     def f(x):
@@ -395,6 +396,23 @@ def test_ufunc_accumulate(dtype, shape):
         x = np.where(np.abs(x) < 4, np.abs(x) * 0.5 + 0.75, x).astype(dtype)  # products stay in range
     got, want, _ = compiled(f, x)
     same(got, want)
+    for i, u in enumerate(np.repeat(ACCUMULATED, len(axes))):
+        if u not in (np.fmax, np.fmin):
+            bits(got[i], want[i])
+
+
+def test_running_extremes_are_numpys_bit_for_bit():
+    """Equal zeros: the element (float32, float64; float16's half loop: the running value);
+    the first NaN with its sign and payload runs to the end."""
+    x = np.array([0.0, -0.0, -0.0, 0.0, 1.0, -np.inf, 1.0, 0.0, -0.0])
+    for dtype in (np.float64, np.float32, np.float16):
+        uint = {2: np.uint16, 4: np.uint32, 8: np.uint64}[np.dtype(dtype).itemsize]
+        with_nan = np.array([2.0, np.nan, -np.nan, 3.0, -1.0], dtype)
+        with_nan.view(uint)[1] |= uint(5) | uint(1) << uint(8 * np.dtype(dtype).itemsize - 1)  # -NaN, payload 5
+        for a in (x.astype(dtype), -x.astype(dtype), with_nan):
+            got, want, _ = compiled(lambda a: (np.maximum.accumulate(a), np.minimum.accumulate(a)), a)
+            bits(got[0], want[0])
+            bits(got[1], want[1])
 
 
 def test_running_extremes_skip_or_propagate_nan():

@@ -1,18 +1,19 @@
 // RUN: ember-opt %s --pass-pipeline='builtin.module(ember-to-linalg)' | FileCheck %s
 
 // cumsum along the last (dynamic) axis: per row, the innermost loop carries the running
-// value as a scalar; element 0 is x[0] itself (select), not 0 + x[0].
+// value as a scalar, starting from -0.0 (-0.0 + x[0] is x[0] bit for bit, -0.0 included):
+// no select for element 0 on the chain each step waits on.
 // CHECK-LABEL: func.func @cumsum_rows
 // CHECK-SAME: (%[[X:.*]]: tensor<3x?xf32>)
 // CHECK: %[[N:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<3x?xf32>
 // CHECK: %[[E:.*]] = tensor.empty(%[[N]]) : tensor<3x?xf32>
+// CHECK: %[[START:.*]] = arith.constant -0.000000e+00 : f32
 // CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[Y:.*]] = %[[E]])
-// CHECK: scf.for %[[K:.*]] = %{{.*}} to %[[N]] step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}, %[[Y2:.*]] = %[[Y]]) -> (f32, tensor<3x?xf32>)
+// CHECK: scf.for %[[K:.*]] = %{{.*}} to %[[N]] step %{{.*}} iter_args(%[[ACC:.*]] = %[[START]], %[[Y2:.*]] = %[[Y]]) -> (f32, tensor<3x?xf32>)
 // CHECK: %[[V:.*]] = tensor.extract %[[X]][%[[I]], %[[K]]]
 // CHECK: %[[S:.*]] = arith.addf %[[ACC]], %[[V]] : f32
-// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[K]], %{{.*}} : index
-// CHECK: %[[NEW:.*]] = arith.select %[[FIRST]], %[[V]], %[[S]] : f32
-// CHECK: tensor.insert %[[NEW]] into %[[Y2]][%[[I]], %[[K]]]
+// CHECK-NOT: arith.select
+// CHECK: tensor.insert %[[S]] into %[[Y2]][%[[I]], %[[K]]]
 func.func @cumsum_rows(%x: tensor<3x?xf32>) -> tensor<3x?xf32> {
   %0 = "ember.scan"(%x) {axis = 1, kind = "sum"} : (tensor<3x?xf32>) -> tensor<3x?xf32>
   return %0 : tensor<3x?xf32>
@@ -34,32 +35,39 @@ func.func @cumprod_columns(%x: tensor<4x5xi64>) -> tensor<4x5xi64> {
   return %0 : tensor<4x5xi64>
 }
 
-// np.maximum.accumulate: each step is np.maximum's own rule (NaN-propagating).
+// np.maximum.accumulate: NumPy's loop, (a > b || isnan(a)) ? a : b, from -inf (which
+// takes x[0], NaN included): the first NaN stays, equal zeros give the element.
 // CHECK-LABEL: func.func @running_max
+// CHECK: %[[START:.*]] = arith.constant 0xFFF0000000000000 : f64
+// CHECK: iter_args(%[[ACC:[^ ]*]] = %[[START]], %{{.*}} = %{{.*}}) -> (f64
 // CHECK: %[[V:.*]] = tensor.extract
-// CHECK: %[[M:.*]] = arith.maximumf %{{.*}}, %[[V]] : f64
-// CHECK: arith.select %{{.*}}, %[[V]], %[[M]] : f64
+// CHECK: %[[GT:.*]] = arith.cmpf ogt, %[[ACC]], %[[V]] : f64
+// CHECK: %[[NAN:.*]] = arith.cmpf uno, %[[ACC]], %[[ACC]] : f64
+// CHECK: %[[KEEP:.*]] = arith.ori %[[GT]], %[[NAN]] : i1
+// CHECK: %[[M:.*]] = arith.select %[[KEEP]], %[[ACC]], %[[V]] : f64
+// CHECK: tensor.insert %[[M]]
 func.func @running_max(%x: tensor<?xf64>) -> tensor<?xf64> {
   %0 = "ember.scan"(%x) {axis = 0, kind = "max"} : (tensor<?xf64>) -> tensor<?xf64>
   return %0 : tensor<?xf64>
 }
 
-// np.fmin.accumulate: NaN skipped: a NaN element keeps the running value, a NaN running
-// value (every element so far NaN) takes the element.
+// np.fmin.accumulate: (a < b || isnan(b)) ? a : b: a NaN element keeps the running
+// value; element 0 is x[0] itself (no start value skips a NaN and keeps its bits).
 // CHECK-LABEL: func.func @running_fmin
 // CHECK: iter_args(%[[ACC:[^ ]*]] = %{{.*}}, %{{.*}} = %{{.*}}) -> (f32
 // CHECK: %[[V:.*]] = tensor.extract
+// CHECK: %[[LT:.*]] = arith.cmpf olt, %[[ACC]], %[[V]] : f32
 // CHECK: %[[VNAN:.*]] = arith.cmpf uno, %[[V]], %[[V]] : f32
-// CHECK: %[[ANAN:.*]] = arith.cmpf uno, %[[ACC]], %[[ACC]] : f32
-// CHECK: %[[M:.*]] = arith.minimumf %[[ACC]], %[[V]] : f32
-// CHECK: %[[B:.*]] = arith.select %[[ANAN]], %[[V]], %[[M]] : f32
-// CHECK: arith.select %[[VNAN]], %[[ACC]], %[[B]] : f32
+// CHECK: %[[KEEP:.*]] = arith.ori %[[LT]], %[[VNAN]] : i1
+// CHECK: %[[M:.*]] = arith.select %[[KEEP]], %[[ACC]], %[[V]] : f32
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq
+// CHECK: arith.select %[[FIRST]], %[[V]], %[[M]] : f32
 func.func @running_fmin(%x: tensor<?xf32>) -> tensor<?xf32> {
   %0 = "ember.scan"(%x) {axis = 0, kind = "fmin"} : (tensor<?xf32>) -> tensor<?xf32>
   return %0 : tensor<?xf32>
 }
 
-// A running maximum of bools is a running or.
+// A running maximum of bools is a running or, from False.
 // CHECK-LABEL: func.func @running_any
 // CHECK: arith.ori %{{.*}}, %{{.*}} : i1
 func.func @running_any(%x: tensor<7xi1>) -> tensor<7xi1> {
