@@ -73,6 +73,8 @@ _OPERATOR_TEXT = {
     operator.getitem: "x[...]",
     abs: "abs(x)",
     pow: "pow(x, y)",
+    max: "max(a, b, ...)",
+    min: "min(a, b, ...)",
 }
 
 

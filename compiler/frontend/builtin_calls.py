@@ -164,6 +164,8 @@ def _sum(tx, iterable, start=None):
 def _minmax(fn):
     def call(tx, *args, **kwargs):
         values = args[0].iterate(tx) if len(args) == 1 else list(args)
+        if len(values) > 1 and not kwargs and all(isinstance(a, v.TensorVariable) for a in values):
+            return tx.emit(fn, *values)  # NumPy scalars: numpy_semantics' selects, or a break
         if any(isinstance(a, v.TensorVariable) for a in values):
             raise Unsupported(
                 f"{fn.__name__}() of arrays compares their data", hint=f"use np.{fn.__name__}imum or a reduction"

@@ -80,6 +80,31 @@ def _pow_operator(em, x, y, mod=None):
     return numpy_complex.power(em, x, y)  # the ufunc's, or a complex loop's (powi)
 
 
+def _builtin_extreme(name: str):
+    ufunc = np.greater if name == "max" else np.less
+
+    def rule(em, *values, **kwargs):
+        """Python's ``max()``/``min()`` of NumPy scalars or 0-d arrays of one dtype: the
+        first value, replaced by each later one that compares greater (``min``: less), as
+        Python does (a NaN first stays, a later one is passed over): selects, no data read
+        while tracing. Other operands (a Python number beside them: the result's type
+        would depend on the data) break."""
+        first = values[0] if values else None
+        kind = (first.dtype, first.scalar, first.weak) if isinstance(first, Tensor) else None
+        if (
+            len(values) < 2
+            or kwargs
+            or any(not isinstance(x, Tensor) or x.ndim != 0 or (x.dtype, x.scalar, x.weak) != kind for x in values)
+        ):
+            raise NotImplementedError(f"{name}() of arrays compares their data")
+        best = first
+        for item in values[1:]:
+            best = em.emit("select", ew.apply_ufunc(em, ufunc, item, best), item, best)
+        return dataclasses.replace(best, scalar=first.scalar, weak=first.weak)
+
+    return rule
+
+
 def _ufunc_rows(rows):
     """(ufunc, operator names, Ember ops) rows for ufuncs: the dtype rule is always ``ufunc``."""
     return [((u, *names), ew.ufunc(u), ops, "ufunc") for u, names, ops in rows]
@@ -124,6 +149,8 @@ _ROWS = _ufunc_rows(
     ((np.power,), numpy_complex.power, "pow | powi (complex)", "ufunc"),
     (("pow", operator.pow, pow), _pow_operator, "pow | mul | div | sqrt | powi | reciprocal", "ufunc"),
     ((np.where,), ew.where, "cast, select", "result_type"),
+    ((max,), _builtin_extreme("max"), "cmp gt, select", "same"),
+    ((min,), _builtin_extreme("min"), "cmp lt, select", "same"),
     ((np.clip, "clip"), ew.clip, "maximum, minimum", "ufunc"),
     ((np.sum, "sum"), sh.sum_, "cast, sum", "reduce"),
     ((np.prod, "prod"), sh.prod, "cast, prod", "reduce"),
@@ -268,6 +295,8 @@ _ARRAY_RESULTS = (
 )
 # ... and whatever the operand was from these (a NumPy scalar's methods return scalars).
 _SAME_AS_OPERAND = {
+    max,
+    min,
     "real",
     "imag",
     np.real,

@@ -149,3 +149,55 @@ def test_abs_of_a_value_read_back_with_tolist_is_python_abs():
     got, want = compiler.compile(f)(x), f(x)
     assert got.dtype == want.dtype == np.float32
     np.testing.assert_array_equal(got, want)
+
+
+def test_builtin_max_min_of_numpy_scalars_stay_in_the_graph(compile_counter):
+    """``max(a.max(), b.max())``: Python's rule (the first value, replaced by each later one
+    that compares greater), NaN first kept, NaN later passed over; a NumPy scalar back."""
+
+    def f(a, b):
+        scale = max(np.abs(a).max(), np.abs(b).max())
+        return a / scale, min(a.min(), b.min(), a[1]), max(a[0], b[0])
+
+    c = compiler.compile(f, fullgraph=True, backend=compile_counter)
+    nan = float("nan")
+    for a, b in (
+        ([1.0, -4.0, 2.0], [3.0, 0.5, -1.0]),
+        ([nan, 2.0, 1.0], [5.0, 1.0, 0.0]),  # NaN first: Python keeps it
+        ([1.0, 2.0, 1.0], [nan, 1.0, 0.0]),  # NaN later: passed over
+        ([-0.0, 1.0, 1.0], [0.0, 1.0, 1.0]),  # equal zeros: the first
+    ):
+        a, b = np.array(a), np.array(b)
+        got, want = c(a, b), f(a, b)
+        for g, w in zip(got, want):
+            assert type(g) is type(w)
+            np.testing.assert_array_equal(g, w)
+            assert np.signbit(g).tolist() == np.signbit(w).tolist()
+    assert compile_counter.graphs == 1
+
+
+def test_builtin_max_of_python_floats_is_a_python_float():
+    def f(x, lo, hi):
+        return x * max(lo, hi), min(lo, hi)
+
+    c = compiler.compile(f)
+    x = np.array([1.5, 2.0], np.float32)
+    for lo, hi in ((0.25, 4.0), (3.0, -1.0)):
+        got, want = c(x, lo, hi), f(x, lo, hi)
+        assert got[0].dtype == want[0].dtype == np.float32  # weak: stays float32
+        np.testing.assert_array_equal(got[0], want[0])
+        assert type(got[1]) is float and got[1] == want[1]
+    assert len(c.entries) == 1
+
+
+def test_builtin_max_of_an_array_and_a_python_number_breaks():
+    """``max(x.max(), 1e-12)`` returns a NumPy scalar or a Python float by the data, and
+    they promote differently: it runs in Python, after a break."""
+
+    def f(x):
+        return x / max(x.max(), 1e-12)
+
+    x = np.array([0.5, 2.0], np.float32)
+    explained = compiler.explain(f)(x)
+    assert explained.graph_break_count == 1 and "max() of arrays compares their data" in str(explained.break_reasons)
+    np.testing.assert_array_equal(compiler.compile(f)(x), f(x))
