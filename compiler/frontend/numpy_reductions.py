@@ -13,7 +13,7 @@ arithmetic is the same, the values are NumPy's:
 * ``argmax``/``argmin``: the ``max`` along the axis compared (``cmp eq``) with the input
   broadcast back, or-ed with ``x != x`` (NaN: NumPy returns the first NaN's index, and a
   NaN ``max`` makes no ``eq`` hit); ``select(hit, iota, INT64_MAX)`` and ``min`` give the
-  first such index (int64).
+  first such index (int64). A long 1-d one searches blocks first (``_blocked_arg``).
 * ``any``/``all``: ``cast`` to bool (truthiness: NaN is true, ``-0.0`` false), then bool
   ``max``/``min`` (their identities False/True give NumPy's empty answers).
 * ``nan*``: ``select(x != x, identity, x)`` first; ``nanmax``/``nanmin`` put NaN back
@@ -36,6 +36,7 @@ import math
 import numpy as np
 
 from compiler.frontend import numpy_creation as cr
+from compiler.frontend import numpy_indexing as ix
 from compiler.frontend import numpy_shapes as sh
 from compiler.frontend import promotion
 from compiler.frontend.numpy_core import NOVALUE, EmitterCore, Tensor, normalize_axes, normalize_axis, reject
@@ -174,6 +175,9 @@ def _arg(em: EmitterCore, name: str, a, axis, out, keepdims) -> Tensor:
     shape = em.shape(a)
     if _is_zero(shape[axis]):
         raise ValueError(f"attempt to get arg{name} of an empty sequence")
+    if a.ndim == 1 and _at_least(em, shape[0], ARG_BLOCKED_MIN):
+        found = _blocked_arg(em, name, a, shape[0])
+        return sh.reshape(em, found, (1,)) if keepdims else found
     extreme = em.broadcast_to(em.emit(name, a, axes=(axis,), keepdims=True), shape)
     hit = em.emit("cmp", a, extreme, predicate="eq")
     if a.dtype.kind == "f":  # a NaN makes the extreme NaN (no eq hit): the first NaN wins
@@ -181,6 +185,49 @@ def _arg(em: EmitterCore, name: str, a, axis, out, keepdims) -> Tensor:
     index = cr.iota(em, shape, axis, np.int64, fname)
     never = em.scalar_like(np.iinfo(np.int64).max, np.int64, index)
     return em.emit("min", em.emit("select", hit, index, never), axes=(axis,), keepdims=keepdims)
+
+
+# a 1-d argmax/argmin of at least ARG_BLOCKED_MIN elements reduces rows of ARG_BLOCK
+# first (_blocked_arg). Below, the two passes are faster: 2048 float64 1.1 us against
+# 2.2 blocked; from 16384 the blocks win (1M: 0.23 ms -> 0.06, NumPy 0.135).
+ARG_BLOCK = 1024
+ARG_BLOCKED_MIN = 16 * ARG_BLOCK
+
+
+def _at_least(em: EmitterCore, size, bound: int) -> bool:
+    """``size >= bound``, guarded where the size is symbolic."""
+    return em.shape_env.evaluate(size >= bound) if isinstance(size, SymInt) else size >= bound
+
+
+def _blocked_arg(em: EmitterCore, name: str, a: Tensor, n) -> Tensor:
+    """``np.arg<name>`` of a long 1-d array in one pass that runs on every thread: the
+    ``k = n // ARG_BLOCK`` whole blocks as rows, their extremes a row reduction (parallel
+    over the rows, vectorized along them); the first block holding the extreme (or a NaN)
+    found among those ``k`` values, and its element among the block's (a gather); the
+    last ``ARG_BLOCK`` elements (the rest, overlapping the blocks) searched alike, and
+    taken only where their extreme is beyond the blocks' (or a NaN the blocks lack), so
+    ties and NaN go to the first, as NumPy's. Two passes over the whole array, on one
+    thread (the extreme, then its first place) had made ``np.argmax`` of 1M float64 run
+    at 0.58x NumPy's speed; now 2.2x (the block extremes' loop tiled: ``ember-tile``'s
+    ``_stranded``)."""
+    k = n // ARG_BLOCK
+    # the whole blocks, sliced as the op (x[:k * ARG_BLOCK] would guard whether n is a multiple)
+    whole = em.emit_shaped("slice", a, shape=(k * ARG_BLOCK,), dtype=a.type.dtype, starts=(0,), steps=(1,))
+    blocks = sh.reshape(em, whole, (k, ARG_BLOCK))
+    block_extremes = em.emit(name, blocks, axes=(1,), keepdims=False)
+    block = _arg(em, name, block_extremes, 0, None, False)
+    start = apply_ufunc(em, np.multiply, block, ARG_BLOCK)
+    inside = apply_ufunc(em, np.add, start, cr.iota(em, (ARG_BLOCK,), 0, np.int64, f"np.arg{name}"))
+    found = apply_ufunc(em, np.add, start, _arg(em, name, ix.take(em, a, inside, mode="clip"), 0, None, False))
+    tail = ix.getitem(em, a, slice(-ARG_BLOCK, None))
+    in_tail = apply_ufunc(em, np.add, _arg(em, name, tail, 0, None, False), n - ARG_BLOCK)
+    blocks_value = em.emit(name, block_extremes, axes=(0,), keepdims=False)
+    tail_value = em.emit(name, tail, axes=(0,), keepdims=False)
+    beyond = em.emit("cmp", tail_value, blocks_value, predicate="gt" if name == "max" else "lt")
+    if a.dtype.kind == "f":  # a NaN in the tail only
+        number = em.emit("cmp", blocks_value, blocks_value, predicate="eq")
+        beyond = em.emit("or", beyond, em.emit("and", _isnan(em, tail_value), number))
+    return em.emit("select", beyond, in_tail, found)
 
 
 def argmax(em, a, axis=None, out=None, *, keepdims=NOVALUE):

@@ -38,6 +38,7 @@ from compiler.passes.linalg_utils import (
     has_reduction,
     is_elementwise,
     is_library_call,
+    is_linalg,
     iterator_types,
     linalg_ops,
     producers,
@@ -369,6 +370,25 @@ def shared_tile_rows(ops, tile_bytes: int) -> dict:
     return rows
 
 
+def _stranded(body) -> list:
+    """Ops read only by linalg ops that are never tiled, having no parallel loop of more
+    than one iteration (a full reduction to one value, kept as a 1-element array or
+    not): no loop takes them in; they are roots themselves."""
+
+    def untiled(reader) -> bool:
+        if reader is None or not is_linalg(reader):
+            return False
+        kinds = iterator_types(reader)
+        return all(static_extent(reader, i) == 1 for i, kind in enumerate(kinds) if kind == "parallel")
+
+    stranded = []
+    for op in linalg_ops(body):
+        readers = [operation_of(use.owner) for result in op.results for use in result.uses]
+        if readers and all(untiled(r) for r in readers):
+            stranded.append(op)
+    return stranded
+
+
 def _next_root(fn):
     """The first root of this round still to tile (top level: a copy fused into a loop
     is not one)."""
@@ -394,7 +414,9 @@ class EmberTile(EmberPass):
         those whose results are under ``smallest`` bytes stay whole."""
         first = True
         while found := [
-            op for op in roots(body) if TRIED_MARK not in op.attributes and (first or not has_reduction(op))
+            op
+            for op in roots(body) + _stranded(body)
+            if TRIED_MARK not in op.attributes and (first or not has_reduction(op))
         ]:
             small = [op for op in found if result_bytes(op) < smallest]
             for op in small:

@@ -47,6 +47,11 @@ def argmax_rows(x):
     return x.argmax(-1), x.min(0)
 
 
+def argmax_long(x):
+    """A 1-d argmax long enough to search blocks first (a reshape, a row reduction, gathers)."""
+    return np.argmax(x), x.argmin()
+
+
 def linear_relu(a, b, c):
     return np.maximum(a @ b + c, 0)
 
@@ -84,6 +89,7 @@ def _inputs(rng):
         gelu: (rng.standard_normal(1000, dtype=F32),),
         axpy_in_place: (rng.standard_normal(300), rng.standard_normal(300)),
         argmax_rows: (rng.standard_normal((7, 40)),),
+        argmax_long: (rng.standard_normal(20_000, dtype=F32),),
         linear_relu: (
             rng.standard_normal((9, 17), dtype=F32),
             rng.standard_normal((17, 5), dtype=F32),

@@ -178,6 +178,60 @@ def test_argmax_nan_is_the_first_nan_and_ties_are_the_first():
     assert list(got[0]) == [1, 0, 0] and list(got[1]) == [1, 2, 0]
 
 
+# ----------------------------------------------------------------------------- long 1-d argmax
+
+
+def _long(dtype, n, case, seed=0):
+    """A 1-d array long enough for the blocked argmax (numpy_reductions.ARG_BLOCKED_MIN),
+    its extremes or NaN placed where the blocks, their boundaries and the overlapping tail
+    decide: in the last whole block and the tail both, in the tail only, first and last."""
+    rng = np.random.default_rng(seed)
+    x = data(dtype, (n,), seed=seed)
+    block, last = numpy_reductions.ARG_BLOCK, (n // numpy_reductions.ARG_BLOCK) * numpy_reductions.ARG_BLOCK
+    top = np.array(5 if np.dtype(dtype).kind != "b" else True, dtype)
+    if case == "tie in the overlap":  # the tail overlaps the last block: the block's index
+        x[[n - block + 3, n - 2]] = top
+    elif case == "tail only":
+        x[[n - 1, rng.integers(0, n - block)]] = [top, top - 1 if dtype != np.bool_ else top]
+    elif case == "block boundary":
+        x[[last - 1, min(last, n - 1), 2 * block]] = top
+    elif case == "nan" and np.dtype(dtype).kind == "f":
+        x[[n - 3, rng.integers(block, n - block), n // 2]] = np.nan
+    elif case == "nan in the tail" and np.dtype(dtype).kind == "f":
+        x[n - 1] = np.nan
+        x[0] = np.inf
+    elif case == "zeros" and np.dtype(dtype).kind == "f":
+        x[:] = 0.0
+        x[rng.integers(0, n, 50)] = -0.0
+    return x
+
+
+@pytest.mark.parametrize(
+    "case", ["random", "tie in the overlap", "tail only", "block boundary", "nan", "nan in the tail", "zeros"]
+)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.int8, np.bool_], ids=lambda d: np.dtype(d).name)
+def test_long_argmax_argmin_are_numpys(dtype, case):
+    """The blocked search (block extremes, the first block's element, the tail) gives
+    NumPy's first index of the extreme or of the first NaN, at sizes around the blocks."""
+    for n in (numpy_reductions.ARG_BLOCKED_MIN, numpy_reductions.ARG_BLOCKED_MIN + 1, 40_000 + 517):
+        x = _long(dtype, n, case, seed=n)
+        got, want, _ = compiled(lambda x: (np.argmax(x), x.argmin(), np.argmax(x, keepdims=True)), x)
+        same(got, want, where=f"n={n}")
+        got, want, _ = compiled(lambda x: (np.argmax(x), x.argmin()), -x if dtype != np.bool_ else ~x)
+        same(got, want, where=f"-x, n={n}")
+
+
+def test_long_argmax_of_a_2d_array_and_symbolic_sizes():
+    x = _long(np.float64, 30_000, "nan", seed=4).reshape(100, 300)
+    got, want, _ = compiled(lambda x: (np.argmax(x), np.argmin(x[::-1])), x)
+    same(got, want)
+    c = compiler.compile(lambda x: (np.argmax(x), np.argmin(x)), dynamic=True, fullgraph=True)
+    for n in (20_000, 70_001, 16_384, 123_456):
+        x = _long(np.float32, n, "block boundary", seed=n)
+        same(c(x), (np.argmax(x), np.argmin(x)), where=f"n={n}")
+    assert len(c.entries) == 1  # n >= ARG_BLOCKED_MIN guarded, one graph
+
+
 # ----------------------------------------------------------------------------- any, all, count_nonzero
 
 

@@ -174,3 +174,34 @@ func.func @twiddles(%x: tensor<128x256xcomplex<f64>>, %y: tensor<128x256xcomplex
   } -> tensor<128x256xcomplex<f64>>
   return %sum : tensor<128x256xcomplex<f64>>
 }
+
+// Row maxima read only by a reduction to one value (a long argmax's block extremes):
+// the reader is never tiled, so no loop would take the row reduction in; it is tiled
+// as a root of its own (rows in parallel), and the total reads its result.
+// CHECK-LABEL: func.func @stranded_row_maxima
+// CHECK: %[[ROWS:.*]] = scf.forall (%{{.*}}) in (64) shared_outs(
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// CHECK: arith.maximumf
+// CHECK: linalg.generic {{.*}}iterator_types = ["reduction"]{{.*}} ins(%[[ROWS]] :
+#rows_in = affine_map<(d0, d1) -> (d0, d1)>
+#rows_out = affine_map<(d0, d1) -> (d0)>
+#all_in = affine_map<(d0) -> (d0)>
+#all_out = affine_map<(d0) -> ()>
+func.func @stranded_row_maxima(%x: tensor<64x1024xf64>) -> tensor<f64> {
+  %ninf = arith.constant 0xFFF0000000000000 : f64
+  %e = tensor.empty() : tensor<64xf64>
+  %f = linalg.fill ins(%ninf : f64) outs(%e : tensor<64xf64>) -> tensor<64xf64>
+  %rows = linalg.generic {indexing_maps = [#rows_in, #rows_out], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<64x1024xf64>) outs(%f : tensor<64xf64>) {
+  ^bb0(%v: f64, %acc: f64):
+    %m = arith.maximumf %acc, %v : f64
+    linalg.yield %m : f64
+  } -> tensor<64xf64>
+  %e0 = tensor.empty() : tensor<f64>
+  %f0 = linalg.fill ins(%ninf : f64) outs(%e0 : tensor<f64>) -> tensor<f64>
+  %total = linalg.generic {indexing_maps = [#all_in, #all_out], iterator_types = ["reduction"]} ins(%rows : tensor<64xf64>) outs(%f0 : tensor<f64>) {
+  ^bb0(%v: f64, %acc: f64):
+    %m = arith.maximumf %acc, %v : f64
+    linalg.yield %m : f64
+  } -> tensor<f64>
+  return %total : tensor<f64>
+}
