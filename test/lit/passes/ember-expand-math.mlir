@@ -148,11 +148,22 @@ func.func @erf_f32(%x: f32) -> f32 {
   return %y : f32
 }
 
-// powf: in double precision (extf), exp(y * log|x|) with both expansions, the
-// integer and odd tests of y by floor, then one truncf; no powf call left.
+// powf: in double precision (extf), exp(y * log|x|), each as exact as a float32 needs:
+// log's series to 2/13 s**13 (float64 log: 2/19), no subnormal scaling, 0/inf/NaN in
+// one select; exp's Taylor terms to r**9 / 9! (float64 exp: 13!); the integer and odd
+// tests of y by floor, then one truncf; no powf call left.
 // CHECK-LABEL: func.func @pow_f32
 // CHECK-NOT: math.powf
 // CHECK: arith.extf %{{.*}} : f32 to f64
+// CHECK-NOT: 2.2250738585072014E-308
+// CHECK: arith.divf
+// CHECK-NOT: 0.10526315789473684
+// CHECK: arith.constant 0.15384615384615385 : f64
+// CHECK: %[[ORDINARY:.*]] = arith.andi
+// CHECK: %[[SPECIAL:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : f64
+// CHECK: arith.select %[[ORDINARY]], %{{.*}}, %[[SPECIAL]] : f64
+// CHECK-NOT: 1.6059043836821613E-10
+// CHECK: arith.constant 2.7557319223985893E-6 : f64
 // CHECK: math.floor %{{.*}} : f64
 // CHECK: arith.negf %{{.*}} : f64
 // CHECK: %[[R:.*]] = arith.truncf %{{.*}} : f64 to f32
