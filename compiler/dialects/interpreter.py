@@ -349,6 +349,19 @@ def _scatter(dest, indices, updates, attrs, out):
     return result
 
 
+def _scatter_add(dest, indices, updates, attrs, out):
+    """``dest`` with each update added at its gathered position, in row-major order of the
+    index batch (NumPy's ``np.add.at``; ``np.bincount`` adds in the same order)."""
+    result = np.array(dest, copy=True)
+    moved, index = _indexed_view(result, indices, attrs)
+    perm = _batch_perm(indices.ndim - 1, attrs["at"], updates.ndim)
+    first = np.transpose(updates, list(np.argsort(perm)))
+    for b in np.ndindex(*indices.shape[:-1]):
+        at = tuple(int(i[b]) for i in index)
+        moved[at] = moved[at] + first[b]
+    return result
+
+
 # ----------------------------------------------------------------------------- LAPACK (np.linalg)
 
 
@@ -462,7 +475,7 @@ def _table() -> dict[str, Callable]:
             "from_index": _from_index,
         }
     )
-    table.update({"gather": _gather, "scatter": _scatter})  # advanced indexing
+    table.update({"gather": _gather, "scatter": _scatter, "scatter_add": _scatter_add})  # advanced indexing
     table.update(SORTING)  # sort/argsort (issue 12)
     table["scan"] = _scan  # cumsum/cumprod, ufunc.accumulate
     table.update(LAPACK)  # np.linalg's LAPACK routines

@@ -452,6 +452,13 @@ def _scatter_rule(dest, indices, updates, attrs, result=None):
     return dest
 
 
+def _scatter_add_rule(dest, indices, updates, attrs, result=None):
+    """``scatter_add``: the positions of ``scatter``, each update added to what the
+    position holds, in the same order (``np.bincount``); real element types."""
+    _require(dest.dtype not in COMPLEX, f"scatter_add of complex {dest.dtype} is not supported")
+    return _scatter_rule(dest, indices, updates, attrs, result)
+
+
 # ----------------------------------------------------------------------------- scans
 # (cumsum/cumprod, ufunc.accumulate: lowered in passes/lower_scan.py, frontend in
 # frontend/numpy_reductions.py)
@@ -636,6 +643,9 @@ def _table() -> dict[str, OpSpec]:
     specs += [
         OpSpec("gather", "gather", ("x", "indices"), _gather_rule, {"axes": "i64s", "at": "i64"}),
         OpSpec("scatter", "scatter", ("dest", "indices", "updates"), _scatter_rule, {"axes": "i64s", "at": "i64"}),
+        OpSpec(
+            "scatter_add", "scatter", ("dest", "indices", "updates"), _scatter_add_rule, {"axes": "i64s", "at": "i64"}
+        ),
     ]
     # --- end of advanced indexing
     # --- scans (cumsum/cumprod, ufunc.accumulate: rule above, lowered in passes/lower_scan.py)

@@ -13,10 +13,12 @@ bools) is not basic indexing and raises ``NotImplementedError``.
 from __future__ import annotations
 
 import dataclasses
+import operator
 from dataclasses import dataclass
 
 import numpy as np
 
+from compiler.frontend import numpy_creation as cr
 from compiler.frontend.numpy_core import EmitterCore, Tensor, same_shape, shape_text
 from compiler.frontend.symbolic_shapes import SymInt
 
@@ -915,8 +917,44 @@ def data_dependent(fn) -> str | None:
     return f"{name}: the result's size depends on the data (it is computed in CPython)"
 
 
+def bincount(em: EmitterCore, x, weights=None, minlength=0) -> Tensor:
+    """``np.bincount`` with ``minlength=``: ``minlength`` counts (or sums of ``weights``,
+    float64), each element of ``x`` adding one (its weight) at its value, in order (a
+    scatter-add). Where ``x`` holds a value at or past ``minlength`` NumPy's result is
+    longer, and a negative is its error: a run-time check sends those calls to CPython.
+    Without ``minlength`` the length is the data's largest value: a break."""
+    x = em.array(x, "np.bincount")
+    if x.ndim != 1:
+        raise ValueError(
+            "object too deep for desired array" if x.ndim else "object of too small depth for desired array"
+        )
+    if x.dtype.kind not in "biu" or x.dtype == np.uint64:
+        raise TypeError(f"Cannot cast array data from {x.dtype!r} to dtype('int64') according to the rule 'safe'")
+    if isinstance(minlength, SymInt):
+        minlength = em.shape_env.specialize(minlength)
+    if isinstance(minlength, Tensor) or minlength is None or operator.index(minlength) <= 0:
+        raise NotImplementedError("np.bincount without minlength=: the result's length is the data's largest value")
+    length = operator.index(minlength)
+    (n,) = em.shape(x)
+    values = em.cast(x, np.int64)
+    if weights is None:
+        counts, dtype = cr.fill(em, (n,), 1, np.int64), np.int64
+    else:
+        counts, dtype = em.cast(em.array(weights, "np.bincount"), np.float64), np.float64
+        if counts.ndim != 1 or not em.equal_sizes(em.shape(counts)[0], n):
+            raise ValueError("The weights and list don't have the same length.")
+    if not _non_empty(em, (n,)):
+        return cr.fill(em, (length,), 0, dtype)
+    low = em.emit("cmp", values, cr.fill(em, (n,), 0, np.int64), predicate="lt")
+    high = em.emit("cmp", values, cr.fill(em, (n,), length, np.int64), predicate="ge")
+    em.add_check(em.emit("or", low, high))
+    stacked = em.emit("expand_dims", values, axes=(1,))
+    return em.emit("scatter_add", cr.fill(em, (length,), 0, dtype), stacked, counts, axes=(0,), at=0)
+
+
 ROWS = [
     ((np.take, "take"), take, "gather (+cmp, or, max: the bounds check)", "same"),
+    ((np.bincount,), bincount, "scatter_add (+cmp, or, max: the range check)", "int64 (weights: float64)"),
     ((np.take_along_axis,), take_along_axis, "gather, iota, concatenate", "same"),
 ]
 METHODS = ("take", "nonzero", "compress")

@@ -15,7 +15,8 @@ elementwise consumers and producers like any parallel loop.
 carrying the tensor, one ``tensor.insert`` per element. One-shot bufferization
 (``ember-bufferize``) turns the loop-carried tensor into one buffer written in
 place: a copy of ``dest`` when ``dest`` is read-only or read later, ``dest``'s
-own buffer otherwise (an in-out argument, ``ember.inout``).
+own buffer otherwise (an in-out argument, ``ember.inout``). ``ember.scatter_add`` is
+the same loops adding each update to what its position holds (``np.bincount``).
 
 Index semantics (both ops): an index in ``[-size, size)`` counts from the end when
 negative, as in NumPy; any other index is clamped into ``[0, size - 1]``, so no
@@ -162,10 +163,11 @@ def _a_slice(value) -> bool:
     return owner is not None and owner.name == "tensor.extract_slice"
 
 
-def _lower_scatter(op, result: TensorType, attrs):
+def _lower_scatter(op, result: TensorType, attrs, add: bool = False):
     """One coordinate per indexed axis: ``tensor.insert_slice`` of the updates (every
     position written once, so the order does not matter); a batch: loops in NumPy's
-    order, the last write to a position winning."""
+    order, the last write to a position winning (``add``: each update added to what the
+    position holds, in that order)."""
     dest, indices, updates = ember.tensor_operands(op)
     dt, it, ut = _type(dest), _type(indices), _type(updates)
     batch = it.rank - 1
@@ -173,7 +175,7 @@ def _lower_scatter(op, result: TensorType, attrs):
     if 0 in ut.shape:  # nothing to write
         return dest
     dest_sizes = [_dim(dest, a) for a in range(dt.rank)]
-    if batch == 0 and not _a_slice(dest):
+    if batch == 0 and not add and not _a_slice(dest):
         sizes = [_dim(updates, d) if kind == "dim" else dest_sizes[a] for a, (kind, d) in enumerate(coords)]
         region = _one_position(indices, coords, sizes)
         if region is not None:
@@ -191,6 +193,8 @@ def _lower_scatter(op, result: TensorType, attrs):
             else:
                 where.append(ivs[d])
         value = tensor.extract(updates, list(ivs))
+        if add:
+            value = _base().binary_rule("add", dt.dtype)(tensor.extract(acc, where), value)
         return tensor.insert(value, acc, where)
 
     def nest(depth, acc, ivs):
@@ -202,4 +206,8 @@ def _lower_scatter(op, result: TensorType, attrs):
     return nest(0, dest, [])
 
 
-LOWERINGS: dict = {"gather": _lower_gather, "scatter": _lower_scatter}
+def _lower_scatter_add(op, result: TensorType, attrs):
+    return _lower_scatter(op, result, attrs, add=True)
+
+
+LOWERINGS: dict = {"gather": _lower_gather, "scatter": _lower_scatter, "scatter_add": _lower_scatter_add}

@@ -522,6 +522,37 @@ def test_take():
     check(lambda x, i: np.take(x, i, axis=0, mode="wrap"), x, np.array([5, -7, 2]), dynamic=True)
 
 
+@pytest.mark.parametrize("dtype", [np.bool_, np.uint8, np.int16, np.int32, np.int64], ids=lambda d: np.dtype(d).name)
+def test_bincount_with_minlength(dtype):
+    """Counts (int64) and sums of weights (float64, added in order: NumPy's bits) at each
+    value below ``minlength``; a longer result (a value at or past it) and a negative
+    value (NumPy's ValueError) are CPython's, by the run-time check."""
+    rng = np.random.default_rng(1)
+    x = (rng.integers(0, 2, 500) if dtype == np.bool_ else rng.integers(0, 40, 500)).astype(dtype)
+    w = rng.standard_normal(500).astype(np.float32)
+    check(lambda x: np.bincount(x, minlength=40), x)
+    check(lambda x, w: (np.bincount(x, w, 40), np.bincount(x, weights=w > 0, minlength=64)), x, w)
+    check(lambda x: np.bincount(x[:0], minlength=5), x)
+    c = check(lambda x: np.bincount(x, minlength=12), x)  # values up to 39: CPython's longer result
+    assert len(c(x)) == (40 if dtype != np.bool_ else 12)
+    if dtype != np.bool_ and np.dtype(dtype).kind == "i":
+        check(lambda x: np.bincount(x - 1, minlength=50), x)  # a -1: NumPy's ValueError
+
+
+def test_bincount_errors_and_breaks():
+    check(lambda x: np.bincount(x.astype(np.float64), minlength=3), np.arange(4))  # TypeError, as NumPy
+    check(lambda x: np.bincount(x.reshape(2, 2), minlength=3), np.arange(4))  # ValueError
+    check(lambda x: np.bincount(x) + 1, np.arange(4), compiled="without minlength=")
+
+
+def test_bincount_symbolic_sizes_compile_once():
+    cfn = check(lambda x: np.bincount(x, minlength=8), np.array([1, 7, 7, 0, 3]), dynamic=True)
+    for n in (3, 40, 2):  # (a size of 1 or 0 is specialized, as torch.compile's)
+        x = np.random.default_rng(n).integers(0, 8, n)
+        np.testing.assert_array_equal(cfn(x), np.bincount(x, minlength=8))
+    assert len(cfn.entries) == 1
+
+
 def test_take_along_axis_and_put_along_axis():
     def take(x, i):
         return np.take_along_axis(x, i, axis=1), np.take_along_axis(x, i[:1], axis=1)

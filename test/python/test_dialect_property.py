@@ -375,12 +375,13 @@ def g_gather_scatter(p, name):
     taken = np.moveaxis(w.ref, axes, range(len(axes)))[parts]  # the batch first, then the rest
     gathered = np.moveaxis(taken, range(len(batch)), range(at, at + len(batch)))
     p.emit("gather", [w, indices], gathered, axes=axes, at=at)
-    if name == "scatter":
+    if name in ("scatter", "scatter_add") and not (name == "scatter_add" and v.ref.dtype.kind == "c"):
         ref = v.ref.copy()
         target = np.moveaxis(ref, axes, range(len(axes)))  # a view of ref
-        for b in np.ndindex(*batch):  # row-major: a duplicate keeps its last write
-            target[tuple(int(c[b]) for c in parts)] = taken[b]
-        p.emit("scatter", [v, indices, p.vals[-1]], ref, axes=axes, at=at)
+        for b in np.ndindex(*batch):  # row-major: a duplicate keeps its last write (or adds)
+            at_b = tuple(int(c[b]) for c in parts)
+            target[at_b] = target[at_b] + taken[b] if name == "scatter_add" else taken[b]
+        p.emit(name, [v, indices, p.vals[-1]], ref, axes=axes, at=at)
 
 
 def g_sort(p, name):
@@ -469,6 +470,7 @@ GENERATORS = {
     **{n: g_size for n in ("size_constant", "size_arith", "to_index", "from_index")},
     "gather": g_gather_scatter,  # advanced indexing
     "scatter": g_gather_scatter,
+    "scatter_add": g_gather_scatter,
     **{n: g_complex for n in ("real", "imag", "cabs", "conj", "reciprocal", "powi", "complex")},
     "sort": g_sort,
     "argsort": g_sort,

@@ -111,3 +111,17 @@ func.func @scatter_into_a_slice(%a: tensor<6x6xf64>, %i: tensor<1xi64>, %u: tens
   %r = "ember.update_slice"(%a, %w) {starts = array<i64: 0, 1>, steps = array<i64: 1, 1>} : (tensor<6x6xf64>, tensor<6x4xf64>) -> tensor<6x6xf64>
   return %r : tensor<6x6xf64>
 }
+
+// scatter_add (np.bincount): the scatter's loop, each update added to what its position
+// holds (extract, add, insert), in order; no insert_slice shortcut.
+// CHECK-LABEL: func.func @counts
+// CHECK: scf.for %[[R:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<8xi64>)
+// CHECK: %[[I:.*]] = tensor.extract %{{.*}}[%[[R]], %{{.*}}] : tensor<?x1xi64>
+// CHECK: %[[U:.*]] = tensor.extract %{{.*}}[%[[R]]] : tensor<?xi64>
+// CHECK: %[[OLD:.*]] = tensor.extract %[[ACC]][%[[AT:.*]]] : tensor<8xi64>
+// CHECK: %[[NEW:.*]] = arith.addi %[[OLD]], %[[U]] : i64
+// CHECK: tensor.insert %[[NEW]] into %[[ACC]][%[[AT]]] : tensor<8xi64>
+func.func @counts(%zeros: tensor<8xi64>, %idx: tensor<?x1xi64>, %ones: tensor<?xi64>) -> tensor<8xi64> {
+  %0 = "ember.scatter_add"(%zeros, %idx, %ones) {axes = array<i64: 0>, at = 0} : (tensor<8xi64>, tensor<?x1xi64>, tensor<?xi64>) -> tensor<8xi64>
+  return %0 : tensor<8xi64>
+}
