@@ -332,7 +332,8 @@ def dim_size_case():
 
 def gather_scatter_case():
     """``x[i, j]`` and ``x[rows]`` (gather), ``dest[rows] = upd`` (scatter, duplicate rows:
-    the last write wins), indices negative too, at every size (0: no index at all)."""
+    the last write wins) and ``dest[rows] += upd`` per row (scatter_add: duplicates add),
+    indices negative too, at every size (0: no index at all)."""
 
     def body(b, x, pi, pj, rows, dest, upd):
         pairs = b.op("concatenate", pi, pj, axis=1)  # (?, 2): the index column of each axis
@@ -340,13 +341,15 @@ def gather_scatter_case():
             b.op("gather", x, pairs, axes=(0, 1), at=0),
             b.op("gather", x, rows, axes=(0,), at=0),
             b.op("scatter", dest, rows, upd, axes=(0,), at=0),
+            b.op("scatter_add", dest, rows, upd, axes=(0,), at=0),
         ]
 
     def ref(x, pi, pj, rows, dest, upd):
-        out = dest.copy()
+        out, summed = dest.copy(), dest.copy()
         for k in range(rows.shape[0]):
             out[rows[k, 0]] = upd[k]
-        return [x[pi[:, 0], pj[:, 0]], x[rows[:, 0]], out]
+            summed[rows[k, 0]] += upd[k]
+        return [x[pi[:, 0], pj[:, 0]], x[rows[:, 0]], out, summed]
 
     def inputs(s, rng):
         n = s + 2 if s else 0  # size 0: no valid index, so none at all
