@@ -18,6 +18,7 @@ arithmetic is the same, the values are NumPy's:
   ``max``/``min`` (their identities False/True give NumPy's empty answers).
 * ``nan*``: ``select(x != x, identity, x)`` first; ``nanmax``/``nanmin`` put NaN back
   where a whole slice was NaN; ``nanmean`` divides by the count of non-NaN elements.
+* ``ufunc.reduce``: the reduction it names (``np.add.reduce`` is ``np.sum`` along axis 0).
 * ``cumsum``/``cumprod`` and ``ufunc.accumulate`` (``add``, ``multiply``, ``maximum``,
   ``minimum``, ``fmax``, ``fmin``: a running maximum is how a drawdown or an envelope is
   written): the ``scan`` op, NumPy's sequential loop (``passes/lower_scan.py``): the same
@@ -417,6 +418,36 @@ def _accumulate(ufunc: np.ufunc):
     return accumulate
 
 
+# ----------------------------------------------------------------------------- ufunc.reduce
+
+
+def _ufunc_reduce(ufunc: np.ufunc):
+    """``ufunc.reduce`` as the reduction it is (``np.add.reduce`` is ``np.sum``...), with
+    ``axis=0`` unless given, as every ufunc's reduce."""
+    fname = f"np.{ufunc.__name__}.reduce"
+    typed = {np.add: sh.sum_, np.multiply: sh.prod}.get(ufunc)
+    untyped = {np.maximum: sh.max_, np.minimum: sh.min_, np.fmax: nanmax, np.fmin: nanmin}.get(ufunc)
+    truth = {np.logical_or: any_, np.logical_and: all_}.get(ufunc)
+
+    def reduce(em, array, axis=0, dtype=None, out=None, keepdims=False):
+        """The reduction of ``array`` along ``axis`` (0 unless given; None: all axes):
+        ``add``/``multiply`` as ``np.sum``/``np.prod`` (their dtypes), ``maximum``/``minimum``
+        as ``np.max``/``np.min``, ``fmax``/``fmin`` as ``np.nanmax``/``np.nanmin``,
+        ``logical_or``/``logical_and`` as ``np.any``/``np.all``."""
+        reject(fname, out=(out, None))
+        if isinstance(array, (list, tuple)) and any(isinstance(item, Tensor) for item in array):
+            array = sh.stack(em, list(array))  # np.maximum.reduce([a, b, c]): NumPy stacks them
+        a = em.array(array, fname)
+        if typed is not None:
+            return typed(em, a, axis, dtype, keepdims=bool(keepdims))
+        reject(fname, dtype=(dtype, None))
+        rule = untyped or truth
+        return rule(em, a, axis, keepdims=bool(keepdims))
+
+    reduce.__name__ = reduce.__qualname__ = f"{ufunc.__name__}_reduce"
+    return reduce
+
+
 # (keys, rule, Ember ops emitted, dtype rule), as numpy_semantics._ROWS.
 ROWS: list = [
     ((np.var, "var"), var, "cast, sum, div, sub, mul, maximum", "reduce (ints: float64)"),
@@ -437,6 +468,19 @@ ROWS: list = [
     *(
         ((ufunc.accumulate,), _accumulate(ufunc), "cast, scan", "reduce" if ufunc in (np.add, np.multiply) else "same")
         for ufunc in _SCAN_KINDS
+    ),
+    *(
+        ((ufunc.reduce,), _ufunc_reduce(ufunc), ops, dtypes)
+        for ufunc, ops, dtypes in (
+            (np.add, "cast, sum", "reduce"),
+            (np.multiply, "cast, prod", "reduce"),
+            (np.maximum, "max", "same"),
+            (np.minimum, "min", "same"),
+            (np.fmax, "cmp, select, max, min", "same"),
+            (np.fmin, "cmp, select, min", "same"),
+            (np.logical_or, "cast, max", "bool"),
+            (np.logical_and, "cast, min", "bool"),
+        )
     ),
 ]
 

@@ -497,6 +497,40 @@ def test_running_maximum_drawdown_and_dtype_argument():
     assert got[1].dtype == np.int64  # add.accumulate of int8 sums in the platform int, as cumsum
 
 
+@pytest.mark.parametrize("dtype", [*DTYPES, np.int8], ids=lambda d: np.dtype(d).name)
+def test_ufunc_reduce_is_the_reduction(dtype):
+    """``np.add.reduce`` is ``np.sum`` along axis 0 by default, and so on: NumPy's dtypes
+    and values, NaN propagating (maximum) or skipped (fmax), a list of arrays stacked."""
+
+    def f(x):
+        return (
+            np.add.reduce(x),
+            np.multiply.reduce(x, axis=1),
+            np.maximum.reduce(x, axis=None),
+            np.minimum.reduce(x, 1, keepdims=True),
+            np.fmax.reduce(x),
+            np.fmin.reduce(x, axis=-1),
+            np.logical_or.reduce(x),
+            np.logical_and.reduce(x, axis=1),
+            np.add.reduce(x, dtype=np.float32),
+            np.maximum.reduce([x[0], x[1], x[0] * 2]),
+        )
+
+    x = data(dtype, (3, 5), special=np.dtype(dtype).kind == "f")
+    got, want, _ = compiled(f, x)
+    same(got, want, rtol=RTOL.get(np.dtype(dtype), 0.0))
+
+
+def test_ufunc_reduce_of_nothing_is_numpys_error():
+    for fn in (lambda x: np.maximum.reduce(x), lambda x: np.fmin.reduce(x)):
+        with pytest.raises(ValueError) as raised:
+            fn(np.ones((0, 3)))
+        with pytest.raises(ValueError, match=str(raised.value)):
+            compiler.compile(fn, fullgraph=True)(np.ones((0, 3)))
+    got, want, _ = compiled(lambda x: (np.add.reduce(x), np.logical_and.reduce(x)), np.ones((0, 3)))
+    same(got, want)
+
+
 def test_ufunc_accumulate_errors_are_numpys():
     for fn, error in (
         (lambda x: np.maximum.accumulate(x[0, 0]), TypeError),  # a 0-d array
