@@ -465,14 +465,20 @@ def _advanced_setitem(tx, obj, key, value) -> None:
         raise Unsupported(f"item assignment: {e}") from None
     except (IndexError, ValueError) as e:
         raise v.UserError(e) from None
+    _scatter_into(tx, obj, adv, value, _setitem_convert, "item assignment")
+
+
+def _scatter_into(tx, obj, adv, value, convert, what: str, add: bool = False) -> None:
+    """``obj[adv] = value`` (``add``: ``np.add.at``): an ``ember.scatter`` (``scatter_add``)
+    into the view of ``obj`` that the index's basic part is, written through."""
     region = tx.emit("getitem", obj, v.ConstantVariable(adv.basic + (Ellipsis,)))
     if not isinstance(region, v.TensorVariable) or region.base is None:
-        raise Unsupported("item assignment through an index the tracer cannot follow")
-    t = _value_tensor(tx, value, region.tensor, _setitem_convert, "item assignment")
+        raise Unsupported(f"{what} through an index the tracer cannot follow")
+    t = _value_tensor(tx, value, region.tensor, convert, what)
     try:
-        new = numpy_indexing.scatter(em, region.tensor, adv, t)
+        new = numpy_indexing.scatter(tx.output.emitter, region.tensor, adv, t, add=add)
     except NotImplementedError as e:
-        raise Unsupported(f"item assignment: {e}") from None
+        raise Unsupported(f"{what}: {e}") from None
     except (IndexError, ValueError) as e:
         raise v.UserError(e) from None
     write(tx, region, new)
@@ -578,7 +584,54 @@ def dispatch(tx, fn, args, kwargs):
         return sort_in_place(tx, args, kwargs)
     if _is_index_write(fn):  # np.put_along_axis, np.put / a.put, np.fill_diagonal (numpy_indexing)
         return _index_write(tx, fn, args, kwargs)
+    if _is(fn, np.add.at):
+        return add_at(tx, args, kwargs)
     return NotImplemented
+
+
+def _is(fn, known) -> bool:
+    try:
+        return fn == known
+    except TypeError:
+        return False
+
+
+def add_at(tx, args, kwargs):
+    """``np.add.at(a, indices, b)``: ``a[indices] += b`` unbuffered, each index's value
+    added in turn, so repeated indices accumulate (an ``ember.scatter_add`` into the basic
+    part's view). NumPy runs the add in the dtype ``a`` and ``b`` promote to (a Python
+    float as float64) and casts back: compiled where that dtype is ``a``'s (float64
+    arrays, or ``b`` of ``a``'s dtype) or both are integers (wrapping sums agree at any
+    width), else CPython adds."""
+    names = ("a", "indices", "b")
+    bound = dict(zip(names, args))
+    for k, a in kwargs.items():
+        if k not in names or k in bound:
+            raise Unsupported(f"np.add.at argument {k}=")
+        bound[k] = a
+    if len(bound) != 3:
+        raise Unsupported("np.add.at without its three operands")
+    obj, index, value = bound["a"], bound["indices"], bound["b"]
+    if not isinstance(obj, v.TensorVariable) or getattr(obj.tensor, "scalar", False) or obj.tensor.ndim == 0:
+        raise Unsupported(f"np.add.at into {obj}")
+    key = tx._operand(index)
+    if not numpy_indexing.is_advanced(key):
+        raise Unsupported("np.add.at with a basic index (a[i] += b)")
+    value_dtype = value.tensor.dtype if isinstance(value, v.TensorVariable) else np.asarray(value.as_constant()).dtype
+    wrapping = obj.tensor.dtype.kind in "iu" and value_dtype.kind in "iu"  # any width: the same bits
+    if not wrapping and np.result_type(obj.tensor.dtype, value_dtype) != obj.tensor.dtype:
+        raise Unsupported(f"np.add.at of {value_dtype} into {obj.tensor.dtype}: NumPy adds in the wider type")
+    em = tx.output.emitter
+    try:
+        if numpy_indexing.mask_of(em, obj.tensor, key) is not None:
+            raise Unsupported("np.add.at with a boolean mask")
+        adv = numpy_indexing.split_advanced(em, obj.tensor, key)
+    except NotImplementedError as e:
+        raise Unsupported(f"np.add.at: {e}") from None
+    except (IndexError, ValueError) as e:
+        raise v.UserError(e) from None
+    _scatter_into(tx, obj, adv, value, _unsafe_convert, "np.add.at", add=True)
+    return v.ConstantVariable(None)
 
 
 def _unsafe_convert(dst, src):

@@ -421,12 +421,13 @@ def _has_index_list(index) -> bool:
     return any(isinstance(i, (list, tuple, np.ndarray)) for i in _as_tuple(index))
 
 
-def scatter(em: EmitterCore, y: Tensor, adv: Advanced, value: Tensor) -> Tensor:
+def scatter(em: EmitterCore, y: Tensor, adv: Advanced, value: Tensor, add: bool = False) -> Tensor:
     """The new value of the basic part ``y`` after ``y[arrays] = value`` (``value`` of
-    ``y``'s dtype; broadcast to the indexed shape as NumPy's assignment does)."""
+    ``y``'s dtype; broadcast to the indexed shape as NumPy's assignment does); with
+    ``add``, after ``np.add.at(y, arrays, value)``: each value added, repeats accumulating."""
     indices, axes, at, shape = index_tensor(em, y, adv)
     value = fit_value(em, value, shape)
-    return em.emit("scatter", y, indices, value, axes=axes, at=at)
+    return em.emit("scatter_add" if add else "scatter", y, indices, value, axes=axes, at=at)
 
 
 def fit_value(em: EmitterCore, value: Tensor, shape: tuple) -> Tensor:

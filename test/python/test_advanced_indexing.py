@@ -553,6 +553,38 @@ def test_bincount_symbolic_sizes_compile_once():
     assert len(cfn.entries) == 1
 
 
+def test_add_at_accumulates_repeated_indices():
+    """``np.add.at``: each index's value added in turn (repeats accumulate, negatives count
+    from the end), into the argument itself, a view of it, rows or single elements."""
+    rng = np.random.default_rng(2)
+    idx, g = rng.integers(-10, 10, 60), rng.standard_normal(60)
+
+    def grads(a, idx, g):
+        np.add.at(a, idx, g)
+        np.add.at(a, idx[:5], 1.0)
+        return a.sum()
+
+    check(grads, np.zeros(10), idx, g)
+    check(grads, np.zeros(12)[1:11], idx, g)  # a view: written through
+    rows, cols = rng.integers(0, 4, 30), rng.integers(-5, 5, 30)
+
+    def histogram_2d(grid, rows, cols):
+        np.add.at(grid, (rows, cols), 1)
+        np.add.at(grid, rows, np.arange(5.0))  # whole rows, the values broadcast
+        return grid
+
+    check(histogram_2d, np.zeros((4, 5)), rows, cols)
+    check(lambda a, i: np.add.at(a, i, 100), np.zeros(4, np.int8), np.array([1, 1, 3]))  # wraps, as NumPy
+    check(lambda a, i, g: np.add.at(a, i, g), np.zeros(3, np.float32), np.array([0, 0, 2]), np.ones(3, np.float32))
+    check(lambda a, i: np.add.at(a, i, 1.0), np.zeros(5), np.array([0, 7]))  # NumPy's IndexError
+
+
+def test_add_at_in_a_wider_type_runs_in_cpython():
+    """NumPy adds a Python float to float32 elements in float64 and rounds back; the
+    scatter-add would add in float32: that call is CPython's, named by the break."""
+    check(lambda a, i: np.add.at(a, i, 0.1), np.zeros(3, np.float32), np.array([0, 0, 2]), compiled="wider type")
+
+
 def test_take_along_axis_and_put_along_axis():
     def take(x, i):
         return np.take_along_axis(x, i, axis=1), np.take_along_axis(x, i[:1], axis=1)
