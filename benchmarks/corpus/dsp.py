@@ -1,7 +1,8 @@
 """Signal processing: a radix-2 FFT with complex butterflies, a DFT by matrix,
 CRC-32 (table-driven over one message; bitwise over a batch), moving averages, an FIR
-filter, autocorrelation; a power spectrum in decibels (float32 log10) and an
-exponentially weighted moving average (a loop carrying its value)."""
+filter, autocorrelation; a power spectrum in decibels (float32 log10), an
+exponentially weighted moving average (a loop carrying its value) and a level meter's
+peak hold (np.maximum.accumulate, a long argmax)."""
 
 import numpy as np
 
@@ -175,3 +176,17 @@ def ewma(x, alpha):
         acc = alpha * x[i] + (1.0 - alpha) * acc
         out[i] = acc
     return out
+
+
+def init_peak_hold(size, rng):
+    channels, n = pick(size, (3, 50), (8, 250_000))
+    return ((np.abs(rng.standard_normal((channels, n))) * np.linspace(1, 0.2, n)).astype(np.float32),)
+
+
+@program("signal", init_peak_hold)
+def peak_hold(levels):
+    # a level meter's peak hold: the running maximum of each channel, the loudest sample
+    # of each (a long argmax) and its distance from the held peak at the end
+    held = np.maximum.accumulate(levels, axis=1)
+    loudest = np.argmax(levels.ravel())
+    return held, loudest, held[:, -1] - levels[:, -1]

@@ -2,7 +2,7 @@
 k-means assignment step, logistic regression by gradient descent, cross-entropy,
 an Adam update; with advanced indexing: an embedding bag (a gather), a cross-entropy
 with ignored labels (take_along_axis, a masked mean), a k-means update step (masked
-sums)."""
+sums); a confusion matrix (np.bincount), an embedding's gradient (np.add.at)."""
 
 import numpy as np
 
@@ -296,3 +296,29 @@ def kmeans_update(X, labels, centroids):
         n = np.count_nonzero(members)
         total = X[members].sum(axis=0)
         centroids[k] = np.where(n > 0, total / np.maximum(n, 1), centroids[k])
+
+
+def init_confusion(size, rng):
+    n, k = pick(size, (40, 3), (1_000_000, 10))
+    return rng.integers(0, k, n), rng.integers(0, k, n), k
+
+
+@program("ml", init_confusion)
+def confusion_matrix(truth, predicted, k):
+    # counts of each (true, predicted) pair by one bincount, then per-class recall
+    counts = np.bincount(truth * k + predicted, minlength=k * k).reshape(k, k)
+    recall = np.diag(counts) / np.maximum(counts.sum(axis=1), 1)
+    return counts, recall
+
+
+def init_embedding_grad(size, rng):
+    vocab, dim, n = pick(size, (12, 4, 30), (50_000, 64, 200_000))
+    return np.zeros((vocab, dim)), rng.integers(0, vocab, n), rng.standard_normal((n, dim))
+
+
+@program("ml", init_embedding_grad)
+def embedding_grad(table_grad, tokens, upstream):
+    # the backward pass of an embedding lookup: each token's gradient row added into its
+    # row of the table (repeated tokens accumulate), then a global gradient norm
+    np.add.at(table_grad, tokens, upstream)
+    return np.sqrt((table_grad * table_grad).sum())
