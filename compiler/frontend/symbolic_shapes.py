@@ -647,6 +647,8 @@ class ShapeEnv:
         not already decide it, the hints do, and the comparison (or its negation, when
         false) is recorded as a guard of family ``kind``. ``where`` (``file:line``) is kept
         for logs."""
+        if isinstance(cond, bool):
+            return cond  # static sizes: no sympy (its import is a third of a second, once)
         expr = self._as_expr(cond)
         if expr is sympy.true or expr is sympy.false:
             return expr is sympy.true
