@@ -336,30 +336,24 @@ def _gather(x, indices, attrs, out):
     return np.transpose(taken, _batch_perm(indices.ndim - 1, attrs["at"], taken.ndim)).copy()
 
 
-def _scatter(dest, indices, updates, attrs, out):
+def _scatter(dest, indices, updates, attrs, out, add: bool = False):
     """``dest`` with ``updates`` written at the gathered positions, in row-major order of
-    the index batch (a duplicate position keeps its last write)."""
+    the index batch (a duplicate position keeps its last write); with ``add`` each update
+    is added to what its position holds (``scatter_add``: NumPy's ``np.add.at``, and
+    ``np.bincount`` adds in the same order)."""
     result = np.array(dest, copy=True)
     moved, index = _indexed_view(result, indices, attrs)
     batch, at = indices.ndim - 1, attrs["at"]
     perm = _batch_perm(batch, at, updates.ndim)
     first = np.transpose(updates, list(np.argsort(perm)))  # the batch dims first
     for b in np.ndindex(*indices.shape[:-1]):
-        moved[tuple(int(i[b]) for i in index)] = first[b]
+        position = tuple(int(i[b]) for i in index)
+        moved[position] = moved[position] + first[b] if add else first[b]
     return result
 
 
 def _scatter_add(dest, indices, updates, attrs, out):
-    """``dest`` with each update added at its gathered position, in row-major order of the
-    index batch (NumPy's ``np.add.at``; ``np.bincount`` adds in the same order)."""
-    result = np.array(dest, copy=True)
-    moved, index = _indexed_view(result, indices, attrs)
-    perm = _batch_perm(indices.ndim - 1, attrs["at"], updates.ndim)
-    first = np.transpose(updates, list(np.argsort(perm)))
-    for b in np.ndindex(*indices.shape[:-1]):
-        at = tuple(int(i[b]) for i in index)
-        moved[at] = moved[at] + first[b]
-    return result
+    return _scatter(dest, indices, updates, attrs, out, add=True)
 
 
 # ----------------------------------------------------------------------------- LAPACK (np.linalg)

@@ -176,7 +176,7 @@ def _arg(em: EmitterCore, name: str, a, axis, out, keepdims) -> Tensor:
     shape = em.shape(a)
     if _is_zero(shape[axis]):
         raise ValueError(f"attempt to get arg{name} of an empty sequence")
-    if a.ndim == 1 and _at_least(em, shape[0], ARG_BLOCKED_MIN):
+    if a.ndim == 1 and em.shape_env.evaluate(shape[0] >= ARG_BLOCKED_MIN):  # guarded where symbolic
         found = _blocked_arg(em, name, a, shape[0])
         return sh.reshape(em, found, (1,)) if keepdims else found
     extreme = em.broadcast_to(em.emit(name, a, axes=(axis,), keepdims=True), shape)
@@ -193,11 +193,6 @@ def _arg(em: EmitterCore, name: str, a, axis, out, keepdims) -> Tensor:
 # 2.2 blocked; from 16384 the blocks win (1M: 0.23 ms -> 0.06, NumPy 0.135).
 ARG_BLOCK = 1024
 ARG_BLOCKED_MIN = 16 * ARG_BLOCK
-
-
-def _at_least(em: EmitterCore, size, bound: int) -> bool:
-    """``size >= bound``, guarded where the size is symbolic."""
-    return em.shape_env.evaluate(size >= bound) if isinstance(size, SymInt) else size >= bound
 
 
 def _blocked_arg(em: EmitterCore, name: str, a: Tensor, n) -> Tensor:
@@ -426,8 +421,14 @@ def _ufunc_reduce(ufunc: np.ufunc):
     ``axis=0`` unless given, as every ufunc's reduce."""
     fname = f"np.{ufunc.__name__}.reduce"
     typed = {np.add: sh.sum_, np.multiply: sh.prod}.get(ufunc)
-    untyped = {np.maximum: sh.max_, np.minimum: sh.min_, np.fmax: nanmax, np.fmin: nanmin}.get(ufunc)
-    truth = {np.logical_or: any_, np.logical_and: all_}.get(ufunc)
+    untyped = {
+        np.maximum: sh.max_,
+        np.minimum: sh.min_,
+        np.fmax: nanmax,
+        np.fmin: nanmin,
+        np.logical_or: any_,
+        np.logical_and: all_,
+    }.get(ufunc)
 
     def reduce(em, array, axis=0, dtype=None, out=None, keepdims=False):
         """The reduction of ``array`` along ``axis`` (0 unless given; None: all axes):
@@ -441,8 +442,7 @@ def _ufunc_reduce(ufunc: np.ufunc):
         if typed is not None:
             return typed(em, a, axis, dtype, keepdims=bool(keepdims))
         reject(fname, dtype=(dtype, None))
-        rule = untyped or truth
-        return rule(em, a, axis, keepdims=bool(keepdims))
+        return untyped(em, a, axis, keepdims=bool(keepdims))
 
     reduce.__name__ = reduce.__qualname__ = f"{ufunc.__name__}_reduce"
     return reduce

@@ -389,11 +389,12 @@ def _log_reduction(e: Emitter, x, subnormals: bool = True):
     ``g`` is exact."""
     f = e.fmt
     tiny = e.cmp("OLT", x, e.c(f.min_normal)) if subnormals else None
-    xs = e.select(tiny, e.mul(x, e.c(2.0**f.mantissa)), x) if subnormals else x
-    bits = e.to_bits(xs)
+    if tiny is not None:
+        x = e.select(tiny, e.mul(x, e.c(2.0**f.mantissa)), x)
+    bits = e.to_bits(x)
     k = arith.shrsi(arith.subi(bits, e.i(f.sqrt_half_bits)), e.i(f.mantissa))
     m = e.from_bits(arith.subi(bits, arith.shli(k, e.i(f.mantissa))))
-    if subnormals:
+    if tiny is not None:
         k = arith.subi(k, e.select(tiny, e.i(f.mantissa), e.i(0)))
     return arith.sitofp(e.type, k), e.sub(m, e.c(1.0))
 

@@ -28,7 +28,7 @@ leave them alone.
 from __future__ import annotations
 
 from compiler.dialects import ember
-from compiler.dialects.types import DYN, TensorType
+from compiler.dialects.types import DYN, FLOATS, TensorType
 from compiler.mlir import arith, index_constant, tensor
 from compiler.passes import scalar_semantics as scalar
 from compiler.passes.ember_to_linalg import _as_index, _dim, _empty, _result_sizes, _type, binary_rule
@@ -47,7 +47,7 @@ _OPS = {
 def _combine(kind: str, dtype: str):
     """``y[k - 1] op x[k]`` as NumPy's loop computes it: sums and products and integer
     extremes by the elementwise op's rule; float extremes by ``_float_extreme``."""
-    if dtype in ("f16", "f32", "f64") and kind not in ("sum", "prod"):
+    if dtype in FLOATS and kind not in ("sum", "prod"):
         return _float_extreme(kind, dtype)
     return binary_rule(_OPS[kind.removeprefix("f"), dtype == "i1"], dtype)
 
@@ -85,7 +85,7 @@ def _start(kind: str, dtype: str):
     None for fmax/fmin (no start skips a NaN ``x[0]`` and keeps its bits)."""
     if kind.startswith("f"):
         return None
-    float_type = dtype in ("f16", "f32", "f64")
+    float_type = dtype in FLOATS
     value = {
         "sum": -0.0 if float_type else 0,
         "prod": 1.0 if float_type else 1,
