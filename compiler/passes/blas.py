@@ -66,6 +66,18 @@ from runtime import blas_symbols
 # (the pool's hand-off costs about a microsecond; a 32 x 32 x 32 product about eight).
 BATCH_MIN_MACS = 1 << 17
 _OPS = ("linalg.matmul", "linalg.matvec", "linalg.vecmat", "linalg.batch_matmul", "linalg.dot")
+# OpenBLAS computes a dot product of up to this many elements on the calling thread (its
+# x86-64 ?dot kernels start threads only above it): such a dot wakes none of its threads.
+SERIAL_DOT_MAX = 10_000
+
+
+def serial_dot(op) -> bool:
+    """A ``linalg.dot`` that BLAS runs on the calling thread: its length fixed and at most
+    ``SERIAL_DOT_MAX`` (``np.linalg.norm(w)``, ``v @ A @ v``'s last product)."""
+    if op.name != "linalg.dot":
+        return False
+    size = op.operands[0].type.shape[0]
+    return size != ir.ShapedType.get_dynamic_size() and size <= SERIAL_DOT_MAX
 
 
 def calls_threaded_library(fn) -> bool:

@@ -48,7 +48,7 @@ from dataclasses import dataclass
 
 from compiler.mlir import add_functions, arith, collect, declarations, func, functions, ir, memref, public_definitions
 from compiler.passes.base import EmberPass
-from compiler.passes.blas import blas_op, calls_threaded_library, zero_fill_before
+from compiler.passes.blas import blas_op, calls_threaded_library, serial_dot, zero_fill_before
 from compiler.passes.scf_loops import if_then
 from runtime.abi import POOL_THREADS
 from runtime.threads import PARALLEL_MIN_BYTES
@@ -360,8 +360,9 @@ def _replace(op, kind: str, element: str) -> None:
 def other_library_work(fn, besides=frozenset()) -> bool:
     """Whether ``fn`` also has a product for BLAS or a LAPACK call (``besides`` those
     ops): then its matrix-vector products go to BLAS too, whose threads, spinning after
-    each call, would otherwise compete with the loops' for the whole of each product."""
-    products = [op for op in collect(fn, blas_op) if op not in besides]
+    each call, would otherwise compete with the loops' for the whole of each product. A
+    short dot product does not count: BLAS runs it on the calling thread."""
+    products = [op for op in collect(fn, blas_op) if op not in besides and not serial_dot(op)]
     return any(_target(op) is None for op in products) or calls_threaded_library(fn)
 
 

@@ -150,3 +150,26 @@ def test_products_beside_other_blas_work_stay_with_blas():
     assert "call @ember_matvec_f64(" in loops and "ember_matvec_loops" not in loops
     alone = loops_of(lambda A, x: A @ x, A, x)
     assert "call @ember_matvec_loops_f64(" in alone
+
+
+def test_products_beside_a_short_dot_keep_the_loops():
+    """``np.linalg.norm(A @ v)`` (a BLAS dot of the product with itself) and ``v @ A @ v``:
+    OpenBLAS takes a dot of up to 10000 elements on the calling thread, so the products
+    stay with the loops (they went to BLAS: a power iteration ran 0.88x NumPy), and
+    ``v @ A`` is one call of its helper, not a loop of calls over 21-column tiles of A."""
+    from graph_building import loops_of
+
+    A, x, _ = _operands((1500, 1500), np.float64)
+    programs = {
+        "norm": lambda A, x: A @ x / np.linalg.norm(A @ x),
+        "quadratic form": lambda A, x: x @ A @ x,
+        "power step": lambda A, x: (lambda w: w / np.linalg.norm(w))(A @ x),
+    }
+    for name, fn in programs.items():
+        loops = loops_of(fn, A, x)
+        assert "_loops_f64(" in loops and "call @ember_matvec_f64(" not in loops, name
+        assert "call @ember_vecmat_f64(" not in loops and "scf.forall" not in loops.split("func.func @ember_forked")[0]
+        assert_reordered_close(compiler.compile(fn)(A, x), fn(A, x), 1500)
+    long = RNG.standard_normal(20000)
+    beside_long = loops_of(lambda A, x, u: (A @ x, u @ u), A, x, long)
+    assert "call @ember_matvec_f64(" in beside_long and "ember_matvec_loops" not in beside_long

@@ -130,3 +130,43 @@ func.func @integers(%a: memref<4x3xi32>, %x: memref<3xi32>, %y: memref<4xi32>) {
   linalg.matvec ins(%a, %x : memref<4x3xi32>, memref<3xi32>) outs(%y : memref<4xi32>)
   return
 }
+
+// Beside a dot product BLAS takes on the calling thread (up to 10000 elements, as
+// OpenBLAS does), the matrix-vector product still becomes the helper's call...
+// CHECK-LABEL: func.func @beside_short_dot
+// CHECK: call @ember_matvec_loops_f64(
+// CHECK: linalg.dot
+func.func @beside_short_dot(%a: memref<40x30xf64>, %x: memref<30xf64>, %y: memref<40xf64>, %s: memref<f64>) {
+  %zero = arith.constant 0.0 : f64
+  linalg.fill ins(%zero : f64) outs(%y : memref<40xf64>)
+  linalg.matvec ins(%a, %x : memref<40x30xf64>, memref<30xf64>) outs(%y : memref<40xf64>)
+  linalg.fill ins(%zero : f64) outs(%s : memref<f64>)
+  linalg.dot ins(%y, %y : memref<40xf64>, memref<40xf64>) outs(%s : memref<f64>)
+  return
+}
+
+// ...beside a longer one, or one of unknown length, which runs on BLAS's threads, it
+// stays for BLAS too.
+// CHECK-LABEL: func.func @beside_long_dot
+// CHECK-NOT: call
+// CHECK: linalg.matvec
+func.func @beside_long_dot(%a: memref<40x30xf64>, %x: memref<30xf64>, %y: memref<40xf64>, %u: memref<10001xf64>, %s: memref<f64>) {
+  %zero = arith.constant 0.0 : f64
+  linalg.fill ins(%zero : f64) outs(%y : memref<40xf64>)
+  linalg.matvec ins(%a, %x : memref<40x30xf64>, memref<30xf64>) outs(%y : memref<40xf64>)
+  linalg.fill ins(%zero : f64) outs(%s : memref<f64>)
+  linalg.dot ins(%u, %u : memref<10001xf64>, memref<10001xf64>) outs(%s : memref<f64>)
+  return
+}
+
+// CHECK-LABEL: func.func @beside_dynamic_dot
+// CHECK-NOT: call
+// CHECK: linalg.matvec
+func.func @beside_dynamic_dot(%a: memref<40x30xf64>, %x: memref<30xf64>, %y: memref<40xf64>, %u: memref<?xf64>, %s: memref<f64>) {
+  %zero = arith.constant 0.0 : f64
+  linalg.fill ins(%zero : f64) outs(%y : memref<40xf64>)
+  linalg.matvec ins(%a, %x : memref<40x30xf64>, memref<30xf64>) outs(%y : memref<40xf64>)
+  linalg.fill ins(%zero : f64) outs(%s : memref<f64>)
+  linalg.dot ins(%u, %u : memref<?xf64>, memref<?xf64>) outs(%s : memref<f64>)
+  return
+}
