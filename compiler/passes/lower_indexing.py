@@ -182,6 +182,7 @@ def _lower_scatter(op, result: TensorType, attrs, add: bool = False):
             return _base()._insert_slice(updates, dest, *region)
     bounds = [_as_index(_dim(updates, d)) for d in range(ut.rank)]
     zero, one = index_constant(0), index_constant(1)
+    splat = _broadcast_scalar(updates)
 
     def write(acc, ivs):
         b = [ivs[d] for d in batch_dims]
@@ -192,7 +193,7 @@ def _lower_scatter(op, result: TensorType, attrs, add: bool = False):
                 where.append(_in_range(i, dest_sizes[a]))
             else:
                 where.append(ivs[d])
-        value = tensor.extract(updates, list(ivs))
+        value = tensor.extract(*(splat, []) if splat is not None else (updates, list(ivs)))
         if add:
             value = _base().binary_rule("add", dt.dtype)(tensor.extract(acc, where), value)
         return tensor.insert(value, acc, where)
@@ -204,6 +205,21 @@ def _lower_scatter(op, result: TensorType, attrs, add: bool = False):
         return acc
 
     return nest(0, dest, [])
+
+
+def _broadcast_scalar(value):
+    """The 0-d tensor ``value`` broadcasts (``np.bincount``'s ones, ``x[idx] = 5``), else
+    None: the loops read it instead, so the broadcast is never written to memory (a
+    million counts had filled and read back 8 MB of ones)."""
+    owner = operation_of(value.owner)
+    if owner is None or owner.name != "linalg.generic" or len(owner.operands) != 2:
+        return None
+    source = owner.operands[0]
+    if not isinstance(source.type, ir.RankedTensorType) or source.type.rank != 0:
+        return None
+    block = owner.regions[0].blocks[0]
+    yielded = list(block.operations)[-1].operands
+    return source if len(yielded) == 1 and yielded[0] == block.arguments[0] else None
 
 
 def _lower_scatter_add(op, result: TensorType, attrs):

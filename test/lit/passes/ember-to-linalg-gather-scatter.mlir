@@ -125,3 +125,20 @@ func.func @counts(%zeros: tensor<8xi64>, %idx: tensor<?x1xi64>, %ones: tensor<?x
   %0 = "ember.scatter_add"(%zeros, %idx, %ones) {axes = array<i64: 0>, at = 0} : (tensor<8xi64>, tensor<?x1xi64>, tensor<?xi64>) -> tensor<8xi64>
   return %0 : tensor<8xi64>
 }
+
+// Updates that broadcast a 0-d tensor (np.bincount's ones): the loop adds the scalar
+// itself, never reading the broadcast, which is then dead (no 8 MB of ones per million
+// counts).
+// CHECK-LABEL: func.func @counts_of_ones
+// CHECK-SAME: (%{{.*}}: tensor<8xi64>, %{{.*}}: tensor<?x1xi64>, %[[ONE:.*]]: tensor<i64>)
+// CHECK: scf.for %[[R:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<8xi64>)
+// CHECK: %[[U:.*]] = tensor.extract %[[ONE]][] : tensor<i64>
+// CHECK: %[[OLD:.*]] = tensor.extract %[[ACC]][%[[AT:.*]]] : tensor<8xi64>
+// CHECK: arith.addi %[[OLD]], %[[U]] : i64
+func.func @counts_of_ones(%zeros: tensor<8xi64>, %idx: tensor<?x1xi64>, %one: tensor<i64>) -> tensor<8xi64> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %idx, %c0 : tensor<?x1xi64>
+  %ones = "ember.broadcast_to"(%one, %n) : (tensor<i64>, index) -> tensor<?xi64>
+  %0 = "ember.scatter_add"(%zeros, %idx, %ones) {axes = array<i64: 0>, at = 0} : (tensor<8xi64>, tensor<?x1xi64>, tensor<?xi64>) -> tensor<8xi64>
+  return %0 : tensor<8xi64>
+}
