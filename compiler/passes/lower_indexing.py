@@ -28,7 +28,7 @@ the call is then re-run in CPython, which raises NumPy's ``IndexError``.
 from __future__ import annotations
 
 from compiler.dialects import ember
-from compiler.dialects.types import TensorType
+from compiler.dialects.types import INTEGERS, TensorType
 from compiler.mlir import arith, index_constant, ir, linalg, operation_of, tensor
 from compiler.passes.linalg_utils import generic
 from compiler.passes.scf_loops import for_loop
@@ -183,6 +183,8 @@ def _lower_scatter(op, result: TensorType, attrs, add: bool = False):
     bounds = [_as_index(_dim(updates, d)) for d in range(ut.rank)]
     zero, one = index_constant(0), index_constant(1)
     splat = _broadcast_scalar(updates)
+    if add and _interleavable(dt, it, ut):
+        return _interleaved_sums(dest, indices, updates, splat)
 
     def write(acc, ivs):
         b = [ivs[d] for d in batch_dims]
@@ -220,6 +222,53 @@ def _broadcast_scalar(value):
     block = owner.regions[0].blocks[0]
     yielded = list(block.operations)[-1].operands
     return source if len(yielded) == 1 and yielded[0] == block.arguments[0] else None
+
+
+# Integer sums into a short vector (np.bincount's counts) go to INTERLEAVED copies of it in
+# turn, then the copies are added: consecutive elements no longer wait on each other's
+# read-add-write of one slot. Integer adds wrap the same in any order, so the result is
+# NumPy's. 1M int64 values into 100 counts: 4 copies 27 % faster than one (a Numba loop
+# measured both ways); at most INTERLEAVED_MAX_BYTES of copies, which stay in the L1 cache.
+INTERLEAVED = 4
+INTERLEAVED_MAX_BYTES = 32 << 10
+
+
+def _interleavable(dt: TensorType, it: TensorType, ut: TensorType) -> bool:
+    """A 1-d integer destination of a fixed, short length, and one index per update."""
+    if dt.rank != 1 or ut.rank != 1 or it.rank != 2 or dt.dtype not in INTEGERS:
+        return False
+    length = dt.shape[0]
+    return length != ir.ShapedType.get_dynamic_size() and 0 < length * 8 * INTERLEAVED <= INTERLEAVED_MAX_BYTES
+
+
+def _interleaved_sums(dest, indices, updates, splat):
+    """``dest`` plus the updates added at their indices, element ``i`` into copy
+    ``i % INTERLEAVED`` of a zeroed ``INTERLEAVED x len(dest)`` tensor (the elements past
+    the last whole group into copy 0), the copies summed into ``dest`` at the end."""
+    dt = _type(dest)
+    (length,) = dt.shape
+    element = ir.RankedTensorType(dest.type).element_type
+    copies_type = ir.RankedTensorType.get([INTERLEAVED, length], element)
+    copies = linalg.fill(arith.constant(element, 0), outs=[tensor.empty(copies_type.shape, element)])
+    n = _as_index(_dim(updates, 0))
+    group, one = index_constant(INTERLEAVED), index_constant(1)
+    whole = arith.subi(n, arith.remui(n, group))
+    size = index_constant(length)
+
+    def add(acc, row, i):
+        at = [index_constant(row), _in_range(tensor.extract(indices, [i, index_constant(0)]), size)]
+        value = tensor.extract(*(splat, []) if splat is not None else (updates, [i]))
+        return tensor.insert(arith.addi(tensor.extract(acc, at), value), acc, at)
+
+    def groups(iv, acc):
+        for row in range(INTERLEAVED):
+            acc = add(acc, row, arith.addi(iv, index_constant(row)))
+        return [acc]
+
+    (copies,) = for_loop(index_constant(0), whole, group, [copies], groups)
+    (copies,) = for_loop(whole, n, one, [copies], lambda iv, acc: [add(acc, 0, iv)])
+    maps = [_map(2, [ir.AffineDimExpr.get(0), ir.AffineDimExpr.get(1)]), _map(2, [ir.AffineDimExpr.get(1)])]
+    return generic([copies], dest, maps, ["reduction", "parallel"], lambda c, d: arith.addi(d, c))
 
 
 def _lower_scatter_add(op, result: TensorType, attrs):

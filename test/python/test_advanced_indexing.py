@@ -553,6 +553,28 @@ def test_bincount_symbolic_sizes_compile_once():
     assert len(cfn.entries) == 1
 
 
+@pytest.mark.parametrize("length", [1, 7, 1024, 1025])
+def test_integer_sums_in_interleaved_copies(length):
+    """Integer sums into up to 1024 slots go to four copies in turn (the elements past
+    the last group of four to the first), added at the end: every count, whatever the
+    number of elements left over, equals NumPy's; 1025 slots stay one vector."""
+    from graph_building import loops_of
+
+    rng = np.random.default_rng(length)
+    counts = compiler.compile(lambda x: np.bincount(x, minlength=length))
+    for n in (0, 1, 3, 4, 5, 8, 11, 1001):
+        x = rng.integers(0, length, n)
+        np.testing.assert_array_equal(counts(x), np.bincount(x, minlength=length))
+        np.testing.assert_array_equal(counts(np.sort(x)), np.bincount(x, minlength=length))
+    a, b = np.zeros(length, np.int8), np.zeros(length, np.int8)
+    idx, w = rng.integers(-length, length, 999), rng.integers(-128, 127, 999).astype(np.int8)
+    compiler.compile(lambda a, i, w: np.add.at(a, i, w))(a, idx, w)
+    np.add.at(b, idx, w)
+    np.testing.assert_array_equal(a, b)  # int8 sums wrap alike in any order
+    loops = loops_of(lambda x: np.bincount(x, minlength=length), rng.integers(0, length, 100))
+    assert (f"memref<4x{length}xi64>" in loops) == (length <= 1024)
+
+
 def test_add_at_accumulates_repeated_indices():
     """``np.add.at``: each index's value added in turn (repeats accumulate, negatives count
     from the end), into the argument itself, a view of it, rows or single elements."""

@@ -112,29 +112,39 @@ func.func @scatter_into_a_slice(%a: tensor<6x6xf64>, %i: tensor<1xi64>, %u: tens
   return %r : tensor<6x6xf64>
 }
 
-// scatter_add (np.bincount): the scatter's loop, each update added to what its position
-// holds (extract, add, insert), in order; no insert_slice shortcut.
-// CHECK-LABEL: func.func @counts
-// CHECK: scf.for %[[R:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<8xi64>)
+// scatter_add (np.bincount's sums of weights): the scatter's loop, each update added to
+// what its position holds (extract, add, insert), in order (float sums round in that
+// order, as NumPy's do); no insert_slice shortcut.
+// CHECK-LABEL: func.func @weighted
+// CHECK: scf.for %[[R:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<8xf64>)
 // CHECK: %[[I:.*]] = tensor.extract %{{.*}}[%[[R]], %{{.*}}] : tensor<?x1xi64>
-// CHECK: %[[U:.*]] = tensor.extract %{{.*}}[%[[R]]] : tensor<?xi64>
-// CHECK: %[[OLD:.*]] = tensor.extract %[[ACC]][%[[AT:.*]]] : tensor<8xi64>
-// CHECK: %[[NEW:.*]] = arith.addi %[[OLD]], %[[U]] : i64
-// CHECK: tensor.insert %[[NEW]] into %[[ACC]][%[[AT]]] : tensor<8xi64>
-func.func @counts(%zeros: tensor<8xi64>, %idx: tensor<?x1xi64>, %ones: tensor<?xi64>) -> tensor<8xi64> {
-  %0 = "ember.scatter_add"(%zeros, %idx, %ones) {axes = array<i64: 0>, at = 0} : (tensor<8xi64>, tensor<?x1xi64>, tensor<?xi64>) -> tensor<8xi64>
-  return %0 : tensor<8xi64>
+// CHECK: %[[U:.*]] = tensor.extract %{{.*}}[%[[R]]] : tensor<?xf64>
+// CHECK: %[[OLD:.*]] = tensor.extract %[[ACC]][%[[AT:.*]]] : tensor<8xf64>
+// CHECK: %[[NEW:.*]] = arith.addf %[[OLD]], %[[U]] : f64
+// CHECK: tensor.insert %[[NEW]] into %[[ACC]][%[[AT]]] : tensor<8xf64>
+func.func @weighted(%zeros: tensor<8xf64>, %idx: tensor<?x1xi64>, %weights: tensor<?xf64>) -> tensor<8xf64> {
+  %0 = "ember.scatter_add"(%zeros, %idx, %weights) {axes = array<i64: 0>, at = 0} : (tensor<8xf64>, tensor<?x1xi64>, tensor<?xf64>) -> tensor<8xf64>
+  return %0 : tensor<8xf64>
 }
 
-// Updates that broadcast a 0-d tensor (np.bincount's ones): the loop adds the scalar
-// itself, never reading the broadcast, which is then dead (no 8 MB of ones per million
-// counts).
+// Integer sums into a short vector (np.bincount's counts): element i goes to copy i % 4
+// of a zeroed 4 x 8 tensor (those past the last group of four to copy 0), the copies
+// then added to the destination (integer sums agree in any order). Updates that
+// broadcast a 0-d tensor (the counts' ones) are read as that scalar, never from the
+// broadcast, which is then dead (no 8 MB of ones per million counts).
 // CHECK-LABEL: func.func @counts_of_ones
-// CHECK-SAME: (%{{.*}}: tensor<8xi64>, %{{.*}}: tensor<?x1xi64>, %[[ONE:.*]]: tensor<i64>)
-// CHECK: scf.for %[[R:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<8xi64>)
+// CHECK-SAME: (%[[DEST:.*]]: tensor<8xi64>, %[[IDX:.*]]: tensor<?x1xi64>, %[[ONE:.*]]: tensor<i64>)
+// CHECK: %[[COPIES:.*]] = linalg.fill ins(%{{.*}} : i64) outs(%{{.*}} : tensor<4x8xi64>)
+// CHECK: %[[WHOLE:.*]] = arith.subi
+// CHECK: %[[GROUPS:.*]] = scf.for %[[R:.*]] = %{{.*}} to %[[WHOLE]] step %{{.*}} iter_args(%[[ACC:.*]] = %[[COPIES]]) -> (tensor<4x8xi64>)
 // CHECK: %[[U:.*]] = tensor.extract %[[ONE]][] : tensor<i64>
-// CHECK: %[[OLD:.*]] = tensor.extract %[[ACC]][%[[AT:.*]]] : tensor<8xi64>
-// CHECK: arith.addi %[[OLD]], %[[U]] : i64
+// CHECK: %[[OLD:.*]] = tensor.extract %[[ACC]][%{{.*}}, %[[AT:.*]]] : tensor<4x8xi64>
+// CHECK: %[[NEW:.*]] = arith.addi %[[OLD]], %[[U]] : i64
+// CHECK: %[[ACC1:.*]] = tensor.insert %[[NEW]] into %[[ACC]][%{{.*}}, %[[AT]]] : tensor<4x8xi64>
+// CHECK-COUNT-3: tensor.insert %{{.*}} into %{{.*}}[%{{.*}}, %{{.*}}] : tensor<4x8xi64>
+// CHECK: %[[REST:.*]] = scf.for %{{.*}} = %[[WHOLE]] to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %[[GROUPS]]) -> (tensor<4x8xi64>)
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]} ins(%[[REST]] : tensor<4x8xi64>) outs(%[[DEST]] : tensor<8xi64>)
+// CHECK: arith.addi
 func.func @counts_of_ones(%zeros: tensor<8xi64>, %idx: tensor<?x1xi64>, %one: tensor<i64>) -> tensor<8xi64> {
   %c0 = arith.constant 0 : index
   %n = tensor.dim %idx, %c0 : tensor<?x1xi64>
