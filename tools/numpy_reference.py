@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from compiler.frontend.numpy_semantics import ufunc_method_name
 from compiler.frontend.symbolic_convert import ARRAY_ATTRIBUTES
 
 PAGE = Path(__file__).resolve().parent.parent / "docs" / "numpy-reference.md"
@@ -92,8 +93,8 @@ def _spelled(keys, methods: set) -> str:
             names.append(f"`{text}`")
         elif isinstance(key, type) and issubclass(key, np.generic):
             names.append(f"`np.{key.__name__}`")
-        elif isinstance(getattr(key, "__self__", None), np.ufunc):  # a ufunc's method
-            names.append(f"`np.{key.__self__.__name__}.{key.__name__}`")
+        elif (method := ufunc_method_name(key)) is not None:
+            names.append(f"`{method}`")
         else:
             module = getattr(key, "__module__", None) or "numpy"
             prefix = "np.linalg." if module.startswith("numpy.linalg") else "np."

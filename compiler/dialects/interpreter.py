@@ -267,20 +267,9 @@ def _from_index(size, attrs, out):
 # ----------------------------------------------------------------------------- scans
 
 
-# the scan kinds (ops.SCAN_KINDS) as NumPy's ufuncs, whose accumulate is the reference
-SCAN_UFUNCS = {
-    "sum": np.add,
-    "prod": np.multiply,
-    "max": np.maximum,
-    "min": np.minimum,
-    "fmax": np.fmax,
-    "fmin": np.fmin,
-}
-
-
 def _scan(x, attrs, out):
     """NumPy's own sequential loop, in the operand's dtype (bool sums and products: or / and)."""
-    return SCAN_UFUNCS[attrs["kind"]].accumulate(x, axis=attrs["axis"], dtype=x.dtype)
+    return ops.SCAN_KINDS[attrs["kind"]].accumulate(x, axis=attrs["axis"], dtype=x.dtype)
 
 
 # ----------------------------------------------------------------------------- sorting (issue 12)

@@ -32,6 +32,8 @@ import operator
 from dataclasses import dataclass, field
 from typing import Callable
 
+import numpy as np
+
 from compiler.dialects.types import COMPLEX, COMPLEX_PART, DYN, FLOATS, INTEGERS, TensorType
 
 
@@ -463,7 +465,16 @@ def _scatter_add_rule(dest, indices, updates, attrs, result=None):
 # (cumsum/cumprod, ufunc.accumulate: lowered in passes/lower_scan.py, frontend in
 # frontend/numpy_reductions.py)
 
-SCAN_KINDS = ("sum", "prod", "max", "min", "fmax", "fmin")
+# each kind and the NumPy ufunc whose ``accumulate`` it is (the interpreter's reference
+# and the frontend's table of ``ufunc.accumulate``)
+SCAN_KINDS = {
+    "sum": np.add,
+    "prod": np.multiply,
+    "max": np.maximum,
+    "min": np.minimum,
+    "fmax": np.fmax,
+    "fmin": np.fmin,
+}
 
 
 def _scan_rule(x, attrs, result=None):

@@ -36,6 +36,7 @@ import math
 
 import numpy as np
 
+from compiler.dialects.ops import SCAN_KINDS
 from compiler.frontend import numpy_creation as cr
 from compiler.frontend import numpy_indexing as ix
 from compiler.frontend import numpy_shapes as sh
@@ -358,14 +359,7 @@ def average(em, a, axis=None, weights=None, returned=False, *, keepdims=NOVALUE)
 # ----------------------------------------------------------------------------- cumsum, cumprod, accumulate
 
 # ufunc -> the scan's kind; fmax/fmin of integers are maximum/minimum (nothing is NaN)
-_SCAN_KINDS = {
-    np.add: "sum",
-    np.multiply: "prod",
-    np.maximum: "max",
-    np.minimum: "min",
-    np.fmax: "fmax",
-    np.fmin: "fmin",
-}
+_SCAN_KINDS = {ufunc: kind for kind, ufunc in SCAN_KINDS.items()}
 
 
 def _scan(em: EmitterCore, ufunc: np.ufunc, a, axis, dtype, out, fname: str) -> Tensor:

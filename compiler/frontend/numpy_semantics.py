@@ -269,16 +269,22 @@ def lookup(fn) -> Callable | None:
         return None
 
 
+def ufunc_method_name(fn) -> str | None:
+    """``"np.maximum.accumulate"`` for a ufunc's method (it has no module), else None."""
+    owner = getattr(fn, "__self__", None)
+    return f"np.{owner.__name__}.{fn.__name__}" if isinstance(owner, np.ufunc) else None
+
+
 def _is_numpy(fn) -> bool:
-    """A ufunc, a ufunc's method (``np.maximum.accumulate``: no module) or a NumPy function."""
-    if isinstance(fn, np.ufunc) or isinstance(getattr(fn, "__self__", None), np.ufunc):
+    """A ufunc, a ufunc's method or a NumPy function."""
+    if isinstance(fn, np.ufunc) or ufunc_method_name(fn) is not None:
         return True
     return (getattr(fn, "__module__", None) or "").startswith("numpy")
 
 
 def _name(fn) -> str:
-    if isinstance(getattr(fn, "__self__", None), np.ufunc):
-        return f"np.{fn.__self__.__name__}.{fn.__name__}"
+    if (method := ufunc_method_name(fn)) is not None:
+        return method
     return fn if isinstance(fn, str) else getattr(fn, "__name__", repr(fn))
 
 

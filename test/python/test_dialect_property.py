@@ -423,10 +423,8 @@ def g_scan(p, name):
     axis, in the value's own dtype (NumPy's sequential loop)."""
     v = at_least_1d(p, p.value_of(DTYPES))
     axis = p.draw(st.integers(0, v.type.rank - 1))
-    kind = p.draw(st.sampled_from(ops.SCAN_KINDS))
-    p.emit(
-        "scan", [v], interpreter.SCAN_UFUNCS[kind].accumulate(v.ref, axis=axis, dtype=v.ref.dtype), axis=axis, kind=kind
-    )
+    kind = p.draw(st.sampled_from(list(ops.SCAN_KINDS)))
+    p.emit("scan", [v], ops.SCAN_KINDS[kind].accumulate(v.ref, axis=axis, dtype=v.ref.dtype), axis=axis, kind=kind)
 
 
 COMPLEX = ("complex<f32>", "complex<f64>")
