@@ -167,6 +167,27 @@ def ufunc(u: np.ufunc) -> Callable:
     return lambda em, *args, **kwargs: apply_ufunc(em, u, *args, **kwargs)
 
 
+def ufunc_outer(u: np.ufunc, rule: Callable) -> Callable:
+    """``u.outer(a, b)``: ``u`` of every element of ``a`` with every element of ``b`` (the
+    result's shape ``a.shape + b.shape``) by ``rule``, ``u``'s own handler, with unit dims
+    added after ``a``'s. As NumPy does, Python scalars and lists become arrays first
+    (``np.multiply.outer(2, x)`` of float32 ``x`` is float64); ``out=``, ``dtype=`` and
+    ``where=`` run in CPython."""
+    fname = f"np.{u.__name__}.outer"
+
+    def outer(em, a, b, /, **kwargs):
+        """The ufunc of each element of ``a`` with each of ``b`` (shape ``a.shape + b.shape``;
+        Python numbers and lists made arrays first, as NumPy does)."""
+        reject_kwargs(fname, kwargs)
+        a, b = em.array(a, fname), em.array(b, fname)
+        if b.ndim:
+            a = em.emit("expand_dims", a, axes=tuple(range(a.ndim, a.ndim + b.ndim)))
+        return rule(em, a, b)
+
+    outer.__name__ = outer.__qualname__ = f"{u.__name__}_outer"
+    return outer
+
+
 # ----------------------------------------------------------------------------- where, clip
 
 

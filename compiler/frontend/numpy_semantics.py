@@ -189,6 +189,14 @@ _ROWS = _ufunc_rows(
     (("nbytes",), sh.nbytes_of, "-", "-"),
 ]
 
+# u.outer for every two-operand ufunc above: its own rule, after unit dims for b's
+_ROWS += [
+    ((key.outer,), ew.ufunc_outer(key, rule), f"expand_dims, {ops}", dtypes)
+    for keys, rule, ops, dtypes in list(_ROWS)
+    for key in keys
+    if isinstance(key, np.ufunc) and key.nin == 2
+]
+
 
 # Keys whose rules read symbolic ints themselves (sizes, indices, ufunc operands); for
 # any other the tracer specializes a symbolic int argument to its value first.

@@ -917,3 +917,31 @@ def test_a_numpy_function_of_python_numbers_is_a_strong_numpy_scalar():
         got, want = cf(x, d), fn(x, d)
         assert got[0].dtype == want[0].dtype == np.float64
         assert type(got[1]) is type(want[1]) is np.float64 and got[1] == want[1]
+
+
+def test_ufunc_outer_of_every_two_operand_ufunc():
+    """``u.outer(a, b)`` for each two-operand ufunc with a rule: NumPy's shape
+    (``a.shape + b.shape``), dtype (Python numbers and lists made arrays first: strong
+    int64/float64) and values, compiled into one graph."""
+    import compiler
+
+    ufuncs = sorted({k for k in TABLE if isinstance(k, np.ufunc) and k.nin == 2}, key=lambda u: u.__name__)
+    assert {np.add, np.subtract, np.multiply, np.equal, np.maximum, np.arctan2}.issubset(ufuncs)
+    rng = np.random.default_rng(5)
+    floats, matrix = rng.uniform(0.5, 3, 4).astype(np.float32), rng.uniform(0.5, 3, (2, 3))
+    ints = rng.integers(1, 6, 3).astype(np.int16)
+    for u in ufuncs:
+        for a, b in [(floats, matrix), (matrix, floats), (ints, ints), (ints, 2), (3.0, floats), ([1, 2], floats[0])]:
+            try:
+                want = u.outer(a, b)
+            except TypeError:  # no loop for these dtypes (bitwise ops of floats)
+                continue
+            fn = compiler.compile(lambda a, b, u=u: u.outer(a, b))
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")  # a failed compile warns
+                got = fn(a, b)
+            for g, w in zip(*((v,) if u.nout == 1 else v for v in (got, want)), strict=True):  # divmod: two
+                assert g.dtype == w.dtype and g.shape == w.shape, (u, a, b)
+                np.testing.assert_allclose(g, w, rtol=4e-7 if w.dtype == np.float32 else 1e-15)
+            integer_power = u is np.power and np.asarray(b).dtype.kind == "i"  # np.power's own break
+            assert len(fn.entries) == 1 and (fn.entries[0].graph_module is not None) != integer_power, u
