@@ -132,6 +132,8 @@ def apply_ufunc(em: EmitterCore, ufunc: np.ufunc, *args, **kwargs) -> Tensor:
     reject(fname, out=(kwargs.pop("out", None), None), where=(kwargs.pop("where", True), True))
     reject_kwargs(fname, kwargs)
     operands = [_operand(em, x, fname) for x in _symbolic_operands(em, ufunc, args)]
+    if ufunc in _COMPARISONS:
+        operands = _widened_for_comparison(em, operands)
     in_dtypes, out_dtype = promotion.ufunc_loop(ufunc, [_key(x) for x in operands], check=False)
     shape = em.broadcast_shape([x for x in operands if isinstance(x, Tensor)], fname)  # NumPy's next complaint
     promotion.check_supported(in_dtypes + [out_dtype], fname)
@@ -143,6 +145,24 @@ def apply_ufunc(em: EmitterCore, ufunc: np.ufunc, *args, **kwargs) -> Tensor:
     if all(x.weak if isinstance(x, Tensor) else promotion.is_python_scalar(x) for x in operands):
         result = replace(result, weak=True)  # Python floats in, a Python float out
     return result
+
+
+_COMPARISONS = (np.less, np.less_equal, np.greater, np.greater_equal, np.equal, np.not_equal)
+
+
+def _widened_for_comparison(em: EmitterCore, operands: list) -> list:
+    """NumPy 2 compares an integer array with a Python int outside its dtype's range
+    exactly (``uint8_array >= -1`` is all true), where other ufuncs raise OverflowError:
+    such an array is compared as int64, which holds both (a uint64 array or an int past
+    int64 stays NumPy's to compare)."""
+    ints = [x for x in operands if type(x) is int]
+    arrays = [x for x in operands if isinstance(x, Tensor) and not x.weak and x.dtype.kind in "iu"]
+    if len(ints) != 1 or len(arrays) != 1 or arrays[0].dtype == np.uint64:
+        return operands
+    info, wide = np.iinfo(arrays[0].dtype), np.iinfo(np.int64)
+    if info.min <= ints[0] <= info.max or not wide.min <= ints[0] <= wide.max:
+        return operands
+    return [em.cast(x, np.int64) if x is arrays[0] else x for x in operands]
 
 
 def _check_integer_exponent(exponent, shape: tuple):

@@ -13,12 +13,10 @@ bools) is not basic indexing and raises ``NotImplementedError``.
 from __future__ import annotations
 
 import dataclasses
-import operator
 from dataclasses import dataclass
 
 import numpy as np
 
-from compiler.frontend import numpy_creation as cr
 from compiler.frontend.numpy_core import EmitterCore, Tensor, same_shape, shape_text
 from compiler.frontend.symbolic_shapes import SymInt
 
@@ -738,7 +736,9 @@ def _mode_indices(em: EmitterCore, index: Tensor, size, mode: str, axis: int) ->
     raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {mode!r})")
 
 
-def _non_empty(em: EmitterCore, shape) -> bool:
+def non_empty(shape) -> bool:
+    """No size of ``shape`` is known to be 0 (a symbolic size is 2 or more: 0 and 1 are
+    specialized, as torch.compile's)."""
     return not any(not isinstance(d, SymInt) and d == 0 for d in shape)
 
 
@@ -755,7 +755,7 @@ def take(em: EmitterCore, a, indices, axis=None, out=None, mode="raise") -> Tens
     axis = normalize_axis(axis, a.ndim)
     index = _index_operand(em, indices, "np.take")
     size = em.shape(a)[axis]
-    if _non_empty(em, em.shape(index)):
+    if non_empty(em.shape(index)):
         if not isinstance(size, SymInt) and size == 0:
             raise IndexError("cannot do a non-empty take from an empty axes.")
         index = _mode_indices(em, index, size, mode, axis)
@@ -789,7 +789,7 @@ def _along_axis(em: EmitterCore, arr: Tensor, indices, axis, fname: str) -> tupl
     pieces = []
     for d in range(arr.ndim):
         if d == axis:
-            if _non_empty(em, batch):
+            if non_empty(batch):
                 check_bounds(em, index, shape[d], d)
             piece = em.broadcast_to(index, batch)
         elif not isinstance(shape[d], SymInt) and shape[d] == 1:
@@ -826,7 +826,7 @@ def put(em: EmitterCore, a: Tensor, ind, v: Tensor, mode="raise") -> Tensor:
     index = _index_operand(em, ind, "np.put")
     index = em.emit_shaped("reshape", index, shape=(_numel(em, index),), dtype="i64") if index.ndim != 1 else index
     count = em.shape(index)[0]
-    if not _non_empty(em, (count,)):
+    if not non_empty((count,)):
         return a
     size = _numel(em, a)
     if not isinstance(size, SymInt) and size == 0:
@@ -872,7 +872,7 @@ def fill_diagonal(em: EmitterCore, a: Tensor, val: Tensor, wrap=False) -> Tensor
     if wrap and a.ndim == 2 and (isinstance(rows, SymInt) or isinstance(cols, SymInt) or rows > cols + 1):
         raise NotImplementedError("np.fill_diagonal(wrap=True) of a tall matrix")
     length = rows if a.ndim > 2 else em.shape_env.normalize(_min(em, rows, cols))
-    if not _non_empty(em, (length,)):
+    if not non_empty((length,)):
         return a
     if val.ndim:
         count = _numel(em, val)
@@ -918,44 +918,8 @@ def data_dependent(fn) -> str | None:
     return f"{name}: the result's size depends on the data (it is computed in CPython)"
 
 
-def bincount(em: EmitterCore, x, weights=None, minlength=0) -> Tensor:
-    """``np.bincount`` with ``minlength=``: ``minlength`` counts (or sums of ``weights``,
-    float64), each element of ``x`` adding one (its weight) at its value, in order (a
-    scatter-add). Where ``x`` holds a value at or past ``minlength`` NumPy's result is
-    longer, and a negative is its error: a run-time check sends those calls to CPython.
-    Without ``minlength`` the length is the data's largest value: a break."""
-    x = em.array(x, "np.bincount")
-    if x.ndim != 1:
-        raise ValueError(
-            "object too deep for desired array" if x.ndim else "object of too small depth for desired array"
-        )
-    if x.dtype.kind not in "biu" or x.dtype == np.uint64:
-        raise TypeError(f"Cannot cast array data from {x.dtype!r} to dtype('int64') according to the rule 'safe'")
-    if isinstance(minlength, SymInt):
-        minlength = em.shape_env.specialize(minlength)
-    if isinstance(minlength, Tensor) or minlength is None or operator.index(minlength) <= 0:
-        raise NotImplementedError("np.bincount without minlength=: the result's length is the data's largest value")
-    length = operator.index(minlength)
-    (n,) = em.shape(x)
-    values = em.cast(x, np.int64)
-    if weights is None:
-        counts, dtype = cr.fill(em, (n,), 1, np.int64), np.int64
-    else:
-        counts, dtype = em.cast(em.array(weights, "np.bincount"), np.float64), np.float64
-        if counts.ndim != 1 or not em.equal_sizes(em.shape(counts)[0], n):
-            raise ValueError("The weights and list don't have the same length.")
-    if not _non_empty(em, (n,)):
-        return cr.fill(em, (length,), 0, dtype)
-    low = em.emit("cmp", values, cr.fill(em, (n,), 0, np.int64), predicate="lt")
-    high = em.emit("cmp", values, cr.fill(em, (n,), length, np.int64), predicate="ge")
-    em.add_check(em.emit("or", low, high))
-    stacked = em.emit("expand_dims", values, axes=(1,))
-    return em.emit("scatter_add", cr.fill(em, (length,), 0, dtype), stacked, counts, axes=(0,), at=0)
-
-
 ROWS = [
     ((np.take, "take"), take, "gather (+cmp, or, max: the bounds check)", "same"),
-    ((np.bincount,), bincount, "scatter_add (+cmp, or, max: the range check)", "int64 (weights: float64)"),
     ((np.take_along_axis,), take_along_axis, "gather, iota, concatenate", "same"),
 ]
 METHODS = ("take", "nonzero", "compress")

@@ -30,6 +30,7 @@ import numpy as np
 from compiler.frontend import (
     numpy_complex,
     numpy_einsum,
+    numpy_histograms,
     numpy_linalg,
     numpy_math,
     numpy_reductions,
@@ -178,6 +179,7 @@ _ROWS = _ufunc_rows(
     *numpy_sorting.ROWS,  # sort, argsort, median, percentile: numpy_sorting.py
     *numpy_einsum.ROWS,  # einsum: numpy_einsum.py
     *ix.ROWS,  # take, take_along_axis: numpy_indexing.py (advanced indexing)
+    *numpy_histograms.ROWS,  # bincount, histogram: numpy_histograms.py
     (("astype",), ew.astype, "cast", "given"),
     *(((t,), ew.scalar_type_call(t), "cast", "given") for t in ew.SCALAR_TYPES),
     (("getitem", operator.getitem), getitem, "slice, squeeze, expand_dims", "same"),

@@ -575,6 +575,66 @@ def test_integer_sums_in_interleaved_copies(length):
     assert (f"memref<4x{length}xi64>" in loops) == (length <= 1024)
 
 
+HISTOGRAM_DATA = {
+    "float64": np.random.default_rng(3).standard_normal(1000),
+    "float32": np.random.default_rng(4).standard_normal(1000).astype(np.float32),
+    "float16": np.random.default_rng(5).standard_normal(300).astype(np.float16),
+    "int64": np.random.default_rng(6).integers(-50, 50, 1000),
+    "int8": np.random.default_rng(7).integers(-128, 128, 500).astype(np.int8),
+    "uint8": np.random.default_rng(8).integers(0, 256, 500).astype(np.uint8),
+    "on the edges": np.linspace(-1.0, 1.0, 41),
+    "one value": np.full(10, 3.0),
+    "one integer": np.full(7, -3),
+    "wide": np.random.default_rng(9).standard_normal(5000) * 1e300,
+    "matrix": np.random.default_rng(10).standard_normal((30, 40)),
+    "empty": np.zeros(0),
+}
+
+
+@pytest.mark.parametrize("data", list(HISTOGRAM_DATA))
+@pytest.mark.parametrize(
+    "kwargs",
+    [{}, {"bins": 7}, {"bins": 1}, {"range": (-1, 1)}, {"range": (-1.5, 2.0), "bins": 13}, {"density": True}],
+    ids=str,
+)
+def test_histogram_with_a_number_of_bins(data, kwargs):
+    """np.histogram's counts and edges, NumPy's bit for bit (its uniform-bin path step by
+    step: the quotient in the dtype its scalars give, the corrections at the edges), from
+    the data's minimum and maximum (widened where equal) or a given range, density too."""
+    check(lambda x: np.histogram(x, **kwargs), HISTOGRAM_DATA[data])
+    check(lambda x: np.histogram(x, 10, (np.float32(-2), np.float32(2))), HISTOGRAM_DATA[data])
+
+
+def test_histogram_errors_and_breaks():
+    """NumPy's errors, found while tracing (a given range) or at run time (the data's own:
+    NaN, edges too close to increase: CPython then raises them); what it cannot compile
+    runs in CPython, the break naming it."""
+    x = np.random.default_rng(1).standard_normal(100)
+    check(lambda x: np.histogram(x, range=(2, 1)), x)  # ValueError: max must be larger
+    check(lambda x: np.histogram(x, range=(0, np.inf)), x)  # not finite
+    check(lambda x: np.histogram(x, bins=0), x)
+    check(lambda x: np.histogram(x, range=(1.0, 1.0 + 1e-15), bins=100), x)  # too many bins
+    check(lambda x: np.histogram(x), np.array([1.0, np.nan, 2.0]))  # autodetected range not finite
+    check(lambda x: np.histogram(x, bins=10), np.array([1.0, np.nextafter(1.0, 2.0)]))  # too many bins
+    check(lambda x: np.histogram(x, range=(0, 1)), np.array([0.5, np.nan, 1.0, 1.5, -0.0]))  # NaN not counted
+    check(lambda x: np.histogram(x, weights=x), x, compiled="weights=")
+    check(lambda x: np.histogram(x, bins=[0.0, 0.5, 2.0]), x, compiled="bins as edges")
+    check(lambda x: np.histogram(x, bins="auto"), x, compiled="bins as edges")
+
+
+def test_histogram_symbolic_sizes_compile_once_and_fuse():
+    from graph_building import captured_graph
+
+    cfn = check(lambda x: np.histogram(x, bins=16), np.random.default_rng(0).standard_normal(50), dynamic=True)
+    for n in (3, 400, 77):
+        x = np.random.default_rng(n).standard_normal(n)
+        for got, want in zip(cfn(x), np.histogram(x, bins=16)):
+            np.testing.assert_array_equal(got, want)
+    assert len(cfn.entries) == 1
+    # the edges a value is tested against are computed in its loop, never looked up
+    assert "ember.gather" not in captured_graph(lambda x: np.histogram(x, bins=16), x)
+
+
 def test_add_at_accumulates_repeated_indices():
     """``np.add.at``: each index's value added in turn (repeats accumulate, negatives count
     from the end), into the argument itself, a view of it, rows or single elements."""

@@ -945,3 +945,23 @@ def test_ufunc_outer_of_every_two_operand_ufunc():
                 np.testing.assert_allclose(g, w, rtol=4e-7 if w.dtype == np.float32 else 1e-15)
             integer_power = u is np.power and np.asarray(b).dtype.kind == "i"  # np.power's own break
             assert len(fn.entries) == 1 and (fn.entries[0].graph_module is not None) != integer_power, u
+
+
+def test_comparisons_with_python_ints_outside_the_dtype():
+    """NumPy 2 compares an integer array with an out-of-range Python int exactly (other
+    ufuncs raise OverflowError): compiled, the same answers; uint64 arrays stay NumPy's."""
+    import compiler
+
+    u, i = np.array([0, 5, 255], np.uint8), np.array([-128, 0, 127], np.int8)
+
+    def fn(u, i):
+        return u >= -1, u < -1, u == 300, u != 300, i > 200, -129 < i, np.less_equal(u, 1000), u + 1
+
+    got, want = compiler.compile(fn)(u, i), fn(u, i)
+    for g, w in zip(got, want, strict=True):
+        assert g.dtype == w.dtype and np.array_equal(g, w)
+    assert compiler.explain(fn)(u, i).graph_break_count == 0
+    big = np.array([1, 2**64 - 1], np.uint64)
+    assert compiler.explain(lambda b: b > -1)(big).graph_break_count == 1  # left to NumPy
+    with pytest.raises(OverflowError):
+        compiler.compile(lambda u: u + 300)(u)  # arithmetic: NumPy's OverflowError
