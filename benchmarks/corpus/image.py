@@ -156,6 +156,15 @@ def init_gray_u8(size, rng):
 
 
 @program("image", init_gray_u8)
+def intensity_cdf(img):
+    # an exposure check: the 256-bin intensity histogram, its cumulative distribution and
+    # the fraction of pixels clipped at either end
+    hist, edges = np.histogram(img, bins=256, range=(0, 256))
+    cdf = np.cumsum(hist) / img.size
+    return cdf, (hist[0] + hist[-1]) / img.size, edges
+
+
+@program("image", init_gray_u8)
 def histogram_equalize(img):
     hist = np.bincount(img.ravel(), minlength=256)
     cdf = np.cumsum(hist)

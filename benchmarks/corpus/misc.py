@@ -237,3 +237,19 @@ def init_columns(size, rng):
 def iqr_columns(x):
     q1, q3 = np.percentile(x, [25, 75], axis=0)
     return q3 - q1
+
+
+def init_samples(size, rng):
+    n = pick(size, 60, 1_000_000)
+    return (np.concatenate([rng.normal(0.0, 1.0, n // 2), rng.normal(4.0, 0.5, n - n // 2)]),)
+
+
+@program("other", init_samples)
+def density_summary(x):
+    # a bimodal sample's empirical density on 60 bins, the bin centers, the mode's bin and
+    # the probability mass above the midpoint of the range
+    density, edges = np.histogram(x, bins=60, density=True)
+    centers = 0.5 * (edges[1:] + edges[:-1])
+    widths = np.diff(edges)
+    upper = centers > 0.5 * (edges[0] + edges[-1])
+    return centers, density, centers[np.argmax(density)], np.sum(density[upper] * widths[upper])
