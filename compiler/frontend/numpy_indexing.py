@@ -889,6 +889,36 @@ def fill_diagonal(em: EmitterCore, a: Tensor, val: Tensor, wrap=False) -> Tensor
     return em.emit("scatter", a, stacked, em.broadcast_to(val, (length,)), axes=tuple(range(a.ndim)), at=0)
 
 
+def unravel_index(em: EmitterCore, indices, shape, order="C") -> tuple:
+    """``np.unravel_index``: flat indices into an array of ``shape`` as one int64 index
+    per dim, by remainders and quotients of the sizes (the last dim's first, ``order="C"``;
+    ``"F"``: the first's). An index outside ``[0, size)`` is NumPy's ``ValueError``, by a
+    run-time check."""
+    from compiler.frontend.numpy_elementwise import apply_ufunc
+
+    fname = "np.unravel_index"
+    index = em.array(indices, fname)
+    if index.dtype.kind not in "iu":
+        raise TypeError("only int indices permitted")
+    dims = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+    if any(isinstance(d, Tensor) for d in dims):
+        raise NotImplementedError(f"{fname}: a shape computed while tracing")
+    if order not in ("C", "F"):
+        raise ValueError("only 'C' or 'F' order is permitted")
+    index = em.cast(index, np.int64)
+    size = 1
+    for d in dims:
+        size = size * d
+    if non_empty(em.shape(index)):
+        low = apply_ufunc(em, np.less, index, 0)
+        em.add_check(em.emit("or", low, apply_ufunc(em, np.greater_equal, index, size)))
+    parts, rest = [], index
+    for d in reversed(dims) if order == "C" else dims:
+        parts.append(apply_ufunc(em, np.remainder, rest, d))
+        rest = apply_ufunc(em, np.floor_divide, rest, d)
+    return tuple(reversed(parts)) if order == "C" else tuple(parts)
+
+
 def _min(em: EmitterCore, a, b):
     if not isinstance(a, SymInt) and not isinstance(b, SymInt):
         return min(a, b)
@@ -921,5 +951,6 @@ def data_dependent(fn) -> str | None:
 ROWS = [
     ((np.take, "take"), take, "gather (+cmp, or, max: the bounds check)", "same"),
     ((np.take_along_axis,), take_along_axis, "gather, iota, concatenate", "same"),
+    ((np.unravel_index,), unravel_index, "mod, floordiv (+cmp, or: the bounds check)", "int64"),
 ]
 METHODS = ("take", "nonzero", "compress")

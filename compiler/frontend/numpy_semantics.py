@@ -399,6 +399,12 @@ class Emitter(EmitterCore):
         result = rule(self, *args, **kwargs)
         if isinstance(result, Tensor) and result.ndim == 0:
             result = dataclasses.replace(result, scalar=returns_scalar(fn, args))
+        elif isinstance(result, tuple) and any(isinstance(r, Tensor) and r.ndim == 0 for r in result):
+            scalar = returns_scalar(fn, args)  # np.divmod(a, b), np.unravel_index(k, shape)
+            items = [
+                dataclasses.replace(r, scalar=scalar) if isinstance(r, Tensor) and r.ndim == 0 else r for r in result
+            ]
+            result = result._make(items) if hasattr(result, "_make") else tuple(items)  # SlogdetResult stays one
         if isinstance(result, Tensor) and result.weak and _is_numpy(fn):
             # np.sqrt(4) is a NumPy float64, strong (NEP 50); only Python's own operators on
             # Python numbers give a Python number

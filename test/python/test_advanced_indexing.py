@@ -522,6 +522,22 @@ def test_take():
     check(lambda x, i: np.take(x, i, axis=0, mode="wrap"), x, np.array([5, -7, 2]), dynamic=True)
 
 
+def test_unravel_index():
+    """Flat indices as one int64 index per dim (NumPy scalars for a scalar index, as
+    NumPy's), C and F order, sizes symbolic too; an index out of range is NumPy's
+    ValueError (a run-time check), a float one its TypeError."""
+    A = np.random.default_rng(0).standard_normal((30, 40))
+    check(lambda A: np.unravel_index(np.argmax(A), A.shape), A)
+    check(lambda A: np.unravel_index(np.argsort(A.ravel())[:5], A.shape), A)
+    check(lambda A: np.unravel_index(np.array([[0, 11], [1199, 7]], np.int32), A.shape, order="F"), A)
+    check(lambda A: np.unravel_index(7, (3, 4)), A)
+    check(lambda A: np.unravel_index(np.argmin(A), A.shape), A, dynamic=True)
+    check(lambda A: np.unravel_index(np.argmax(A) + 1200, A.shape), A)  # ValueError
+    check(lambda A: np.unravel_index(np.argmax(A) - 1200, A.shape), A)  # negative: ValueError
+    check(lambda A: np.unravel_index(1.0, A.shape), A)  # TypeError
+    check(lambda A: np.unravel_index(3, (2, 2), order="K"), A)  # ValueError
+
+
 @pytest.mark.parametrize("dtype", [np.bool_, np.uint8, np.int16, np.int32, np.int64], ids=lambda d: np.dtype(d).name)
 def test_bincount_with_minlength(dtype):
     """Counts (int64) and sums of weights (float64, added in order: NumPy's bits) at each
