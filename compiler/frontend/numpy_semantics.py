@@ -34,6 +34,7 @@ from compiler.frontend import (
     numpy_linalg,
     numpy_math,
     numpy_reductions,
+    numpy_searching,
     numpy_sorting,
     numpy_structure,
 )
@@ -180,6 +181,7 @@ _ROWS = _ufunc_rows(
     *numpy_einsum.ROWS,  # einsum: numpy_einsum.py
     *ix.ROWS,  # take, take_along_axis: numpy_indexing.py (advanced indexing)
     *numpy_histograms.ROWS,  # bincount, histogram: numpy_histograms.py
+    *numpy_searching.ROWS,  # searchsorted, digitize, isin: numpy_searching.py
     (("astype",), ew.astype, "cast", "given"),
     *(((t,), ew.scalar_type_call(t), "cast", "given") for t in ew.SCALAR_TYPES),
     (("getitem", operator.getitem), getitem, "slice, squeeze, expand_dims", "same"),
@@ -252,6 +254,7 @@ ARRAY_METHODS = (
     *numpy_structure.METHODS,
     *numpy_linalg.METHODS,
     *numpy_sorting.METHODS,
+    *numpy_searching.METHODS,
     *numpy_einsum.METHODS,
     *ix.METHODS,
     "put",
@@ -307,6 +310,7 @@ _ARRAY_RESULTS = (
     | numpy_structure.ARRAY_RESULTS
     | numpy_linalg.ARRAY_RESULTS
     | numpy_sorting.ARRAY_RESULTS
+    | numpy_searching.ARRAY_RESULTS
     | numpy_einsum.ARRAY_RESULTS
 )
 # ... and whatever the operand was from these (a NumPy scalar's methods return scalars).
