@@ -1,4 +1,5 @@
-"""Where values stand among others: ``np.searchsorted``, ``np.digitize``, ``np.isin``.
+"""Where values stand among others: ``np.searchsorted``, ``np.digitize``, ``np.isin``,
+``np.interp``.
 
 A sorted array of up to ``SEARCH_MAX`` elements is searched by counting: the insertion
 point of ``v`` in a sorted ``a`` is the number of elements of ``a`` before it (``a[k] <
@@ -16,7 +17,7 @@ import numpy as np
 
 from compiler.frontend import numpy_shapes as sh
 from compiler.frontend.numpy_core import EmitterCore, Tensor
-from compiler.frontend.numpy_elementwise import apply_ufunc
+from compiler.frontend.numpy_elementwise import apply_ufunc, where
 from compiler.frontend.numpy_indexing import getitem
 from compiler.frontend.symbolic_shapes import SymInt
 
@@ -101,6 +102,73 @@ def _elements(em: EmitterCore, values: Tensor, fname: str) -> list:
     return [getitem(em, flat, k) for k in range(size)]
 
 
+def interp(em: EmitterCore, x, xp, fp, left=None, right=None, period=None) -> Tensor:
+    """``np.interp`` of float64 data: NumPy's C loop step for step, each value's interval
+    ``j`` (the number of ``xp`` at or below it, less one) found by counting in the sorted
+    ``xp``; ``fp[j] + slope * (x - xp[j])``, tried from ``j + 1`` where that is NaN, ``fp[j]``
+    where ``x`` is ``xp[j]`` or at the last point, ``left``/``right`` (``fp``'s ends)
+    outside, NaN for NaN. An ``xp`` not increasing or holding a NaN (NumPy's answers
+    are its binary search's then) runs in CPython, by a run-time check."""
+    fname = "np.interp"
+    if period is not None:
+        raise NotImplementedError(f"{fname}: argument period= is not supported")
+    xp, fp = _sorted_operand(em, xp, fname), em.array(fp, fname)
+    if fp.dtype.kind == "c":
+        raise NotImplementedError(f"{fname}: complex fp")
+    if fp.ndim != 1:
+        raise NotImplementedError(f"{fname}: fp of {fp.ndim} dims")
+    (n,) = em.shape(xp)
+    if not em.equal_sizes(em.shape(fp)[0], n):
+        raise ValueError("fp and xp are not of the same length.")
+    if n == 0:
+        raise ValueError("array of sample points is empty")
+    x, xp, fp = (em.cast(em.array(t, fname), np.float64) for t in (x, xp, fp))
+
+    def at(values, k):
+        return getitem(em, values, k)
+
+    low = at(fp, 0) if left is None else em.cast(em.array(left, fname), np.float64)
+    high = at(fp, n - 1) if right is None else em.cast(em.array(right, fname), np.float64)
+    first, last = at(xp, 0), at(xp, n - 1)
+    if n == 1:
+        inner = where(em, apply_ufunc(em, np.greater, x, first), high, at(fp, 0))
+        return where(em, apply_ufunc(em, np.less, x, first), low, inner)  # NaN: fp[0], as NumPy's
+    _check_increasing(em, xp)
+    j = apply_ufunc(em, np.subtract, _count_before(em, xp, x, "right"), 1)
+    k = apply_ufunc(em, np.maximum, apply_ufunc(em, np.minimum, j, n - 2), 0)
+    k1 = _next(em, k)
+    x0, x1, y0, y1 = _pick(em, xp, k), _pick(em, xp, k1), _pick(em, fp, k), _pick(em, fp, k1)
+    slope = apply_ufunc(em, np.true_divide, apply_ufunc(em, np.subtract, y1, y0), apply_ufunc(em, np.subtract, x1, x0))
+
+    def line(xa, ya):  # slope * (x - xa) + ya: a product, then a sum (no fused multiply-add)
+        return apply_ufunc(em, np.add, apply_ufunc(em, np.multiply, slope, apply_ufunc(em, np.subtract, x, xa)), ya)
+
+    value = line(x0, y0)
+    value = where(em, apply_ufunc(em, np.isnan, value), line(x1, y1), value)  # NaN one way: the other
+    flat = em.emit("and", apply_ufunc(em, np.isnan, value), apply_ufunc(em, np.equal, y0, y1))
+    value = where(em, flat, y0, value)
+    value = where(em, apply_ufunc(em, np.equal, x0, x), y0, value)
+    value = where(em, apply_ufunc(em, np.equal, j, n - 1), at(fp, n - 1), value)
+    value = where(em, apply_ufunc(em, np.greater, x, last), high, value)
+    value = where(em, apply_ufunc(em, np.less, x, first), low, value)
+    return where(em, apply_ufunc(em, np.isnan, x), x, value)
+
+
+def _next(em: EmitterCore, k: Tensor) -> Tensor:
+    return apply_ufunc(em, np.add, k, 1)
+
+
+def _pick(em: EmitterCore, values: Tensor, index: Tensor) -> Tensor:
+    """``values[index]`` of int64 indices known to be in range."""
+    return em.emit("gather", values, em.emit("expand_dims", index, axes=(index.ndim,)), axes=(0,), at=0)
+
+
+def _check_increasing(em: EmitterCore, a: Tensor) -> None:
+    """A run-time check that ``a`` is nondecreasing and holds no NaN."""
+    first, rest = getitem(em, a, slice(None, -1)), getitem(em, a, slice(1, None))
+    em.add_check(em.emit("logical_not", _all(em, apply_ufunc(em, np.less_equal, first, rest))))
+
+
 def _holds_traced(values) -> bool:
     return isinstance(values, (list, tuple)) and any(
         isinstance(v, (Tensor, SymInt)) or _holds_traced(v) for v in values
@@ -170,6 +238,7 @@ ROWS: list = [
     ((np.searchsorted, "searchsorted"), searchsorted, "cmp, or, and, cast, sum (+the sorted check)", "int64"),
     ((np.digitize,), digitize, "cmp, or, and, cast, sum, sub, select (+the monotonic check)", "int64"),
     ((np.isin,), isin, "cmp eq, or (, logical_not)", "bool"),
+    ((np.interp,), interp, "cmp, cast, sum, gather, sub, div, mul, add, select (+the increasing check)", "float64"),
 ]
 
 # Array methods (``x.name(...)``) these rows serve.

@@ -7,6 +7,8 @@ import numpy as np
 import pytest
 from test_advanced_indexing import check
 
+import compiler
+
 RNG = np.random.default_rng(12)
 SORTED = {
     "float64": np.sort(RNG.standard_normal(50)),
@@ -73,3 +75,41 @@ def test_isin():
     check(lambda x: np.isin(x, [1.5], kind="table"), x)  # ValueError
     check(lambda i: np.isin(i, list(range(100))), i, compiled="more than 64")
     check(lambda i: np.isin(i, np.arange(20)), i, compiled="more than 16")
+
+
+INTERP_X = np.concatenate([RNG.uniform(-4, 4, 300), [np.nan, np.inf, -np.inf, -0.0, 0.0, 3.0, -3.0]])
+
+
+@pytest.mark.parametrize(
+    "points",
+    [
+        (np.sort(RNG.uniform(-3, 3, 20)), RNG.standard_normal(20)),
+        (np.array([0.0, 1.0, 1.0, 2.0, 3.0, 3.0]), np.array([0.0, 1.0, 5.0, np.inf, -np.inf, 2.0])),
+        (np.array([-3.0, 3.0]), np.array([1e308, -1e308])),
+        (np.array([-1.0, 0.0, 1.0, 2.0]), np.array([np.inf, 1.0, np.inf, np.inf])),  # NaN one way; both, flat
+        (np.array([0.5]), np.array([7.0])),
+        (np.linspace(-3, 3, 256), np.sin(np.linspace(-3, 3, 256))),
+    ],
+    ids=["random", "repeated points, infinities", "overflowing slope", "infinite ends", "one point", "256 points"],
+)
+def test_interp(points):
+    """NumPy's C loop step for step, bit for bit: the interval by counting, the line from
+    either end where one gives NaN, exact at the points and the last, left/right outside,
+    NaN for NaN (one point: fp's, as NumPy's)."""
+    xp, fp = points
+    x = np.concatenate([INTERP_X, xp])
+    check(lambda x, xp, fp: np.interp(x, xp, fp), x, xp, fp)
+    check(lambda x, xp, fp: np.interp(x, xp, fp, left=-1.0, right=np.nan), x, xp, fp)
+    check(lambda x, xp, fp: np.interp(x[0], xp.astype(np.float32), fp), x, xp, fp)  # a NumPy float64
+    got, want = compiler.compile(lambda x, xp, fp: np.interp(x, xp, fp))(x, xp, fp), np.interp(x, xp, fp)
+    assert np.array_equal(got, want, equal_nan=True) and np.array_equal(np.signbit(got), np.signbit(want))
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered in remainder")  # NumPy's period= of inf
+def test_interp_errors_and_breaks():
+    x, xp, fp = INTERP_X, np.sort(RNG.uniform(-3, 3, 20)), RNG.standard_normal(20)
+    check(lambda x, xp, fp: np.interp(x, xp[::-1], fp), x, xp, fp)  # decreasing: CPython's answer
+    check(lambda x, xp, fp: np.interp(x, xp, fp[:5]), x, xp, fp)  # ValueError
+    check(lambda x, xp, fp: np.interp(x, xp[:0], fp[:0]), x, xp, fp)  # ValueError: empty
+    check(lambda x, xp, fp: np.interp(x, xp, fp, period=2.0), x, xp, fp, compiled="period=")
+    check(lambda x, xp, fp: np.interp(x, xp, fp + 1j), x, xp, fp, compiled="complex")
