@@ -591,6 +591,38 @@ def matrix_transpose(em: EmitterCore, x, /):
 
 
 # (keys, rule, Ember ops emitted, dtype rule) rows, as numpy_semantics reads them.
+def cross(em: EmitterCore, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None) -> Tensor:
+    """``np.cross`` of 3-vectors along the last axes (broadcast over the others), as NumPy
+    computes it: in the promoted dtype, each component a product minus a product
+    (``a1 * b2 - a2 * b1``...). 2-vectors (deprecated: NumPy warns), other axes and
+    booleans run in CPython."""
+    from compiler.frontend.numpy_indexing import getitem
+    from compiler.frontend.numpy_shapes import stack
+
+    fname = "np.cross"
+    if axis is not None or (axisa, axisb, axisc) != (-1, -1, -1):
+        raise NotImplementedError(f"{fname}: axes other than the last")
+    a, b = em.array(a, fname), em.array(b, fname)
+    if a.ndim < 1 or b.ndim < 1:
+        raise ValueError("At least one array has zero dimension")
+    sizes = [em.shape_env.specialize(t.shape[-1]) if isinstance(t.shape[-1], SymInt) else t.shape[-1] for t in (a, b)]
+    if any(n not in (2, 3) for n in sizes):
+        raise ValueError("incompatible dimensions for cross product\n(dimension must be 2 or 3)")
+    if 2 in sizes:
+        raise NotImplementedError(f"{fname} of 2-vectors (deprecated: NumPy warns)")
+    dtype = np.promote_types(a.dtype, b.dtype)
+    if dtype.kind not in "iufc":
+        raise NotImplementedError(f"{fname} of {dtype} vectors")
+    a, b = em.cast(a, dtype), em.cast(b, dtype)
+    ac, bc = ([getitem(em, t, (Ellipsis, k)) for k in range(3)] for t in (a, b))
+
+    def term(i, j):  # a_i * b_j - a_j * b_i
+        mul = lambda x, y: em.emit("mul", *em.broadcast([x, y], fname))  # noqa: E731
+        return em.emit("sub", *em.broadcast([mul(ac[i], bc[j]), mul(ac[j], bc[i])], fname))
+
+    return stack(em, [term(1, 2), term(2, 0), term(0, 1)], axis=-1)
+
+
 ROWS: list = [
     ((np.tensordot,), tensordot, "transpose, reshape, matmul", "result_type"),
     ((np.inner,), inner, "transpose, reshape, matmul | mul", "result_type"),
@@ -608,6 +640,7 @@ ROWS: list = [
     ((np.linalg.lstsq,), lstsq, "lapack_lstsq (gelsd)", "float64, complex128 (single back)"),
     ((np.linalg.norm,), norm, "abs, mul, sum, max, min, sqrt, pow | lapack svd", "same (ints: float64)"),
     ((np.linalg.matrix_transpose,), matrix_transpose, "transpose", "same"),
+    ((np.cross,), cross, "slice, squeeze, mul, sub, expand_dims, concatenate", "promote_types"),
 ]
 
 # Array methods (``x.name(...)``) these rows serve.

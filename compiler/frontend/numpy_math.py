@@ -339,6 +339,33 @@ def _ufunc_rows(rows):
 
 
 # (keys, rule, Ember ops emitted, dtype rule), as numpy_semantics._ROWS.
+def polyval(em: EmitterCore, p, x):
+    """``np.polyval``: Horner's steps as NumPy takes them, ``y = y * x + c`` for each
+    coefficient from the highest, starting from zeros of ``x``'s dtype (so ``inf`` at
+    ``x`` gives NaN: 0 * inf), each coefficient a NumPy scalar of ``p``'s dtype; ``p``
+    known while tracing, or a 1-d array of the function's of a fixed size up to 64."""
+    from compiler.frontend import numpy_creation as cr
+    from compiler.frontend.numpy_indexing import getitem
+
+    fname = "np.polyval"
+    if isinstance(p, np.poly1d) or isinstance(x, np.poly1d):
+        raise NotImplementedError(f"{fname} of a np.poly1d")
+    x = em.array(x, fname)
+    if isinstance(p, Tensor):
+        if p.ndim != 1 or isinstance(p.shape[0], SymInt) or p.shape[0] > 64:
+            raise NotImplementedError(f"{fname}: coefficients computed while tracing, not 1-d of a fixed size up to 64")
+        coefficients = [getitem(em, p, k) for k in range(p.shape[0])]
+    else:
+        known = np.asarray(p)
+        if known.ndim != 1 or known.dtype.kind not in "biufc":
+            raise NotImplementedError(f"{fname}: coefficients that are not a 1-d list of numbers")
+        coefficients = list(known)
+    y = cr.fill(em, em.shape(x), 0, x.dtype)
+    for c in coefficients:
+        y = ew.apply_ufunc(em, np.add, ew.apply_ufunc(em, np.multiply, y, x), c)
+    return y
+
+
 ROWS: list = _ufunc_rows(
     [
         (np.arctan2, (), "atan2"),
@@ -390,6 +417,7 @@ ROWS: list = _ufunc_rows(
     ((np.round, np.around, "round"), round_, "rint (+mul, div, cast)", "same (ufunc steps)"),
     (("conj", "conjugate"), conj_method, "-", "same"),
     ((np.nan_to_num,), nan_to_num, "cmp, select", "same"),
+    ((np.polyval,), polyval, "mul, add (Horner's steps)", "ufunc steps"),
 ]
 
 # Array methods this module answers (``x.name(...)`` with the array first).

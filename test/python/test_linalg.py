@@ -770,3 +770,25 @@ def test_lapack_helpers_are_linked_from_the_helper_library():
     assert lowered.libraries == ("lapack_inv_d",)
     assert "lapack_inv_d" in helper_library._loaded
     assert "call @ember_lapack_dgesv" in helper_library._text("lapack_inv_d")
+
+
+@pytest.mark.filterwarnings("ignore:Arrays of 2-dimensional vectors are deprecated")  # NumPy's, in CPython
+def test_cross_of_three_vectors():
+    """np.cross along the last axes, broadcast, in the promoted dtype: NumPy's product
+    minus product, bit for bit (int8 wraps as NumPy's); 2-vectors and other axes break."""
+    rng = np.random.default_rng(4)
+    a, b = rng.standard_normal((20, 3)), rng.standard_normal((20, 3))
+    small = rng.integers(-100, 100, (4, 3)).astype(np.int8)
+    for fn, args in [
+        (lambda a, b: np.cross(a, b), (a, b)),
+        (lambda a, b: np.cross(a, b[0]), (a, b)),
+        (lambda a, b: np.cross(a.astype(np.float32), b), (a, b)),
+        (lambda a, b: np.cross(a[0], b[0]), (a, b)),
+        (lambda a, b: np.cross(a, b), (small, small[::-1])),
+    ]:
+        got, want = compiler.compile(fn, options={"strict": True})(*args), fn(*args)
+        assert got.dtype == want.dtype and got.shape == want.shape and np.array_equal(got, want)
+    assert compiler.explain(lambda a, b: np.cross(a[:, :2], b))(a, b).graph_break_count == 1
+    assert compiler.explain(lambda a, b: np.cross(a, b, axis=0))(a.T.copy(), b.T.copy()).graph_break_count == 1
+    with pytest.raises(ValueError, match="incompatible dimensions"):
+        compiler.compile(lambda a, b: np.cross(a[:, :1], b))(a, b)

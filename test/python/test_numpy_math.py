@@ -477,3 +477,26 @@ def test_arctan2_of_zeros_known_while_tracing(a, b, dtype):
         assert np.asarray(g).dtype == np.asarray(w).dtype
         np.testing.assert_array_equal(np.signbit(g), np.signbit(w))
         np.testing.assert_array_equal(g, w)
+
+
+def _exactly_numpys(fn, *args, breaks=0):
+    got, want = compiler.compile(fn, options={"strict": breaks == 0})(*args), fn(*args)
+    assert type(got) is type(want) and got.dtype == want.dtype and got.shape == want.shape
+    assert np.array_equal(got, want, equal_nan=True)
+    assert compiler.explain(fn)(*args).graph_break_count == breaks
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered in multiply")  # NumPy's 0 * inf
+def test_polyval_takes_numpys_steps():
+    """Horner's steps from zeros of x's dtype (so inf gives NaN), each coefficient a NumPy
+    scalar of p's dtype: NumPy's values and dtypes, bit for bit."""
+    rng = np.random.default_rng(1)
+    x = np.concatenate([rng.standard_normal(100), [np.inf, -np.inf, np.nan, -0.0]])
+    _exactly_numpys(lambda x: np.polyval([1.0, -2.0, 3.0], x), x)
+    _exactly_numpys(lambda x: np.polyval([1, -2, 3], x), rng.integers(-5, 5, 50))  # int64 steps
+    _exactly_numpys(lambda x: np.polyval([1.5, 2], x), x.astype(np.float32))  # float64 coefficients
+    _exactly_numpys(lambda x: np.polyval(np.array([1.0, 2.0], np.float32), x), x.astype(np.float32))
+    _exactly_numpys(lambda x: np.polyval(x[:3], x), x)  # coefficients of the function's own
+    _exactly_numpys(lambda x: np.polyval([], x), x)  # zeros
+    assert type(compiler.compile(lambda x: np.polyval([2.0, 1.0], x[0]))(x)) is np.float64
+    _exactly_numpys(lambda x: np.polyval(np.poly1d([1.0, 2.0]), x), x, breaks=2)
