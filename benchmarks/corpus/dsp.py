@@ -190,3 +190,19 @@ def peak_hold(levels):
     held = np.maximum.accumulate(levels, axis=1)
     loudest = np.argmax(levels.ravel())
     return held, loudest, held[:, -1] - levels[:, -1]
+
+
+def init_calibration(size, rng):
+    n = pick(size, 40, 1_000_000)
+    volts = np.linspace(0.0, 3.3, 33)
+    table = 25.0 * volts + 4.0 * np.sin(volts)  # a sensor's measured response, 33 points
+    return rng.uniform(-0.1, 3.4, n), volts, table, np.array([1e-4, -0.01, 1.0, 0.0])
+
+
+@program("signal", init_calibration)
+def calibrate_readings(raw, volts, table, drift):
+    # raw ADC volts to degrees through a measured calibration table (np.interp, held at the
+    # table's ends), a polynomial drift correction, and the readings outside the table
+    degrees = np.interp(raw, volts, table)
+    corrected = np.polyval(drift, degrees)
+    return corrected, np.count_nonzero((raw < volts[0]) | (raw > volts[-1]))

@@ -322,3 +322,20 @@ def embedding_grad(table_grad, tokens, upstream):
     # row of the table (repeated tokens accumulate), then a global gradient norm
     np.add.at(table_grad, tokens, upstream)
     return np.sqrt((table_grad * table_grad).sum())
+
+
+def init_binned_target(size, rng):
+    n = pick(size, 50, 500_000)
+    x = rng.standard_normal(n)
+    return x, 2.0 * x + rng.standard_normal(n)
+
+
+@program("ml", init_binned_target)
+def binned_target_mean(x, y):
+    # a feature cut at its deciles (np.quantile, np.digitize), the target's mean and the
+    # count in each of the ten bins: a binned-regression diagnostic
+    edges = np.quantile(x, np.linspace(0.0, 1.0, 11))[1:-1]
+    bins = np.digitize(x, edges)
+    counts = np.bincount(bins, minlength=10)
+    sums = np.bincount(bins, weights=y, minlength=10)
+    return sums / np.maximum(counts, 1), counts

@@ -136,6 +136,9 @@ class EmitterCore:
         # of a 2-d ``x``: a NumPy integer scalar is basic indexing): the mutation model
         # follows them as opaque views (numpy_indexing, mutation.track_view).
         self.opaque_views: set = set()
+        # ir.Value -> the NumPy array it is known to hold, computed while tracing
+        # (``np.linspace`` of numbers): what a rule needing numbers can read (``known_value``)
+        self._known: dict = {}
 
     # ----------------------------------------------------------------- values
 
@@ -301,6 +304,24 @@ class EmitterCore:
         if array.dtype.kind == "c":  # MLIR's Python bindings cannot read complex attributes back
             return self.emit("complex", self.constant(array.real), self.constant(array.imag))
         return self.wrap(self.b.constant(array))
+
+    def remember(self, t: Tensor, values: np.ndarray) -> Tensor:
+        """``t``, known to hold ``values`` (NumPy's own, computed while tracing)."""
+        self._known[t.value] = values
+        return t
+
+    def known_value(self, t: Tensor) -> np.ndarray | None:
+        """The values of ``t`` when they are known while tracing (a constant of the graph,
+        ``np.array([...])``; a ``np.linspace`` of numbers), else None: what a rule needing
+        numbers (a quantile's ``q``) can read."""
+        if t.value in self._known:
+            return self._known[t.value]
+        owner = t.value.owner
+        name = getattr(owner, "name", None) or getattr(getattr(owner, "operation", None), "name", None)
+        if name != "ember.constant" or t.dtype.kind in "bc":
+            return None
+        values = np.array(ir.DenseElementsAttr(owner.attributes["value"]))
+        return values.astype(t.dtype).reshape(t.type.shape)
 
     def cast(self, t: Tensor, dtype) -> Tensor:
         name = promotion.ember_dtype(dtype)

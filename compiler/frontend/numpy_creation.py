@@ -329,6 +329,11 @@ def _set_element(em: EmitterCore, values: Tensor, axis: int, index: int, value, 
     return em.emit("select", where, fill(em, shape, value, values.dtype), values)
 
 
+# np.linspace of up to this many numbers is also computed by NumPy while tracing, its
+# values known to the rules that read numbers (emitter.known_value)
+KNOWN_LINSPACE_MAX = 1024
+
+
 def linspace(
     em: EmitterCore, start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *, device=None
 ) -> Tensor | tuple:
@@ -376,6 +381,9 @@ def linspace(
     if integer_dtype:
         y = em.emit("floor", y)
     y = em.cast(y, result_dtype)
+    if num <= KNOWN_LINSPACE_MAX:  # NumPy's own values, for rules that read numbers (a quantile's q)
+        with np.errstate(all="ignore"):
+            em.remember(y, np.linspace(start, stop, num, endpoint=endpoint, dtype=result_dtype))
     if retstep:
         return y, step
     return y

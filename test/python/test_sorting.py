@@ -290,9 +290,12 @@ def test_median_and_percentile_partition_instead_of_sorting():
     from graph_building import captured_graph
 
     x = np.random.default_rng(2).standard_normal((6, 40))
-    for fn in (lambda a: np.median(a, axis=1), lambda a: np.percentile(a, [5, 50, 95], axis=1)):
+    for fn in (lambda a: np.median(a, axis=1), lambda a: np.percentile(a, [5, 95], axis=1)):
         graph = captured_graph(fn, x)
         assert '"ember.partition"' in graph and '"ember.sort"' not in graph, graph
+    # more than PARTITION_MAX_POSITIONS positions (three percentiles: seven): one sort is faster
+    graph = captured_graph(lambda a: np.percentile(a, [5, 50, 95], axis=1), x)
+    assert '"ember.sort"' in graph and '"ember.partition"' not in graph, graph
     n = 1001
     ramp = np.arange(n, dtype=np.float64)
     lines = np.stack(
@@ -434,3 +437,17 @@ def test_percentile_symbolic_size_is_specialized_not_wrong():
     for n in (5, 8, 5):
         x = data(np.float64, (n, 2), seed=n)
         same(c(x), f(x), signs=False)
+
+
+def test_quantiles_at_a_linspace_of_the_function():
+    """``q`` made in the function by ``np.linspace`` of numbers is a constant of the graph
+    (NumPy's own values, computed while tracing), which the quantile reads: no break."""
+    x = np.random.default_rng(5).standard_normal(1000)
+
+    def deciles(x):
+        return np.quantile(x, np.linspace(0.0, 1.0, 11))[1:-1], np.percentile(x, np.linspace(10, 90, 3))
+
+    compiled = compiler.compile(deciles, options={"strict": True})
+    for got, want in zip(compiled(x), deciles(x), strict=True):
+        np.testing.assert_array_equal(got, want)
+    assert compiler.explain(deciles)(x).graph_break_count == 0
