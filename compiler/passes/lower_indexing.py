@@ -28,8 +28,8 @@ the call is then re-run in CPython, which raises NumPy's ``IndexError``.
 from __future__ import annotations
 
 from compiler.dialects import ember
-from compiler.dialects.types import INTEGERS, TensorType
-from compiler.mlir import arith, index_constant, ir, linalg, operation_of, tensor
+from compiler.dialects.types import DYN, INTEGERS, TensorType
+from compiler.mlir import arith, index_constant, ir, linalg, operation_of, scf, tensor
 from compiler.passes.linalg_utils import generic
 from compiler.passes.scf_loops import for_loop
 
@@ -231,6 +231,8 @@ def _broadcast_scalar(value):
 # measured both ways); at most INTERLEAVED_MAX_BYTES of copies, which stay in the L1 cache.
 INTERLEAVED = 4
 INTERLEAVED_MAX_BYTES = 32 << 10
+PARALLEL_COUNTS_MIN = 1 << 17  # elements; fewer are added on one thread
+COUNT_PARTS = 4  # parts the pool's threads take (as lower_sort's MAX_PARTS)
 
 
 def _interleavable(dt: TensorType, it: TensorType, ut: TensorType) -> bool:
@@ -244,15 +246,15 @@ def _interleavable(dt: TensorType, it: TensorType, ut: TensorType) -> bool:
 def _interleaved_sums(dest, indices, updates, splat):
     """``dest`` plus the updates added at their indices, element ``i`` into copy
     ``i % INTERLEAVED`` of a zeroed ``INTERLEAVED x len(dest)`` tensor (the elements past
-    the last whole group into copy 0), the copies summed into ``dest`` at the end."""
+    the last whole group into copy 0), the copies summed into ``dest`` at the end. From
+    ``PARALLEL_COUNTS_MIN`` elements (a static count) the elements are cut into
+    ``COUNT_PARTS`` parts, each added into copies of its own on the kernel's threads."""
+    from compiler.passes.lower_sort import fresh, insert_in_parallel
+
     dt = _type(dest)
     (length,) = dt.shape
     element = ir.RankedTensorType(dest.type).element_type
-    copies_type = ir.RankedTensorType.get([INTERLEAVED, length], element)
-    copies = linalg.fill(arith.constant(element, 0), outs=[tensor.empty(copies_type.shape, element)])
     n = _as_index(_dim(updates, 0))
-    group, one = index_constant(INTERLEAVED), index_constant(1)
-    whole = arith.subi(n, arith.remui(n, group))
     size = index_constant(length)
 
     def add(acc, row, i):
@@ -260,15 +262,39 @@ def _interleaved_sums(dest, indices, updates, splat):
         value = tensor.extract(*(splat, []) if splat is not None else (updates, [i]))
         return tensor.insert(arith.addi(tensor.extract(acc, at), value), acc, at)
 
-    def groups(iv, acc):
-        for row in range(INTERLEAVED):
-            acc = add(acc, row, arith.addi(iv, index_constant(row)))
-        return [acc]
+    def counted(lo, hi, copies):  # [lo, hi) into the copies: whole groups, then the rest
+        group = index_constant(INTERLEAVED)
+        whole = arith.subi(hi, arith.remui(arith.subi(hi, lo), group))
 
-    (copies,) = for_loop(index_constant(0), whole, group, [copies], groups)
-    (copies,) = for_loop(whole, n, one, [copies], lambda iv, acc: [add(acc, 0, iv)])
-    maps = [_map(2, [ir.AffineDimExpr.get(0), ir.AffineDimExpr.get(1)]), _map(2, [ir.AffineDimExpr.get(1)])]
-    return generic([copies], dest, maps, ["reduction", "parallel"], lambda c, d: arith.addi(d, c))
+        def groups(iv, acc):
+            for row in range(INTERLEAVED):
+                acc = add(acc, row, arith.addi(iv, index_constant(row)))
+            return [acc]
+
+        (copies,) = for_loop(lo, whole, group, [copies], groups)
+        return for_loop(whole, hi, index_constant(1), [copies], lambda iv, acc: [add(acc, 0, iv)])[0]
+
+    def zeros(shape):
+        return linalg.fill(arith.constant(element, 0), outs=[fresh(TensorType(tuple(shape), dt.dtype), [])])
+
+    count = _type(updates).shape[0]
+    if count is DYN or count < PARALLEL_COUNTS_MIN:
+        copies = counted(index_constant(0), n, zeros([INTERLEAVED, length]))
+        maps = [_map(2, [ir.AffineDimExpr.get(0), ir.AffineDimExpr.get(1)]), _map(2, [ir.AffineDimExpr.get(1)])]
+        return generic([copies], dest, maps, ["reduction", "parallel"], lambda c, d: arith.addi(d, c))
+    chunk = -(-count // COUNT_PARTS)
+    loop = scf.ForallOp([0], [COUNT_PARTS], [1], [tensor.empty([COUNT_PARTS, INTERLEAVED, length], element)])
+    with ir.InsertionPoint(loop.body):
+        (p,) = loop.induction_variables
+        lo = arith.muli(p, index_constant(chunk))
+        hi = arith.minsi(arith.addi(lo, index_constant(chunk)), n)
+        part = counted(lo, hi, zeros([INTERLEAVED, length]))
+        insert_in_parallel(loop, [part], [p, 0, 0], [1, INTERLEAVED, length])
+    dims = [ir.AffineDimExpr.get(d) for d in range(3)]
+    maps = [_map(3, dims), _map(3, [dims[2]])]
+    return generic(
+        list(loop.results), dest, maps, ["reduction", "reduction", "parallel"], lambda c, d: arith.addi(d, c)
+    )
 
 
 def _lower_scatter_add(op, result: TensorType, attrs):

@@ -268,7 +268,7 @@ def _sorted_groups(n, x, in_x, in_line, lines, with_indices: bool, dtype: str, o
     return for_loop(index_constant(0), n, index_constant(GROUP), lines, group)
 
 
-def _fresh(t: TensorType, sizes: list) -> ir.Value:
+def fresh(t: TensorType, sizes: list) -> ir.Value:
     """A tensor of its own (``bufferization.alloc_tensor``), for a line no result is
     built in: two ``tensor.empty`` of one type and size are one value after CSE, and
     one-shot bufferization then gave an int64 argsort's key and index scratch lines one
@@ -283,8 +283,8 @@ def _true() -> ir.Value:
 def _lines(xt: TensorType, dtypes: list, sizes: list) -> list:
     """The op's tensors shaped like ``x``, one per ``dtypes``: the last is its result
     (``tensor.empty``, which bufferization may place in the kernel's output), the
-    others (argsort's keys) are ``_fresh``."""
-    return [(_empty if i == len(dtypes) - 1 else _fresh)(xt.with_dtype(t), sizes) for i, t in enumerate(dtypes)]
+    others (argsort's keys) are ``fresh``."""
+    return [(_empty if i == len(dtypes) - 1 else fresh)(xt.with_dtype(t), sizes) for i, t in enumerate(dtypes)]
 
 
 def _each_line(x: ir.Value, axis: int, dtypes: list, scratch: list, line) -> list:
@@ -318,11 +318,11 @@ def _each_line(x: ir.Value, axis: int, dtypes: list, scratch: list, line) -> lis
         ]
         remaining = [sizes[d] for d in others[1:]]
         done = _each_slab_line(x, axis, sizes[axis], slabs, [o], remaining, scratch, line, {first: index_constant(0)})
-        _insert_in_parallel(loop, done, offsets, extent)
+        insert_in_parallel(loop, done, offsets, extent)
     return list(loop.results)
 
 
-def _insert_in_parallel(loop: scf.ForallOp, values: list, offsets: list, sizes: list) -> None:
+def insert_in_parallel(loop: scf.ForallOp, values: list, offsets: list, sizes: list) -> None:
     """The forall's terminator: each of ``values`` into its shared output at ``offsets``
     (index values or ints), ``sizes`` long, unit strides."""
     in_parallel = scf.InParallelOp()
@@ -341,7 +341,7 @@ def _each_slab_line(x, axis, n, state, fixed, sizes, scratch, line, at_slab=None
     xt = _type(x)
     count = len(state)
     zero, one = index_constant(0), index_constant(1)
-    spare = [_fresh(TensorType((xt.shape[axis],), t), [n]) for t in scratch]
+    spare = [fresh(TensorType((xt.shape[axis],), t), [n]) for t in scratch]
 
     def each(outer: list, *state):
         def in_x(k):
@@ -480,14 +480,14 @@ def _sort_one_line(x: ir.Value, dtypes: list, with_indices: bool, key_of=None) -
             _extract_slice(out, TensorType(part_shape, t), [lo], [size], [1])
             for out, t in zip(loop.inner_iter_args, dtypes)
         ]
-        spares = [_fresh(TensorType(part_shape, t), [size]) for t in dtypes]
+        spares = [fresh(TensorType(part_shape, t), [size]) for t in dtypes]
 
         def in_x(k):
             return [arith.addi(lo, k)]
 
         lines = _sort_line(size, x, in_x, _at, lines, spares, with_indices, dtypes[0], lo, key_of)[: len(dtypes)]
-        _insert_in_parallel(loop, lines, [lo], [size])
-    spares = [_fresh(TensorType((xt.shape[0],), t), [n]) for t in dtypes]
+        insert_in_parallel(loop, lines, [lo], [size])
+    spares = [fresh(TensorType((xt.shape[0],), t), [n]) for t in dtypes]
     return _merge_passes(n, width, list(loop.results), spares, _at, _at, dtypes[0])[: len(dtypes)]
 
 

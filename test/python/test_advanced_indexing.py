@@ -18,6 +18,7 @@ import pytest
 
 import compiler
 from compiler.dialects import interpreter, ops
+from compiler.passes import lower_indexing
 
 pytestmark = pytest.mark.usefixtures("fresh_compiler")
 
@@ -577,18 +578,30 @@ def test_integer_sums_in_interleaved_copies(length):
     from graph_building import loops_of
 
     rng = np.random.default_rng(length)
-    counts = compiler.compile(lambda x: np.bincount(x, minlength=length))
+    counts = compiler.compile(lambda x: np.bincount(x, minlength=length), options={"strict": True})
     for n in (0, 1, 3, 4, 5, 8, 11, 1001):
         x = rng.integers(0, length, n)
         np.testing.assert_array_equal(counts(x), np.bincount(x, minlength=length))
         np.testing.assert_array_equal(counts(np.sort(x)), np.bincount(x, minlength=length))
     a, b = np.zeros(length, np.int8), np.zeros(length, np.int8)
     idx, w = rng.integers(-length, length, 999), rng.integers(-128, 127, 999).astype(np.int8)
-    compiler.compile(lambda a, i, w: np.add.at(a, i, w))(a, idx, w)
+    compiler.compile(lambda a, i, w: np.add.at(a, i, w), options={"strict": True})(a, idx, w)
     np.add.at(b, idx, w)
     np.testing.assert_array_equal(a, b)  # int8 sums wrap alike in any order
     loops = loops_of(lambda x: np.bincount(x, minlength=length), rng.integers(0, length, 100))
     assert (f"memref<4x{length}xi64>" in loops) == (length <= 1024)
+    # from PARALLEL_COUNTS_MIN elements, in COUNT_PARTS parts on the threads, each with copies
+    many = lower_indexing.PARALLEL_COUNTS_MIN + 4 * lower_indexing.COUNT_PARTS + 3
+    x = rng.integers(0, length, many)
+    np.testing.assert_array_equal(counts(x), np.bincount(x, minlength=length))
+    np.testing.assert_array_equal(counts(np.sort(x)), np.bincount(x, minlength=length))
+    parts = f"memref<{lower_indexing.COUNT_PARTS}x4x{length}xi64>"
+    assert (parts in loops_of(lambda x: np.bincount(x, minlength=length), x)) == (length <= 1024)
+    a, b = np.zeros(length, np.int8), np.zeros(length, np.int8)
+    idx, w = rng.integers(-length, length, many), rng.integers(-128, 127, many).astype(np.int8)
+    compiler.compile(lambda a, i, w: np.add.at(a, i, w), options={"strict": True})(a, idx, w)
+    np.add.at(b, idx, w)
+    np.testing.assert_array_equal(a, b)
 
 
 HISTOGRAM_DATA = {

@@ -135,6 +135,7 @@ func.func @weighted(%zeros: tensor<8xf64>, %idx: tensor<?x1xi64>, %weights: tens
 // CHECK-LABEL: func.func @counts_of_ones
 // CHECK-SAME: (%[[DEST:.*]]: tensor<8xi64>, %[[IDX:.*]]: tensor<?x1xi64>, %[[ONE:.*]]: tensor<i64>)
 // CHECK: %[[COPIES:.*]] = linalg.fill ins(%{{.*}} : i64) outs(%{{.*}} : tensor<4x8xi64>)
+// CHECK: arith.remui
 // CHECK: %[[WHOLE:.*]] = arith.subi
 // CHECK: %[[GROUPS:.*]] = scf.for %[[R:.*]] = %{{.*}} to %[[WHOLE]] step %{{.*}} iter_args(%[[ACC:.*]] = %[[COPIES]]) -> (tensor<4x8xi64>)
 // CHECK: %[[U:.*]] = tensor.extract %[[ONE]][] : tensor<i64>
@@ -150,5 +151,20 @@ func.func @counts_of_ones(%zeros: tensor<8xi64>, %idx: tensor<?x1xi64>, %one: te
   %n = tensor.dim %idx, %c0 : tensor<?x1xi64>
   %ones = "ember.broadcast_to"(%one, %n) : (tensor<i64>, index) -> tensor<?xi64>
   %0 = "ember.scatter_add"(%zeros, %idx, %ones) {axes = array<i64: 0>, at = 0} : (tensor<8xi64>, tensor<?x1xi64>, tensor<?xi64>) -> tensor<8xi64>
+  return %0 : tensor<8xi64>
+}
+
+// From 131072 counted elements (a static number) the elements are cut into four parts,
+// each added into zeroed copies of its own in an scf.forall (the kernel's threads), the
+// parts' copies put side by side and summed into the destination.
+// CHECK-LABEL: func.func @many_counts
+// CHECK: %[[PARTS:.*]] = scf.forall (%[[P:.*]]) in (4) shared_outs(%[[OUT:.*]] = %{{.*}}) -> (tensor<4x4x8xi64>)
+// CHECK: linalg.fill ins(%{{.*}} : i64) outs(%{{.*}} : tensor<4x8xi64>)
+// CHECK: scf.for
+// CHECK: tensor.parallel_insert_slice %{{.*}} into %[[OUT]][%[[P]], 0, 0] [1, 4, 8] [1, 1, 1] : tensor<4x8xi64> into tensor<4x4x8xi64>
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "reduction", "parallel"]} ins(%[[PARTS]] : tensor<4x4x8xi64>)
+func.func @many_counts(%zeros: tensor<8xi64>, %idx: tensor<200000x1xi64>, %one: tensor<i64>) -> tensor<8xi64> {
+  %ones = "ember.broadcast_to"(%one) : (tensor<i64>) -> tensor<200000xi64>
+  %0 = "ember.scatter_add"(%zeros, %idx, %ones) {axes = array<i64: 0>, at = 0} : (tensor<8xi64>, tensor<200000x1xi64>, tensor<200000xi64>) -> tensor<8xi64>
   return %0 : tensor<8xi64>
 }
