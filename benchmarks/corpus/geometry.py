@@ -96,3 +96,18 @@ def box_iou(boxes):
     inter = np.clip(x1 - x0, 0.0, None) * np.clip(y1 - y0, 0.0, None)
     area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
     return inter / (area[:, None] + area[None, :] - inter)
+
+
+def init_mesh(size, rng):
+    vertices, faces = pick(size, (12, 10), (100_000, 200_000))
+    return rng.standard_normal((vertices, 3)), rng.integers(0, vertices, (faces, 3))
+
+
+@program("geometry", init_mesh)
+def mesh_normals(vertices, faces):
+    # unit normals and areas of a triangle mesh's faces (np.cross of two edges), and the
+    # mesh's total area
+    a, b, c = vertices[faces[:, 0]], vertices[faces[:, 1]], vertices[faces[:, 2]]
+    n = np.cross(b - a, c - a)
+    length = np.sqrt(np.sum(n * n, axis=1))
+    return n / np.maximum(length, 1e-30)[:, None], 0.5 * length, 0.5 * length.sum()

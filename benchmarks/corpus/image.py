@@ -171,3 +171,22 @@ def histogram_equalize(img):
     lo = cdf[cdf > 0].min()
     lut = (cdf - lo) * 255 // max(int(cdf[-1] - lo), 1)
     return lut[img].astype(np.uint8)
+
+
+@program("image", init_gray)
+def brightest_spot(img):
+    # the row and column of the brightest pixel after a 3x3 box blur (np.unravel_index of
+    # the argmax), and the blurred image's mean
+    blurred = (
+        img[:-2, :-2]
+        + img[:-2, 1:-1]
+        + img[:-2, 2:]
+        + img[1:-1, :-2]
+        + img[1:-1, 1:-1]
+        + img[1:-1, 2:]
+        + img[2:, :-2]
+        + img[2:, 1:-1]
+        + img[2:, 2:]
+    ) / 9.0
+    row, col = np.unravel_index(np.argmax(blurred), blurred.shape)
+    return row + 1, col + 1, blurred.mean()

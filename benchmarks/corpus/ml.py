@@ -339,3 +339,18 @@ def binned_target_mean(x, y):
     counts = np.bincount(bins, minlength=10)
     sums = np.bincount(bins, weights=y, minlength=10)
     return sums / np.maximum(counts, 1), counts
+
+
+def init_labels(size, rng):
+    n = pick(size, 40, 1_000_000)
+    return rng.integers(0, 20, n), rng.standard_normal(n)
+
+
+@program("ml", init_labels)
+def class_subset_score(labels, scores):
+    # the mean score of the samples in a few classes of interest (np.isin against a list),
+    # their count, and each sample's rank bucket among fixed score cut points
+    chosen = np.isin(labels, [2, 3, 5, 7, 11, 13])
+    count = np.count_nonzero(chosen)
+    mean = np.sum(np.where(chosen, scores, 0.0)) / max(count, 1)
+    return mean, count, np.searchsorted([-1.0, 0.0, 1.0], scores)
