@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import operator
 
 import numpy as np
 
@@ -591,6 +592,44 @@ def matrix_transpose(em: EmitterCore, x, /):
 
 
 # (keys, rule, Ember ops emitted, dtype rule) rows, as numpy_semantics reads them.
+def matrix_power(em: EmitterCore, a, n) -> Tensor:
+    """``np.linalg.matrix_power`` with NumPy's products in NumPy's order: ``a @ a``,
+    ``(a @ a) @ a``, then squarings with the binary digits of ``n`` multiplied in (a
+    negative ``n``: of ``inv(a)``; 0: the identity in ``a``'s dtype)."""
+    from compiler.frontend import numpy_creation as cr
+    from compiler.frontend.numpy_shapes import matmul
+
+    fname = "np.linalg.matrix_power"
+    a = em.array(a, fname)
+    if a.ndim < 2:
+        raise np.linalg.LinAlgError(f"{a.ndim}-dimensional array given. Array must be at least two-dimensional")
+    if not em.equal_sizes(a.shape[-1], a.shape[-2]):
+        raise np.linalg.LinAlgError("Last 2 dimensions of the array must be square")
+    if isinstance(n, (Tensor, SymInt)):
+        raise NotImplementedError(f"{fname}: an exponent computed while tracing")
+    try:
+        n = operator.index(n)
+    except TypeError as e:
+        raise TypeError("exponent must be an integer") from e
+    if n == 0:
+        eye = cr.eye(em, a.shape[-1], dtype=a.dtype)
+        return em.broadcast_to(eye, em.shape(a))
+    if n < 0:
+        a, n = inv(em, a), abs(n)
+    if n <= 3:
+        result = a
+        for _ in range(n - 1):
+            result = matmul(em, result, a)
+        return result
+    z = result = None
+    while n > 0:
+        z = a if z is None else matmul(em, z, z)
+        n, bit = divmod(n, 2)
+        if bit:
+            result = z if result is None else matmul(em, result, z)
+    return result
+
+
 def cross(em: EmitterCore, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None) -> Tensor:
     """``np.cross`` of 3-vectors along the last axes (broadcast over the others), as NumPy
     computes it: in the promoted dtype, each component a product minus a product
@@ -641,6 +680,7 @@ ROWS: list = [
     ((np.linalg.norm,), norm, "abs, mul, sum, max, min, sqrt, pow | lapack svd", "same (ints: float64)"),
     ((np.linalg.matrix_transpose,), matrix_transpose, "transpose", "same"),
     ((np.cross,), cross, "slice, squeeze, mul, sub, expand_dims, concatenate", "promote_types"),
+    ((np.linalg.matrix_power,), matrix_power, "matmul (| lapack inv, iota)", "same"),
 ]
 
 # Array methods (``x.name(...)``) these rows serve.

@@ -366,6 +366,47 @@ def polyval(em: EmitterCore, p, x):
     return y
 
 
+def isclose(em: EmitterCore, a, b, rtol=1.0e-5, atol=1.0e-8, equal_nan=False):
+    """``np.isclose`` as NumPy 2 computes it: ``y`` made inexact, ``|x - y| <= atol + rtol
+    * |y|`` where ``y`` is finite, or ``x == y`` (infinities of one sign), NaNs equal with
+    ``equal_nan``; a bool array (a NumPy bool for scalars)."""
+    x, y = (v if isinstance(v, (int, float, complex)) else em.array(v, "np.isclose") for v in (a, b))
+    if isinstance(y, Tensor):
+        y = em.cast(y, np.result_type(y.dtype, 1.0))
+    elif isinstance(y, int):
+        y = float(y)
+    u = ew.apply_ufunc
+    tolerance = u(em, np.add, atol, u(em, np.multiply, rtol, u(em, np.absolute, y)))
+    close = u(
+        em,
+        np.logical_and,
+        u(em, np.less_equal, u(em, np.absolute, u(em, np.subtract, x, y)), tolerance),
+        u(em, np.isfinite, y),
+    )
+    result = u(em, np.logical_or, close, u(em, np.equal, x, y))
+    if equal_nan:
+        result = u(em, np.logical_or, result, u(em, np.logical_and, u(em, np.isnan, x), u(em, np.isnan, y)))
+    return result
+
+
+def fix(em: EmitterCore, x, out=None):
+    """``np.fix``: NumPy's ``ceil``, then ``floor`` where ``x >= 0`` (toward zero; -0.0
+    and NaN kept)."""
+    reject("np.fix", out=(out, None))
+    x = em.array(x, "np.fix")
+    up = ew.apply_ufunc(em, np.ceil, x)
+    return ew.where(em, ew.apply_ufunc(em, np.greater_equal, x, 0), ew.apply_ufunc(em, np.floor, x), up)
+
+
+def sinc(em: EmitterCore, x):
+    """``np.sinc``: ``sin(y) / y`` for ``y = pi * x``, ``x`` of 0 replaced by 1e-20 (so 1
+    there), in ``x``'s float type (float64 for integers)."""
+    x = em.array(x, "np.sinc")
+    u = ew.apply_ufunc
+    y = u(em, np.multiply, np.pi, ew.where(em, u(em, np.equal, x, 0), 1.0e-20, x))
+    return u(em, np.true_divide, u(em, np.sin, y), y)
+
+
 ROWS: list = _ufunc_rows(
     [
         (np.arctan2, (), "atan2"),
@@ -418,6 +459,9 @@ ROWS: list = _ufunc_rows(
     (("conj", "conjugate"), conj_method, "-", "same"),
     ((np.nan_to_num,), nan_to_num, "cmp, select", "same"),
     ((np.polyval,), polyval, "mul, add (Horner's steps)", "ufunc steps"),
+    ((np.isclose,), isclose, "sub, abs, mul, add, cmp le, isfinite, cmp eq, or", "bool"),
+    ((np.fix,), fix, "ceil, floor, cmp ge, select", "ufunc"),
+    ((np.sinc,), sinc, "cmp eq, select, mul, sin, div", "ufunc"),
 ]
 
 # Array methods this module answers (``x.name(...)`` with the array first).

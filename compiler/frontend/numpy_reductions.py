@@ -42,7 +42,7 @@ from compiler.frontend import numpy_indexing as ix
 from compiler.frontend import numpy_shapes as sh
 from compiler.frontend import promotion
 from compiler.frontend.numpy_core import NOVALUE, EmitterCore, Tensor, normalize_axes, normalize_axis, reject
-from compiler.frontend.numpy_elementwise import apply_ufunc
+from compiler.frontend.numpy_elementwise import apply_ufunc, where
 from compiler.frontend.symbolic_shapes import SymInt
 
 INTP = np.dtype(np.intp)
@@ -389,6 +389,44 @@ def cumprod(em, a, axis=None, dtype=None, out=None):
     return _scan(em, np.multiply, a, axis, dtype, out, "np.cumprod")
 
 
+def _nan_scan(ufunc: np.ufunc, neutral: int):
+    fname = f"np.nan{'cumsum' if ufunc is np.add else 'cumprod'}"
+
+    def nan_scan(em, a, axis=None, dtype=None, out=None):
+        """NumPy's ``nancumsum``/``nancumprod``: NaN replaced by 0 (1), then the scan."""
+        a = em.array(a, fname)
+        if a.dtype.kind == "c":
+            raise NotImplementedError(f"{fname} of complex values")
+        if a.dtype.kind == "f":
+            a = where(em, apply_ufunc(em, np.isnan, a), em.cast(em.constant(np.asarray(neutral)), a.dtype), a)
+        return _scan(em, ufunc, a, axis, dtype, out, fname)
+
+    return nan_scan
+
+
+def _cumulative(ufunc: np.ufunc):
+    fname = f"np.cumulative_{'sum' if ufunc is np.add else 'prod'}"
+
+    def cumulative(em, x, /, *, axis=None, dtype=None, out=None, include_initial=False):
+        """NumPy 2's ``cumulative_sum``/``cumulative_prod``: the scan along ``axis`` (which a
+        1-d array may leave out), ``include_initial`` putting 0 (1) first."""
+        x = em.array(x, fname)
+        if axis is None:
+            if x.ndim != 1:
+                raise ValueError("For arrays which have more than one dimension ``axis`` argument is required.")
+            axis = 0
+        y = _scan(em, ufunc, x, axis, dtype, out, fname)
+        if not include_initial:
+            return y
+        axis = normalize_axis(axis, x.ndim)
+        shape = list(em.shape(y))
+        shape[axis] = 1
+        first = em.broadcast_to(em.cast(em.constant(np.asarray(0 if ufunc is np.add else 1)), y.dtype), tuple(shape))
+        return sh.concatenate(em, [first, y], axis=axis)
+
+    return cumulative
+
+
 def _accumulate(ufunc: np.ufunc):
     fname = f"np.{ufunc.__name__}.accumulate"
 
@@ -459,6 +497,10 @@ ROWS: list = [
     ((np.average,), average, "cast, mul, sum, div | mean", "result_type (ints: float64)"),
     ((np.cumsum, "cumsum"), cumsum, "cast, scan", "reduce"),
     ((np.cumprod, "cumprod"), cumprod, "cast, scan", "reduce"),
+    ((np.nancumsum,), _nan_scan(np.add, 0), "cmp ne, select, cast, scan", "reduce"),
+    ((np.nancumprod,), _nan_scan(np.multiply, 1), "cmp ne, select, cast, scan", "reduce"),
+    ((np.cumulative_sum,), _cumulative(np.add), "cast, scan (+concatenate)", "reduce"),
+    ((np.cumulative_prod,), _cumulative(np.multiply), "cast, scan (+concatenate)", "reduce"),
     *(
         ((ufunc.accumulate,), _accumulate(ufunc), "cast, scan", "reduce" if ufunc in (np.add, np.multiply) else "same")
         for ufunc in _SCAN_KINDS

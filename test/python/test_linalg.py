@@ -792,3 +792,23 @@ def test_cross_of_three_vectors():
     assert compiler.explain(lambda a, b: np.cross(a, b, axis=0))(a.T.copy(), b.T.copy()).graph_break_count == 1
     with pytest.raises(ValueError, match="incompatible dimensions"):
         compiler.compile(lambda a, b: np.cross(a[:, :1], b))(a, b)
+
+
+def test_matrix_power_in_numpys_order():
+    """np.linalg.matrix_power's products in NumPy's order (a @ a, (a @ a) @ a, squarings
+    with the exponent's bits); 0 the identity, negative of the inverse, stacks of
+    matrices, integers."""
+    rng = np.random.default_rng(9)
+    A, ints, stack = rng.standard_normal((6, 6)), rng.integers(-3, 3, (4, 4)), rng.standard_normal((3, 5, 5))
+    for fn, args in [
+        (lambda A: tuple(np.linalg.matrix_power(A, n) for n in (0, 1, 2, 3, 5, 13)), (A,)),
+        (lambda A: np.linalg.matrix_power(A, -2), (A,)),
+        (lambda i: np.linalg.matrix_power(i, 4), (ints,)),
+        (lambda s: np.linalg.matrix_power(s, 6), (stack,)),
+    ]:
+        got, want = compiler.compile(fn, options={"strict": True})(*args), fn(*args)
+        for g, w in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+            assert g.dtype == w.dtype and g.shape == w.shape
+            np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
+    with pytest.raises(TypeError, match="exponent must be an integer"):
+        compiler.compile(lambda A: np.linalg.matrix_power(A, 2.0))(A)

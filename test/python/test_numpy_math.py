@@ -500,3 +500,29 @@ def test_polyval_takes_numpys_steps():
     _exactly_numpys(lambda x: np.polyval([], x), x)  # zeros
     assert type(compiler.compile(lambda x: np.polyval([2.0, 1.0], x[0]))(x)) is np.float64
     _exactly_numpys(lambda x: np.polyval(np.poly1d([1.0, 2.0]), x), x, breaks=2)
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered")  # NumPy's own, on inf and NaN
+def test_isclose_fix_sinc():
+    """np.isclose as NumPy 2 computes it (y made inexact, infinities equal by ==, NaNs
+    with equal_nan), np.fix (ceil, then floor where x >= 0: -0.0 and NaN kept) bit for bit,
+    np.sinc (1 at 0) within float rounding of NumPy's sin."""
+    rng = np.random.default_rng(3)
+    x = np.concatenate([rng.standard_normal(50), [np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-300]])
+    y = x + rng.standard_normal(x.size) * 1e-6
+    ints = rng.integers(-5, 5, 20)
+    for fn, args in [
+        (lambda x, y: (np.isclose(x, y), np.isclose(x, y, equal_nan=True), np.isclose(x, np.inf)), (x, y)),
+        (lambda x, y: (np.isclose(x.astype(np.float32), 1.0), np.isclose(x[0], y[0])), (x, y)),
+        (lambda i: np.isclose(i, 2), (ints,)),
+        (lambda x: (np.fix(x), np.fix(x.astype(np.float32) * 3)), (x,)),
+        (lambda i: np.fix(i), (ints,)),
+    ]:
+        got, want = compiler.compile(fn, options={"strict": True})(*args), fn(*args)
+        for g, w in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+            assert type(g) is type(w) and np.asarray(g).dtype == np.asarray(w).dtype
+            assert np.array_equal(g, w, equal_nan=True) and np.array_equal(np.signbit(g), np.signbit(w))
+    for data in (x, x.astype(np.float32), ints):
+        got, want = compiler.compile(lambda v: np.sinc(v), options={"strict": True})(data), np.sinc(data)
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=4e-7 if want.dtype == np.float32 else 1e-15, equal_nan=True)

@@ -736,3 +736,23 @@ def test_sums_of_fewer_than_eight_are_numpys_bit_for_bit(source, shape, dtype):
         want, got = eval(source, {"np": np, "x": x}), fn(x)  # noqa: S307 - test code
         assert np.asarray(got).dtype == np.asarray(want).dtype
         np.testing.assert_array_equal(got, want)
+
+
+def test_nan_scans_and_cumulative_sums():
+    """np.nancumsum/np.nancumprod (NaN as 0 and 1, then NumPy's sequential scan: its bits),
+    np.cumulative_sum/np.cumulative_prod (axis needed past 1-d, include_initial)."""
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal(40)
+    x[[3, 17]] = np.nan
+    A, ints = rng.standard_normal((5, 6)), rng.integers(-3, 4, 12)
+    A[1, 2] = np.nan
+    for fn, args in [
+        (lambda x, A: (np.nancumsum(x), np.nancumprod(x.astype(np.float32)[:10]), np.nancumsum(A, axis=1)), (x, A)),
+        (lambda i: (np.nancumsum(i), np.cumulative_prod(i, include_initial=True)), (ints,)),
+        (lambda x, A: (np.cumulative_sum(x), np.cumulative_sum(A, axis=0, include_initial=True)), (x, A)),
+    ]:
+        got, want = compiler.compile(fn, options={"strict": True})(*args), fn(*args)
+        for g, w in zip(got, want, strict=True):
+            assert g.dtype == w.dtype and g.shape == w.shape and np.array_equal(g, w, equal_nan=True)
+    with pytest.raises(ValueError, match="axis"):
+        compiler.compile(lambda A: np.cumulative_sum(A))(A)
