@@ -180,11 +180,11 @@ def _lower_scatter(op, result: TensorType, attrs, add: bool = False):
         region = _one_position(indices, coords, sizes)
         if region is not None:
             return _base()._insert_slice(updates, dest, *region)
-    bounds = [_as_index(_dim(updates, d)) for d in range(ut.rank)]
-    zero, one = index_constant(0), index_constant(1)
     splat = _broadcast_scalar(updates)
     if add and _interleavable(dt, it, ut):
         return _interleaved_sums(dest, indices, updates, splat)
+    bounds = [_as_index(_dim(updates, d)) for d in range(ut.rank)]
+    zero, one = index_constant(0), index_constant(1)
 
     def write(acc, ivs):
         b = [ivs[d] for d in batch_dims]
@@ -195,7 +195,7 @@ def _lower_scatter(op, result: TensorType, attrs, add: bool = False):
                 where.append(_in_range(i, dest_sizes[a]))
             else:
                 where.append(ivs[d])
-        value = tensor.extract(*(splat, []) if splat is not None else (updates, list(ivs)))
+        value = _update_at(updates, splat, list(ivs))
         if add:
             value = _base().binary_rule("add", dt.dtype)(tensor.extract(acc, where), value)
         return tensor.insert(value, acc, where)
@@ -224,6 +224,11 @@ def _broadcast_scalar(value):
     return source if len(yielded) == 1 and yielded[0] == block.arguments[0] else None
 
 
+def _update_at(updates, splat, position: list):
+    """The update at ``position``: the broadcast scalar itself where there is one."""
+    return tensor.extract(splat, []) if splat is not None else tensor.extract(updates, position)
+
+
 # Integer sums into a short vector (np.bincount's counts) go to INTERLEAVED copies of it in
 # turn, then the copies are added: consecutive elements no longer wait on each other's
 # read-add-write of one slot. Integer adds wrap the same in any order, so the result is
@@ -240,7 +245,7 @@ def _interleavable(dt: TensorType, it: TensorType, ut: TensorType) -> bool:
     if dt.rank != 1 or ut.rank != 1 or it.rank != 2 or dt.dtype not in INTEGERS:
         return False
     length = dt.shape[0]
-    return length != ir.ShapedType.get_dynamic_size() and 0 < length * 8 * INTERLEAVED <= INTERLEAVED_MAX_BYTES
+    return length is not DYN and 0 < length * 8 * INTERLEAVED <= INTERLEAVED_MAX_BYTES
 
 
 def _interleaved_sums(dest, indices, updates, splat):
@@ -259,7 +264,7 @@ def _interleaved_sums(dest, indices, updates, splat):
 
     def add(acc, row, i):
         at = [index_constant(row), _in_range(tensor.extract(indices, [i, index_constant(0)]), size)]
-        value = tensor.extract(*(splat, []) if splat is not None else (updates, [i]))
+        value = _update_at(updates, splat, [i])
         return tensor.insert(arith.addi(tensor.extract(acc, at), value), acc, at)
 
     def counted(lo, hi, copies):  # [lo, hi) into the copies: whole groups, then the rest

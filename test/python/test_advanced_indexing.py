@@ -664,6 +664,18 @@ def test_histogram_symbolic_sizes_compile_once_and_fuse():
     assert "ember.gather" not in captured_graph(lambda x: np.histogram(x, bins=16), x)
 
 
+def test_add_at_into_an_integer_array_of_changing_size():
+    """A 1-d integer target of a symbolic size is added into by the scatter's own loop
+    (its interleaved copies need a fixed length): the backend had failed on it."""
+    fn = compiler.compile(lambda a, i: np.add.at(a, i, 1), dynamic=True, options={"strict": True})
+    for n in (5, 9, 40):
+        a, b, idx = np.zeros(n, np.int64), np.zeros(n, np.int64), np.array([0, 1, 1, -1, n - 2])
+        fn(a, idx)
+        np.add.at(b, idx, 1)
+        np.testing.assert_array_equal(a, b)
+    assert all(entry.graph_module is not None for entry in fn.entries)  # compiled, not run eagerly
+
+
 def test_add_at_accumulates_repeated_indices():
     """``np.add.at``: each index's value added in turn (repeats accumulate, negatives count
     from the end), into the argument itself, a view of it, rows or single elements."""
