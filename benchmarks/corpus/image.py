@@ -175,18 +175,9 @@ def histogram_equalize(img):
 
 @program("image", init_gray)
 def brightest_spot(img):
-    # the row and column of the brightest pixel after a 3x3 box blur (np.unravel_index of
-    # the argmax), and the blurred image's mean
-    blurred = (
-        img[:-2, :-2]
-        + img[:-2, 1:-1]
-        + img[:-2, 2:]
-        + img[1:-1, :-2]
-        + img[1:-1, 1:-1]
-        + img[1:-1, 2:]
-        + img[2:, :-2]
-        + img[2:, 1:-1]
-        + img[2:, 2:]
-    ) / 9.0
+    # the row and column of the brightest pixel after a 3x3 box blur, done separably (rows,
+    # then columns; np.unravel_index of the argmax), and the blurred image's mean
+    rows = img[:, :-2] + img[:, 1:-1] + img[:, 2:]
+    blurred = (rows[:-2] + rows[1:-1] + rows[2:]) / 9.0
     row, col = np.unravel_index(np.argmax(blurred), blurred.shape)
     return row + 1, col + 1, blurred.mean()
