@@ -31,7 +31,7 @@ from compiler.dialects.types import DYN, TensorType
 from compiler.frontend import promotion
 from compiler.frontend.symbolic_shapes import ShapeEnv, SymInt
 from compiler.lazy_import import lazy_module
-from compiler.mlir import ir
+from compiler.mlir import ir, operation_of
 
 sympy = lazy_module("sympy")  # symbolic sizes only
 
@@ -316,9 +316,8 @@ class EmitterCore:
         numbers (a quantile's ``q``) can read."""
         if t.value in self._known:
             return self._known[t.value]
-        owner = t.value.owner
-        name = getattr(owner, "name", None) or getattr(getattr(owner, "operation", None), "name", None)
-        if name != "ember.constant" or t.dtype.kind in "bc":
+        owner = operation_of(t.value.owner)
+        if owner is None or owner.name != "ember.constant" or t.dtype.kind in "bc":
             return None
         values = np.array(ir.DenseElementsAttr(owner.attributes["value"]))
         return values.astype(t.dtype).reshape(t.type.shape)

@@ -23,7 +23,7 @@ from compiler.frontend import numpy_creation as cr
 from compiler.frontend import numpy_shapes as sh
 from compiler.frontend.numpy_core import EmitterCore, Tensor
 from compiler.frontend.numpy_elementwise import apply_ufunc, where
-from compiler.frontend.numpy_indexing import getitem, non_empty
+from compiler.frontend.numpy_indexing import getitem, neighbours, non_empty
 from compiler.frontend.symbolic_shapes import SymInt
 
 # the unsigned type NumPy's _unsigned_subtract computes a signed range's width in
@@ -105,7 +105,8 @@ def histogram(em: EmitterCore, a, bins=10, range=None, density=None, weights=Non
     edge_values = edges.at(em, cr.iota(em, (count + 1,), 0, np.int64, fname))
     counts = _uniform_counts(em, a, first, width, edges, keep) if data else cr.fill(em, (count,), 0, np.int64)
     if density:
-        widths = apply_ufunc(em, np.subtract, _part(em, edge_values, 1, None), _part(em, edge_values, None, -1))
+        lower, upper = neighbours(em, edge_values)
+        widths = apply_ufunc(em, np.subtract, upper, lower)
         widths = em.cast(widths, np.float64)
         total = sh.sum_(em, counts)
         counts = apply_ufunc(em, np.true_divide, apply_ufunc(em, np.true_divide, counts, widths), total)
@@ -243,7 +244,7 @@ def _data_edges(em: EmitterCore, a: Tensor, count: int) -> tuple:
     step = apply_ufunc(em, np.true_divide, delta, count)
     edges = _Edges(first, last, step, delta, apply_ufunc(em, np.equal, step, 0), count, bin_type)
     values = edges.at(em, cr.iota(em, (count + 1,), 0, np.int64, "np.histogram"))
-    increasing = apply_ufunc(em, np.less, _part(em, values, None, -1), _part(em, values, 1, None))
+    increasing = apply_ufunc(em, np.less, *neighbours(em, values))
     em.add_check(em.emit("logical_not", em.emit("min", increasing, axes=(0,), keepdims=False)))
     return first, width, edges
 
@@ -272,12 +273,7 @@ def _uniform_counts(em: EmitterCore, a: Tensor, first, width, edges: _Edges, kee
     if keep is None:
         return _counts(em, index, count)
     index = where(em, keep, index, count)
-    return _part(em, _counts(em, index, count + 1), None, count)
-
-
-def _part(em: EmitterCore, values: Tensor, start, stop) -> Tensor:
-    """``values[start:stop]``."""
-    return getitem(em, values, slice(start, stop))
+    return getitem(em, _counts(em, index, count + 1), slice(None, count))
 
 
 ROWS = [

@@ -736,6 +736,11 @@ def _mode_indices(em: EmitterCore, index: Tensor, size, mode: str, axis: int) ->
     raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {mode!r})")
 
 
+def neighbours(em: EmitterCore, a: Tensor) -> tuple:
+    """``(a[:-1], a[1:])`` of a 1-d ``a``: each element and the next."""
+    return getitem(em, a, slice(None, -1)), getitem(em, a, slice(1, None))
+
+
 def non_empty(shape) -> bool:
     """No size of ``shape`` is known to be 0 (a symbolic size is 2 or more: 0 and 1 are
     specialized, as torch.compile's)."""

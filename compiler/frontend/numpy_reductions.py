@@ -398,13 +398,13 @@ def _nan_scan(ufunc: np.ufunc, neutral: int):
         if a.dtype.kind == "c":
             raise NotImplementedError(f"{fname} of complex values")
         if a.dtype.kind == "f":
-            a = where(em, apply_ufunc(em, np.isnan, a), em.cast(em.constant(np.asarray(neutral)), a.dtype), a)
+            a = where(em, apply_ufunc(em, np.isnan, a), cr.fill(em, (), neutral, a.dtype), a)
         return _scan(em, ufunc, a, axis, dtype, out, fname)
 
     return nan_scan
 
 
-def _cumulative(ufunc: np.ufunc):
+def _cumulative(ufunc: np.ufunc, initial: int):
     fname = f"np.cumulative_{'sum' if ufunc is np.add else 'prod'}"
 
     def cumulative(em, x, /, *, axis=None, dtype=None, out=None, include_initial=False):
@@ -421,7 +421,7 @@ def _cumulative(ufunc: np.ufunc):
         axis = normalize_axis(axis, x.ndim)
         shape = list(em.shape(y))
         shape[axis] = 1
-        first = em.broadcast_to(em.cast(em.constant(np.asarray(0 if ufunc is np.add else 1)), y.dtype), tuple(shape))
+        first = cr.fill(em, tuple(shape), initial, y.dtype)
         return sh.concatenate(em, [first, y], axis=axis)
 
     return cumulative
@@ -499,8 +499,8 @@ ROWS: list = [
     ((np.cumprod, "cumprod"), cumprod, "cast, scan", "reduce"),
     ((np.nancumsum,), _nan_scan(np.add, 0), "cmp ne, select, cast, scan", "reduce"),
     ((np.nancumprod,), _nan_scan(np.multiply, 1), "cmp ne, select, cast, scan", "reduce"),
-    ((np.cumulative_sum,), _cumulative(np.add), "cast, scan (+concatenate)", "reduce"),
-    ((np.cumulative_prod,), _cumulative(np.multiply), "cast, scan (+concatenate)", "reduce"),
+    ((np.cumulative_sum,), _cumulative(np.add, 0), "cast, scan (+concatenate)", "reduce"),
+    ((np.cumulative_prod,), _cumulative(np.multiply, 1), "cast, scan (+concatenate)", "reduce"),
     *(
         ((ufunc.accumulate,), _accumulate(ufunc), "cast, scan", "reduce" if ufunc in (np.add, np.multiply) else "same")
         for ufunc in _SCAN_KINDS

@@ -18,7 +18,7 @@ import numpy as np
 from compiler.frontend import numpy_shapes as sh
 from compiler.frontend.numpy_core import EmitterCore, Tensor
 from compiler.frontend.numpy_elementwise import apply_ufunc, where
-from compiler.frontend.numpy_indexing import getitem
+from compiler.frontend.numpy_indexing import getitem, neighbours
 from compiler.frontend.symbolic_shapes import SymInt
 
 SEARCH_MAX = 256  # elements of a sorted array searched by counting (more: CPython)
@@ -54,7 +54,7 @@ def digitize(em: EmitterCore, x, bins, right=False) -> Tensor:
     (n,) = em.shape(bins)
     if n < 2:
         return count
-    first, rest = getitem(em, bins, slice(None, -1)), getitem(em, bins, slice(1, None))
+    first, rest = neighbours(em, bins)
     increasing = _all(em, apply_ufunc(em, np.less_equal, first, rest))
     decreasing = _all(em, apply_ufunc(em, np.greater_equal, first, rest))
     em.add_check(em.emit("logical_not", em.emit("or", increasing, decreasing)))  # neither, or a NaN
@@ -165,7 +165,7 @@ def _pick(em: EmitterCore, values: Tensor, index: Tensor) -> Tensor:
 
 def _check_increasing(em: EmitterCore, a: Tensor) -> None:
     """A run-time check that ``a`` is nondecreasing and holds no NaN."""
-    first, rest = getitem(em, a, slice(None, -1)), getitem(em, a, slice(1, None))
+    first, rest = neighbours(em, a)
     em.add_check(em.emit("logical_not", _all(em, apply_ufunc(em, np.less_equal, first, rest))))
 
 
@@ -197,7 +197,7 @@ def _check_sorted(em: EmitterCore, a: Tensor) -> None:
     one; NaN last): else NumPy's binary search gives no count, and CPython answers."""
     (n,) = em.shape(a)
     if n >= 2:
-        first, rest = getitem(em, a, slice(None, -1)), getitem(em, a, slice(1, None))
+        first, rest = neighbours(em, a)
         em.add_check(em.emit("logical_not", _all(em, em.emit("logical_not", _sort_less(em, rest, first)))))
 
 
