@@ -341,7 +341,7 @@ class EmitterCore:
             if promotion.is_python_scalar(x):
                 return self.constant(promotion.check_weak_scalar(x, promotion.default_dtype(x), fname))
             return self.constant(np.asarray(x))
-        if isinstance(x, (list, tuple)) and not _holds_tensor(x):
+        if isinstance(x, (list, tuple)) and not holds(x, Tensor):
             return self.constant(np.asarray(x))
         raise NotImplementedError(f"{fname}: cannot trace an operand of type {type(x).__name__}")
 
@@ -397,8 +397,10 @@ class EmitterCore:
         return [self.broadcast_to(t, shape) for t in tensors]
 
 
-def _holds_tensor(seq) -> bool:
-    return any(isinstance(x, Tensor) or (isinstance(x, (list, tuple)) and _holds_tensor(x)) for x in seq)
+def holds(value, kinds) -> bool:
+    """Whether ``value`` is an instance of ``kinds`` or a list or tuple holding one, at
+    any depth (``[a, 1.0]`` with ``a`` a ``Tensor``; a ``SymInt`` in a shape)."""
+    return isinstance(value, kinds) or (isinstance(value, (list, tuple)) and any(holds(v, kinds) for v in value))
 
 
 # ----------------------------------------------------------------------------- symbolic result shapes

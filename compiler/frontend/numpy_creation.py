@@ -37,7 +37,7 @@ from numpy._core._multiarray_umath import _array_converter
 from compiler.dialects import ops
 from compiler.frontend import numpy_shapes as sh
 from compiler.frontend import promotion
-from compiler.frontend.numpy_core import EmitterCore, Tensor, is_one, reject, shape_text
+from compiler.frontend.numpy_core import EmitterCore, Tensor, holds, is_one, reject, shape_text
 from compiler.frontend.symbolic_shapes import SymInt
 
 MAX_LITERAL = 4096  # elements of the largest constant np.array/np.asarray makes of a Python literal
@@ -141,14 +141,10 @@ def _prototype(em: EmitterCore, a, fname: str) -> tuple[tuple, np.dtype]:
     """Shape and dtype of a ``*_like`` prototype (a traced array or a Python literal)."""
     if isinstance(a, Tensor):
         return _shape_of(em, a), a.dtype
-    if isinstance(a, (list, tuple)) and _holds_tensor(a):
+    if isinstance(a, (list, tuple)) and holds(a, Tensor):
         raise NotImplementedError(f"{fname}: a prototype that is a list of arrays")
     proto = np.asarray(a)
     return proto.shape, proto.dtype
-
-
-def _holds_tensor(seq) -> bool:
-    return any(isinstance(x, Tensor) or (isinstance(x, (list, tuple)) and _holds_tensor(x)) for x in seq)
 
 
 # ----------------------------------------------------------------------------- fills
@@ -161,7 +157,7 @@ def full(em: EmitterCore, shape, fill_value, dtype=None, order="C", *, device=No
     if dtype is None:
         if isinstance(fill_value, Tensor):
             dtype = fill_value.dtype
-        elif isinstance(fill_value, (list, tuple)) and _holds_tensor(fill_value):
+        elif isinstance(fill_value, (list, tuple)) and holds(fill_value, Tensor):
             raise NotImplementedError("np.full: a fill value that is a list of arrays")
         else:
             dtype = np.asarray(fill_value).dtype
@@ -478,14 +474,14 @@ def _as_array(em: EmitterCore, obj, dtype, copy, fname: str) -> Tensor:
         return em.cast(obj, target)
     if copy is False:
         raise NotImplementedError(f"{fname}: copy=False of a Python object (NumPy raises)")
-    if isinstance(obj, (list, tuple)) and _holds_tensor(obj):
+    if isinstance(obj, (list, tuple)) and holds(obj, Tensor):
         return _stacked(em, obj, dtype, fname)
     return _literal(em, obj, dtype, fname)
 
 
 def _literal(em: EmitterCore, obj, dtype, fname: str) -> Tensor:
     """A Python scalar, NumPy scalar or (nested) list/tuple of them: a small constant."""
-    if isinstance(obj, SymInt) or (isinstance(obj, (list, tuple)) and _holds_symbolic(obj)):
+    if holds(obj, SymInt):
         raise NotImplementedError(f"{fname}: a symbolic size as data")
     if not isinstance(obj, (bool, int, float, np.generic, list, tuple)):
         raise NotImplementedError(f"{fname}: an object of type {type(obj).__name__}")
@@ -500,10 +496,6 @@ def _literal(em: EmitterCore, obj, dtype, fname: str) -> Tensor:
             f"{fname}: a literal of {values.size} elements (constants are limited to {MAX_LITERAL})"
         )
     return em.constant(values)
-
-
-def _holds_symbolic(seq) -> bool:
-    return any(isinstance(x, SymInt) or (isinstance(x, (list, tuple)) and _holds_symbolic(x)) for x in seq)
 
 
 def _stacked(em: EmitterCore, items, dtype, fname: str) -> Tensor:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from compiler.frontend.numpy_core import EmitterCore, Tensor, same_shape, shape_text
+from compiler.frontend.numpy_core import EmitterCore, Tensor, holds, same_shape, shape_text
 from compiler.frontend.symbolic_shapes import SymInt
 
 SUFFIX = object()  # a start marking a slice that runs to the end, of a symbolic length
@@ -211,10 +211,6 @@ def _is_array_item(item) -> bool:
     return isinstance(item, (Tensor, list, tuple, np.ndarray, bool, np.bool_))
 
 
-def _holds_tensor(item) -> bool:
-    return isinstance(item, Tensor) or (isinstance(item, (list, tuple)) and any(_holds_tensor(i) for i in item))
-
-
 @dataclass
 class Advanced:
     """An advanced index split into its basic part and its index arrays."""
@@ -237,7 +233,7 @@ def _index_array(item):
         return item
     if isinstance(item, (bool, np.bool_)):
         raise NotImplementedError("indexing with a Python bool (a new axis of length 0 or 1)")
-    if _holds_tensor(item):
+    if holds(item, Tensor):
         raise NotImplementedError("an index list holding traced arrays")
     array = np.asarray(_specialized(item))
     if array.size == 0 and array.dtype.kind == "f":  # ``x[[]]``: NumPy takes an empty list as intp

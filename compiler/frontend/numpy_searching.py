@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from compiler.frontend import numpy_shapes as sh
-from compiler.frontend.numpy_core import EmitterCore, Tensor
+from compiler.frontend.numpy_core import EmitterCore, Tensor, holds
 from compiler.frontend.numpy_elementwise import apply_ufunc, where
 from compiler.frontend.numpy_indexing import getitem, neighbours
 from compiler.frontend.symbolic_shapes import SymInt
@@ -70,7 +70,7 @@ def isin(em: EmitterCore, element, test_elements, assume_unique=False, invert=Fa
     if kind not in (None, "sort", "table"):
         raise ValueError(f"Invalid kind: '{kind}'. Please use None, 'sort' or 'table'.")
     x = em.array(element, fname)
-    if isinstance(test_elements, SymInt) or _holds_traced(test_elements):
+    if not isinstance(test_elements, Tensor) and holds(test_elements, (Tensor, SymInt)):
         raise NotImplementedError(f"{fname}: test_elements computed while tracing")
     if isinstance(test_elements, Tensor):  # np.array([...]) in the function: its elements
         values, kinds = _elements(em, test_elements, fname), {test_elements.dtype.kind}
@@ -167,12 +167,6 @@ def _check_increasing(em: EmitterCore, a: Tensor) -> None:
     """A run-time check that ``a`` is nondecreasing and holds no NaN."""
     first, rest = neighbours(em, a)
     em.add_check(em.emit("logical_not", _all(em, apply_ufunc(em, np.less_equal, first, rest))))
-
-
-def _holds_traced(values) -> bool:
-    return isinstance(values, (list, tuple)) and any(
-        isinstance(v, (Tensor, SymInt)) or _holds_traced(v) for v in values
-    )
 
 
 def _sorted_operand(em: EmitterCore, a, fname: str) -> Tensor:
