@@ -732,6 +732,21 @@ def _mode_indices(em: EmitterCore, index: Tensor, size, mode: str, axis: int) ->
     raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {mode!r})")
 
 
+def elements(em: EmitterCore, values: Tensor, most: int, what: str) -> list:
+    """The elements of a traced array of a fixed size up to ``most``, flattened, as 0-d
+    tensors (``np.isin``'s test values, ``np.polyval``'s coefficients made in the
+    function); ``what`` names them in the break."""
+    size = 1
+    for d in em.shape(values):
+        if isinstance(d, SymInt):
+            raise NotImplementedError(f"{what} of a size known only at run time")
+        size *= d
+    if size > most:
+        raise NotImplementedError(f"{what}: more than {most} elements computed while tracing")
+    flat = values if values.ndim == 1 else em.emit_shaped("reshape", values, shape=(size,), dtype=values.type.dtype)
+    return [getitem(em, flat, k) for k in range(size)]
+
+
 def neighbours(em: EmitterCore, a: Tensor) -> tuple:
     """``(a[:-1], a[1:])`` of a 1-d ``a``: each element and the next."""
     return getitem(em, a, slice(None, -1)), getitem(em, a, slice(1, None))

@@ -635,6 +635,7 @@ def cross(em: EmitterCore, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None) -> Ten
     computes it: in the promoted dtype, each component a product minus a product
     (``a1 * b2 - a2 * b1``...). 2-vectors (deprecated: NumPy warns), other axes and
     booleans run in CPython."""
+    from compiler.frontend.numpy_elementwise import apply_ufunc
     from compiler.frontend.numpy_indexing import getitem
     from compiler.frontend.numpy_shapes import stack
 
@@ -655,9 +656,9 @@ def cross(em: EmitterCore, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None) -> Ten
     a, b = em.cast(a, dtype), em.cast(b, dtype)
     ac, bc = ([getitem(em, t, (Ellipsis, k)) for k in range(3)] for t in (a, b))
 
-    def term(i, j):  # a_i * b_j - a_j * b_i
-        mul = lambda x, y: em.emit("mul", *em.broadcast([x, y], fname))  # noqa: E731
-        return em.emit("sub", *em.broadcast([mul(ac[i], bc[j]), mul(ac[j], bc[i])], fname))
+    def term(i, j):  # a_i * b_j - a_j * b_i, in the promoted dtype both already have
+        product = lambda x, y: apply_ufunc(em, np.multiply, x, y)  # noqa: E731
+        return apply_ufunc(em, np.subtract, product(ac[i], bc[j]), product(ac[j], bc[i]))
 
     return stack(em, [term(1, 2), term(2, 0), term(0, 1)], axis=-1)
 

@@ -345,16 +345,16 @@ def polyval(em: EmitterCore, p, x):
     ``x`` gives NaN: 0 * inf), each coefficient a NumPy scalar of ``p``'s dtype; ``p``
     known while tracing, or a 1-d array of the function's of a fixed size up to 64."""
     from compiler.frontend import numpy_creation as cr
-    from compiler.frontend.numpy_indexing import getitem
+    from compiler.frontend.numpy_indexing import elements
 
     fname = "np.polyval"
     if isinstance(p, np.poly1d) or isinstance(x, np.poly1d):
         raise NotImplementedError(f"{fname} of a np.poly1d")
     x = em.array(x, fname)
     if isinstance(p, Tensor):
-        if p.ndim != 1 or isinstance(p.shape[0], SymInt) or p.shape[0] > 64:
-            raise NotImplementedError(f"{fname}: coefficients computed while tracing, not 1-d of a fixed size up to 64")
-        coefficients = [getitem(em, p, k) for k in range(p.shape[0])]
+        if p.ndim != 1:
+            raise NotImplementedError(f"{fname}: coefficients of {p.ndim} dims")
+        coefficients = elements(em, p, 64, f"{fname}: coefficients")
     else:
         known = np.asarray(p)
         if known.ndim != 1 or known.dtype.kind not in "biufc":

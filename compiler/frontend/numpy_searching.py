@@ -18,7 +18,7 @@ import numpy as np
 from compiler.frontend import numpy_shapes as sh
 from compiler.frontend.numpy_core import EmitterCore, Tensor, holds
 from compiler.frontend.numpy_elementwise import apply_ufunc, where
-from compiler.frontend.numpy_indexing import getitem, neighbours
+from compiler.frontend.numpy_indexing import elements, getitem, neighbours
 from compiler.frontend.symbolic_shapes import SymInt
 
 SEARCH_MAX = 256  # elements of a sorted array searched by counting (more: CPython)
@@ -73,7 +73,8 @@ def isin(em: EmitterCore, element, test_elements, assume_unique=False, invert=Fa
     if not isinstance(test_elements, Tensor) and holds(test_elements, (Tensor, SymInt)):
         raise NotImplementedError(f"{fname}: test_elements computed while tracing")
     if isinstance(test_elements, Tensor):  # np.array([...]) in the function: its elements
-        values, kinds = _elements(em, test_elements, fname), {test_elements.dtype.kind}
+        values = elements(em, test_elements, ISIN_TRACED_MAX, f"{fname}: test_elements")
+        kinds = {test_elements.dtype.kind}
     else:
         known = np.asarray(test_elements)
         values, kinds = list(np.unique(known.ravel())), {known.dtype.kind}
@@ -87,19 +88,6 @@ def isin(em: EmitterCore, element, test_elements, assume_unique=False, invert=Fa
     for value in values:  # NumPy scalars: compared as its loop compares (strong)
         found = em.emit("or", found, apply_ufunc(em, np.equal, x, value))
     return em.emit("logical_not", found) if invert else found
-
-
-def _elements(em: EmitterCore, values: Tensor, fname: str) -> list:
-    """The elements of a traced array of a fixed size up to ``ISIN_TRACED_MAX``, as 0-d tensors."""
-    size = 1
-    for d in em.shape(values):
-        if isinstance(d, SymInt):
-            raise NotImplementedError(f"{fname}: test_elements of a size known only at run time")
-        size *= d
-    if size > ISIN_TRACED_MAX:
-        raise NotImplementedError(f"{fname}: more than {ISIN_TRACED_MAX} test elements computed while tracing")
-    flat = sh.reshape(em, values, -1)
-    return [getitem(em, flat, k) for k in range(size)]
 
 
 def interp(em: EmitterCore, x, xp, fp, left=None, right=None, period=None) -> Tensor:
